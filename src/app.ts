@@ -1,0 +1,109 @@
+// Builds the HTTP server: infrastructure first (logging, errors, OpenAPI), then the
+// feature routes. It listens nowhere: main.ts and the tests decide that.
+import crypto from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import scalar from '@scalar/fastify-api-reference';
+import type pg from 'pg';
+import type { Config } from './config.ts';
+import { AppError } from './http/errors.ts';
+import { failure, toAppError } from './http/envelope.ts';
+import { authenticate } from './http/authenticate.ts';
+import type { Services } from './http/operation.ts';
+import { authRoutes } from './auth/routes.ts';
+import { templateRoutes } from './templates/routes.ts';
+import { sandboxRoutes } from './sandbox/routes.ts';
+
+export type AppOptions = { config: Config; db: pg.Pool; logger?: boolean | object };
+
+const REDACT = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
+
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? { level: opts.config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
+    bodyLimit: opts.config.bodyLimitBytes,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => crypto.randomUUID(),
+    ajv: {
+      // Unknown fields are refused, not silently dropped, and nothing is coerced: a
+      // client that sends "12" for a number hears about it.
+      customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true },
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  const services: Services = { db: opts.db, config: opts.config };
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  // Every failure answers in the product's envelope (the sandbox in its own { code, message }).
+  app.setErrorHandler(async (err, request, reply) => {
+    const appErr = toAppError(err);
+    if (appErr.statusCode >= 500) request.log.error({ err }, 'request failed');
+    else request.log.info({ code: appErr.code }, 'request refused');
+    if (appErr.headers) reply.headers(appErr.headers);
+    reply.code(appErr.statusCode);
+    if (request.url.startsWith('/sandbox')) return { code: appErr.code, message: appErr.message };
+    return failure(appErr);
+  });
+  app.setNotFoundHandler(async (request, reply) => {
+    const err = new AppError('ROUTE_NOT_FOUND', `No operation at ${request.method} ${request.url.split('?')[0]}.`);
+    reply.code(404);
+    if (request.url.startsWith('/sandbox')) return { code: err.code, message: err.message };
+    return failure(err);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'billrun',
+        version: '0.1.0',
+        description:
+          'Billing service: pricing templates, accounts, bill runs over terms, bills. Business operations are POST with a JSON envelope; see the README for the rules.',
+      },
+      components: {
+        securitySchemes: {
+          token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The access token from /auth/login, as is (a "Bearer " prefix is tolerated).' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'Sandbox: Authorization: Bearer <token>.' },
+        },
+      },
+    },
+  });
+  await app.register(scalar, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await opts.db.query('SELECT 1');
+      return { status: 'ready' };
+    } catch {
+      reply.code(503);
+      return { status: 'not ready', reason: 'database not reachable' };
+    }
+  });
+
+  await app.register(async (scope) => {
+    await authRoutes(scope, services);
+  });
+  // Business operations: authenticated before anything else is read.
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', async (request) => {
+      await authenticate(opts.db, request, false);
+    });
+    await templateRoutes(scope, services);
+  });
+  await app.register(
+    async (scope) => {
+      scope.addHook('onRequest', async (request) => {
+        await authenticate(opts.db, request, true);
+      });
+      await sandboxRoutes(scope, services);
+    },
+    { prefix: '/sandbox' },
+  );
+  return app;
+}

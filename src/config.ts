@@ -1,0 +1,102 @@
+// Every setting, read from the environment and checked once at start, so a bad one
+// stops the process with a sentence instead of surfacing later as a stack trace.
+import path from 'node:path';
+
+export type Config = {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embeddedPort: number;
+  tokenTtlSeconds: number;
+  logLevel: string;
+  adminEmail: string | undefined;
+  adminPassword: string | undefined;
+  timeZone: string;
+  currency: string;
+  minorUnits: number;
+  bodyLimitBytes: number;
+  workerConcurrency: number;
+  runWorker: boolean;
+};
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid settings:\n  - ${problems.join('\n  - ')}`);
+    this.problems = problems;
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl !== undefined) {
+    try {
+      const u = new URL(databaseUrl);
+      if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') {
+        problems.push(`DATABASE_URL must start with postgres:// (got "${u.protocol}")`);
+      }
+    } catch {
+      problems.push('DATABASE_URL is not a valid URL (expected postgres://user@host:port/database)');
+    }
+  }
+
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+
+  const adminEmail = env.BILLRUN_ADMIN_EMAIL || undefined;
+  const adminPassword = env.BILLRUN_ADMIN_PASSWORD || undefined;
+  if (adminEmail !== undefined && !/^[^\s@]+@[^\s@]+$/.test(adminEmail)) {
+    problems.push(`BILLRUN_ADMIN_EMAIL must be an e-mail address (got "${adminEmail}")`);
+  }
+  if (adminPassword !== undefined && adminPassword.length < 8) {
+    problems.push('BILLRUN_ADMIN_PASSWORD must be at least 8 characters');
+  }
+  if ((adminEmail === undefined) !== (adminPassword === undefined)) {
+    problems.push('BILLRUN_ADMIN_EMAIL and BILLRUN_ADMIN_PASSWORD go together: set both or neither');
+  }
+
+  const timeZone = env.BILLRUN_TIME_ZONE || 'UTC';
+  try {
+    new Intl.DateTimeFormat('en', { timeZone });
+  } catch {
+    problems.push(`BILLRUN_TIME_ZONE must be an IANA time zone such as Africa/Nairobi (got "${timeZone}")`);
+  }
+
+  const currency = env.BILLRUN_CURRENCY || 'USD';
+  if (!/^[A-Z]{3}$/.test(currency)) problems.push(`BILLRUN_CURRENCY must be a three-letter ISO 4217 code (got "${currency}")`);
+
+  const config: Config = {
+    port: int('PORT', 8080, 0, 65535),
+    host: env.HOST || '0.0.0.0',
+    databaseUrl,
+    dataDir: path.resolve(env.BILLRUN_DATA_DIR || '.data/pg'),
+    embeddedPort: int('BILLRUN_EMBEDDED_PG_PORT', 54329, 1024, 65535),
+    tokenTtlSeconds: int('TOKEN_TTL_SECONDS', 12 * 3600, 60, 366 * 24 * 3600),
+    logLevel,
+    adminEmail,
+    adminPassword,
+    timeZone,
+    currency,
+    minorUnits: int('BILLRUN_MINOR_UNITS', 2, 0, 4),
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 512 * 1024 * 1024),
+    workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64),
+    runWorker: env.BILLRUN_WORKER !== '0',
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,157 @@
+// The command line: `serve` (the default for npm start), `worker`, `migrate`,
+// `schema-dump`, `app add`, `user add`. Settings come from the environment (config.ts).
+import { parseArgs } from 'node:util';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { connectDatabase } from './db/connect.ts';
+import { migrate } from './db/migrate.ts';
+import { createPool } from './db/pool.ts';
+import { dumpSchema } from './db/schemaDump.ts';
+import { bootstrapAdmin } from './db/bootstrap.ts';
+import { buildApp } from './app.ts';
+import { startWorker } from './jobs/worker.ts';
+import { hashPassword } from './auth/password.ts';
+import { createApp, createUser } from './auth/store.ts';
+import { ROLES, type Role } from './auth/roles.ts';
+
+const USAGE = `usage: node src/main.ts <command>
+  serve                      start the HTTP API (and a worker unless BILLRUN_WORKER=0)
+  worker                     run bill-run jobs only
+  migrate                    apply database migrations and exit
+  schema-dump [--check]      write src/db/schema.sql (or check it is current)
+  app add --name N [--time-zone Z] [--currency C]
+  user add --app CODE --email E --password P --role admin|biller|viewer`;
+
+const say = (line: string) => process.stderr.write(line + '\n');
+
+async function main(argv: string[]): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      say(err.message);
+      return 2;
+    }
+    throw err;
+  }
+  const [command = 'serve', ...rest] = argv;
+  if (command === 'help' || command === '--help') {
+    say(USAGE);
+    return 0;
+  }
+  const database = await connectDatabase(config, config.logLevel === 'debug' ? say : () => {});
+  await migrate(database.url);
+  if (command === 'migrate') {
+    say('migrations applied');
+    await database.stop();
+    return 0;
+  }
+  const db = createPool(database.url, 20);
+  const closeAll = async () => {
+    await db.end().catch(() => {});
+    await database.stop().catch(() => {});
+  };
+
+  switch (command) {
+    case 'serve': {
+      const admin = await bootstrapAdmin(db, config);
+      if (admin) say(`created the first admin: ${admin}`);
+      const app = await buildApp({ config, db });
+      const worker = config.runWorker ? await startWorker(db, config) : undefined;
+      await app.listen({ port: config.port, host: config.host });
+      await untilSignal();
+      app.log.info('shutting down: finishing requests in flight');
+      await app.close();
+      await worker?.stop();
+      await closeAll();
+      return 0;
+    }
+    case 'worker': {
+      const worker = await startWorker(db, config);
+      say(`worker running (concurrency ${config.workerConcurrency})`);
+      await Promise.race([untilSignal(), worker.promise]);
+      await worker.stop().catch(() => {});
+      await closeAll();
+      return 0;
+    }
+    case 'schema-dump': {
+      const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'db', 'schema.sql');
+      const dump = await dumpSchema(db);
+      await closeAll();
+      if (rest.includes('--check')) {
+        const committed = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+        if (committed !== dump) {
+          say('src/db/schema.sql is not what the migrations make: run `npm run schema:dump` and commit it');
+          return 1;
+        }
+        say('schema.sql is current');
+        return 0;
+      }
+      fs.writeFileSync(file, dump);
+      say(`wrote ${file}`);
+      return 0;
+    }
+    case 'app': {
+      const { values } = parseArgs({ args: rest.slice(1), options: { name: { type: 'string' }, 'time-zone': { type: 'string' }, currency: { type: 'string' } } });
+      if (rest[0] !== 'add' || !values.name) {
+        say(USAGE);
+        await closeAll();
+        return 2;
+      }
+      const code = await createApp(db, values.name, values['time-zone'] ?? config.timeZone, values.currency ?? config.currency, config.minorUnits);
+      process.stdout.write(`${code}\n`);
+      await closeAll();
+      return 0;
+    }
+    case 'user': {
+      const { values } = parseArgs({
+        args: rest.slice(1),
+        options: { app: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' } },
+      });
+      const role = values.role as Role | undefined;
+      if (rest[0] !== 'add' || !values.app || !values.email || !values.password || !role || !ROLES.includes(role)) {
+        say(USAGE);
+        await closeAll();
+        return 2;
+      }
+      if (values.password.length < 8) {
+        say('the password must be at least 8 characters');
+        await closeAll();
+        return 2;
+      }
+      try {
+        const id = await createUser(db, Number(values.app), values.email, await hashPassword(values.password), role);
+        process.stdout.write(`${id}\n`);
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        say(code === '23505' ? `a user with e-mail ${values.email} exists already` : code === '23503' ? `there is no app ${values.app}` : String(err));
+        await closeAll();
+        return 1;
+      }
+      await closeAll();
+      return 0;
+    }
+    default:
+      say(`unknown command "${command}"\n${USAGE}`);
+      await closeAll();
+      return 2;
+  }
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    say(`billrun: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

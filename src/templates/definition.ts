@@ -1,0 +1,48 @@
+// A template's definition as it is kept: every default filled in and every rule
+// checked, so that the bill run reads a complete, valid tariff.
+import { checkTariff } from '../rating/tariff.ts';
+import { validationFailed } from '../http/errors.ts';
+import type { ServiceDefinition } from './schemas.ts';
+import type { StoredDefinition } from './store.ts';
+
+export function normalizeDefinition(service: ServiceDefinition): StoredDefinition {
+  const issues = checkTariff(service, 'service');
+  const batches = service.batches ?? [];
+  const seen = new Set<string>();
+  batches.forEach((b, i) => {
+    if (seen.has(b)) issues.push({ path: `service.batches[${i}]`, message: `batch "${b}" is listed twice` });
+    seen.add(b);
+  });
+  if (issues.length > 0) throw validationFailed(issues, 'The pricing template is not valid.');
+  return {
+    code: service.code,
+    name: service.name,
+    serviceType: service.serviceType,
+    chargingType: service.chargingType,
+    postType: service.postType,
+    billingCycle: service.billingCycle,
+    dueDateOffset: service.dueDateOffset,
+    description: service.description ?? '',
+    postBilling: service.postBilling ?? 0,
+    paymentSettlementMethod: service.paymentSettlementMethod ?? 'Chronology',
+    cashAccountID: service.cashAccountID ?? 0,
+    businessUnitID: service.businessUnitID ?? 0,
+    securityDeposit: service.securityDeposit === undefined || service.securityDeposit === null ? null : String(service.securityDeposit),
+    requiredDocs: service.requiredDocs ?? null,
+    values: service.values ?? [],
+    components: service.components ?? [],
+    connectionInputs: service.connectionInputs ?? [],
+    meteredInputs: service.meteredInputs ?? [],
+    unmeteredInputs: service.unmeteredInputs ?? [],
+    bankAccounts: service.bankAccounts ?? [],
+    batches,
+    invoiceTemplate: {
+      templateID: service.invoiceTemplate?.templateID ?? 0,
+      templateName: service.invoiceTemplate?.templateName ?? '',
+    },
+    emailTemplate: {
+      templateID: service.emailTemplate?.templateID ?? null,
+      templateName: service.emailTemplate?.templateName ?? null,
+    },
+  };
+}
