@@ -10,6 +10,25 @@ TABLE access_token
   CONSTRAINT access_token_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_user(user_id)
   CREATE INDEX access_token_user_idx ON access_token (user_id)
 
+TABLE account
+  account_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  account_number text NOT NULL
+  name text NOT NULL
+  email text
+  phone text
+  address text
+  status text NOT NULL DEFAULT 'active'::text
+  balance numeric(20,4) NOT NULL DEFAULT 0
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  modified_at timestamp with time zone NOT NULL DEFAULT now()
+  modified_by text NOT NULL
+  CONSTRAINT account_app_code_account_number_key UNIQUE (app_code, account_number)
+  CONSTRAINT account_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT account_pkey PRIMARY KEY (account_id)
+  CONSTRAINT account_status_check CHECK ((status = ANY (ARRAY['active'::text, 'closed'::text])))
+
 TABLE app
   app_code integer NOT NULL IDENTITY
   name text NOT NULL
@@ -60,6 +79,26 @@ TABLE idempotency_key
   CONSTRAINT idempotency_key_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT idempotency_key_pkey PRIMARY KEY (app_code, key)
 
+TABLE ledger_entry
+  entry_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  account_id bigint NOT NULL
+  entry_date date NOT NULL
+  kind text NOT NULL
+  amount numeric(20,4) NOT NULL
+  bill_id bigint
+  payment_id bigint
+  reverses_entry_id bigint
+  description text NOT NULL DEFAULT ''::text
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  CONSTRAINT ledger_entry_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
+  CONSTRAINT ledger_entry_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT ledger_entry_kind_check CHECK ((kind = ANY (ARRAY['bill'::text, 'bill_reversal'::text, 'payment'::text, 'payment_reversal'::text, 'adjustment'::text, 'opening_balance'::text])))
+  CONSTRAINT ledger_entry_pkey PRIMARY KEY (entry_id)
+  CONSTRAINT ledger_entry_reverses_entry_id_fkey FOREIGN KEY (reverses_entry_id) REFERENCES ledger_entry(entry_id)
+  CREATE INDEX ledger_entry_account_idx ON ledger_entry (account_id, entry_date, entry_id)
+
 TABLE plant
   plant_id bigint NOT NULL IDENTITY
   app_code integer NOT NULL
@@ -69,6 +108,28 @@ TABLE plant
   CONSTRAINT plant_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT plant_pkey PRIMARY KEY (plant_id)
   CREATE INDEX plant_app_idx ON plant (app_code, plant_id)
+
+TABLE reading
+  reading_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  subscription_id bigint NOT NULL
+  input_code text NOT NULL
+  reading_date date NOT NULL
+  value numeric(20,6) NOT NULL
+  kind text NOT NULL DEFAULT 'actual'::text
+  source text NOT NULL DEFAULT 'api'::text
+  corrects_reading_id bigint
+  note text
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  CONSTRAINT reading_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT reading_corrects_reading_id_fkey FOREIGN KEY (corrects_reading_id) REFERENCES reading(reading_id)
+  CONSTRAINT reading_kind_check CHECK ((kind = ANY (ARRAY['actual'::text, 'estimated'::text])))
+  CONSTRAINT reading_pkey PRIMARY KEY (reading_id)
+  CONSTRAINT reading_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
+  CONSTRAINT reading_value_check CHECK ((value >= (0)::numeric))
+  CREATE INDEX reading_history_idx ON reading (subscription_id, input_code, reading_date)
+  CREATE UNIQUE INDEX reading_corrected_once_idx ON reading (corrects_reading_id) WHERE (corrects_reading_id IS NOT NULL)
 
 TABLE service
   service_id bigint NOT NULL IDENTITY
@@ -103,3 +164,30 @@ TABLE service_version
   CONSTRAINT service_version_service_id_fkey FOREIGN KEY (service_id) REFERENCES service(service_id)
   CONSTRAINT service_version_service_id_version_key UNIQUE (service_id, version)
 
+TABLE subscription
+  subscription_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  account_id bigint NOT NULL
+  service_id bigint NOT NULL
+  batch_id bigint NOT NULL
+  connection_inputs jsonb NOT NULL DEFAULT '{}'::jsonb
+  unmetered_inputs jsonb NOT NULL DEFAULT '{}'::jsonb
+  start_date date NOT NULL
+  end_date date
+  status text NOT NULL DEFAULT 'active'::text
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  modified_at timestamp with time zone NOT NULL DEFAULT now()
+  modified_by text NOT NULL
+  CONSTRAINT subscription_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
+  CONSTRAINT subscription_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT subscription_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batch(batch_id)
+  CONSTRAINT subscription_check CHECK (((end_date IS NULL) OR (end_date >= start_date)))
+  CONSTRAINT subscription_pkey PRIMARY KEY (subscription_id)
+  CONSTRAINT subscription_service_id_fkey FOREIGN KEY (service_id) REFERENCES service(service_id)
+  CONSTRAINT subscription_status_check CHECK ((status = ANY (ARRAY['active'::text, 'suspended'::text, 'terminated'::text])))
+  CREATE INDEX subscription_account_idx ON subscription (account_id)
+  CREATE INDEX subscription_roster_idx ON subscription (app_code, service_id, batch_id, start_date)
+
+FUNCTION ledger_entry_apply()
+FUNCTION ledger_entry_immutable()
