@@ -84,12 +84,16 @@ CREATE TABLE ledger_entry (
 CREATE INDEX ledger_entry_account_idx ON ledger_entry (account_id, entry_date, entry_id);
 
 -- The balance column follows the ledger in the same transaction, whoever writes it.
+-- Statement-level, so that posting a bill run's million entries is one UPDATE.
 CREATE FUNCTION ledger_entry_apply() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE account SET balance = balance + NEW.amount WHERE account_id = NEW.account_id;
-  RETURN NEW;
+  UPDATE account a SET balance = a.balance + s.total
+    FROM (SELECT account_id, sum(amount) AS total FROM new_entries GROUP BY account_id) s
+   WHERE a.account_id = s.account_id;
+  RETURN NULL;
 END $$;
-CREATE TRIGGER ledger_entry_apply AFTER INSERT ON ledger_entry FOR EACH ROW EXECUTE FUNCTION ledger_entry_apply();
+CREATE TRIGGER ledger_entry_apply AFTER INSERT ON ledger_entry
+  REFERENCING NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION ledger_entry_apply();
 
 CREATE FUNCTION ledger_entry_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
