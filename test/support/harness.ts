@@ -30,7 +30,7 @@ export type Harness = {
 
 export const PASSWORD = 'correct horse battery';
 
-export async function startHarness(overrides: Partial<Config> = {}): Promise<Harness> {
+export async function startHarness(overrides: Partial<Config> = {}, beforeListen?: (app: FastifyInstance) => void): Promise<Harness> {
   const serverUrl = process.env.BILLRUN_TEST_SERVER_URL;
   const template = process.env.BILLRUN_TEST_TEMPLATE;
   if (!serverUrl || !template) throw new Error('run the tests with npm test (test/run.ts prepares the database)');
@@ -45,6 +45,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
   const config: Config = { ...loadConfig({ LOG_LEVEL: 'silent' }), databaseUrl: dbUrl, ...overrides };
   const db = createPool(dbUrl, 10);
   const app = await buildApp({ config, db, logger: false });
+  beforeListen?.(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

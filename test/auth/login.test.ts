@@ -1,0 +1,79 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, PASSWORD, type Harness } from '../support/harness.ts';
+import { tokenHash } from '../../src/auth/token.ts';
+
+const listBody = { method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2' };
+
+describe('login, tokens and throttling', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ tokenTtlSeconds: 60 });
+  });
+  after(() => h.close());
+
+  test('login answers a token, its expiry and the user', async () => {
+    const r = await h.login('biller@a.test', PASSWORD);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.success, true);
+    assert.equal(typeof r.body.data.accessToken, 'string');
+    assert.deepEqual(r.body.data.user, { email: 'biller@a.test', appCode: h.appCode, role: 'biller' });
+    const expires = Date.parse(r.body.data.expiresAt);
+    assert.ok(expires > Date.now() + 50_000 && expires < Date.now() + 70_000);
+    // Only the hash is stored.
+    const stored = await h.db.query('SELECT count(*)::int AS n FROM access_token WHERE token_hash::text LIKE $1', [`%${r.body.data.accessToken}%`]);
+    assert.equal(stored.rows[0].n, 0);
+  });
+
+  test('the token works as is and with a Bearer prefix; none or a wrong one is 401', async () => {
+    assert.equal((await h.post('/billing/services/get-services', listBody, h.tokens.viewer)).status, 200);
+    assert.equal((await h.post('/billing/services/get-services', listBody, `Bearer ${h.tokens.viewer}`)).status, 200);
+    const none = await h.request('POST', '/billing/services/get-services', { body: listBody });
+    assert.equal(none.status, 401);
+    assert.equal(none.body.error.code, 'UNAUTHENTICATED');
+    const wrong = await h.post('/billing/services/get-services', listBody, 'not-a-token');
+    assert.equal(wrong.status, 401);
+  });
+
+  test('a wrong password and an unknown e-mail answer alike', async () => {
+    const bad = await h.login('viewer@a.test', 'wrong password');
+    const unknown = await h.login('nobody@a.test', 'wrong password');
+    assert.equal(bad.status, 401);
+    assert.equal(unknown.status, 401);
+    assert.deepEqual(bad.body, unknown.body);
+  });
+
+  test('logout ends the token at once', async () => {
+    const token = (await h.login('viewer@a.test', PASSWORD)).body.data.accessToken;
+    assert.equal((await h.post('/billing/services/get-services', listBody, token)).status, 200);
+    const out = await h.request('POST', '/auth/logout', { token });
+    assert.equal(out.status, 200);
+    const after = await h.post('/billing/services/get-services', listBody, token);
+    assert.equal(after.status, 401);
+  });
+
+  test('an expired token is 401', async () => {
+    const token = (await h.login('viewer@a.test', PASSWORD)).body.data.accessToken;
+    await h.db.query("UPDATE access_token SET expires_at = now() - interval '1 second' WHERE token_hash = $1", [tokenHash(token)]);
+    const r = await h.post('/billing/services/get-services', listBody, token);
+    assert.equal(r.status, 401);
+    assert.equal(r.body.error.code, 'UNAUTHENTICATED');
+  });
+
+  test('repeated failed logins lock the account for a while, even for the right password', async () => {
+    await h.db.query("INSERT INTO app_user (app_code, email, password_hash, role) SELECT app_code, 'victim@a.test', password_hash, 'viewer' FROM app_user WHERE email = 'viewer@a.test'");
+    for (let i = 0; i < 5; i++) assert.equal((await h.login('victim@a.test', 'guess ' + i)).status, 401);
+    const locked = await h.login('victim@a.test', PASSWORD);
+    assert.equal(locked.status, 429);
+    assert.equal(locked.body.error.code, 'RATE_LIMITED');
+    assert.ok(Number(locked.headers.get('retry-after')) >= 1);
+    await h.db.query("UPDATE app_user SET locked_until = now() - interval '1 second' WHERE email = 'victim@a.test'");
+    assert.equal((await h.login('victim@a.test', PASSWORD)).status, 200);
+  });
+
+  test('login validates its envelope', async () => {
+    const r = await h.request('POST', '/auth/login', { body: { method: 'Create', action: 'Login', apiVersion: 'v2', data: { email: 'a@b.c' } } });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.error.details[0].path, 'data.password');
+  });
+});

@@ -1,0 +1,100 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, type Harness } from '../support/harness.ts';
+
+const listBody = { method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2' };
+
+function assertFailure(r: { status: number; body: any }, status: number, code: string) {
+  assert.equal(r.status, status, JSON.stringify(r.body));
+  assert.equal(r.body.success, false);
+  assert.equal(r.body.statusCode, status);
+  assert.equal(r.body.data, null);
+  assert.equal(r.body.error.code, code);
+  assert.equal(typeof r.body.message, 'string');
+  assert.ok(!JSON.stringify(r.body).includes('    at '), 'no stack trace');
+}
+
+describe('envelopes and errors', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ bodyLimitBytes: 4096 }, (app) => {
+      app.post('/billing/test/crash', async () => {
+        throw new Error('secret internal detail');
+      });
+    });
+  });
+  after(() => h.close());
+
+  test('malformed JSON is MALFORMED_JSON', async () => {
+    const r = await h.request('POST', '/billing/services/get-services', { token: h.tokens.admin, raw: '{"method":', headers: { 'content-type': 'application/json' } });
+    assertFailure(r, 400, 'MALFORMED_JSON');
+  });
+
+  test('a wrong content type is UNSUPPORTED_MEDIA_TYPE', async () => {
+    const r = await h.request('POST', '/billing/services/get-services', { token: h.tokens.admin, raw: 'method=Retrieve', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    assertFailure(r, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  test('a body over the limit is PAYLOAD_TOO_LARGE', async () => {
+    const r = await h.post('/billing/services/get-services', { ...listBody, serviceCode: 'x'.repeat(10_000) });
+    assertFailure(r, 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  test('an empty body is refused in the envelope', async () => {
+    const r = await h.request('POST', '/billing/services/get-services', { token: h.tokens.admin, raw: '', headers: { 'content-type': 'application/json' } });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.success, false);
+  });
+
+  test('an unknown route under /billing is ROUTE_NOT_FOUND in the envelope', async () => {
+    const r = await h.post('/billing/nothing/here', listBody);
+    assertFailure(r, 404, 'ROUTE_NOT_FOUND');
+    const g = await h.request('GET', '/billing/services/get-services', { token: h.tokens.admin });
+    assertFailure(g, 404, 'ROUTE_NOT_FOUND');
+  });
+
+  test('wrong method, action and apiVersion name the field', async () => {
+    const m = await h.post('/billing/services/get-services', { ...listBody, method: 'Create' });
+    assertFailure(m, 400, 'VALIDATION_FAILED');
+    assert.deepEqual(m.body.error.details.map((d: any) => d.path), ['method']);
+    const a = await h.post('/billing/services/get-services', { ...listBody, action: 'Retrieve Everything' });
+    assertFailure(a, 400, 'VALIDATION_FAILED');
+    assert.deepEqual(a.body.error.details.map((d: any) => d.path), ['action']);
+    const v = await h.post('/billing/services/get-services', { ...listBody, apiVersion: 'v1' });
+    assertFailure(v, 400, 'UNSUPPORTED_API_VERSION');
+    assert.equal(v.body.error.details[0].path, 'apiVersion');
+    const missing = await h.post('/billing/services/get-services', { method: 'Retrieve', action: 'Retrieve Packages' });
+    assertFailure(missing, 400, 'VALIDATION_FAILED');
+    assert.equal(missing.body.error.details[0].path, 'apiVersion');
+    const notObject = await h.post('/billing/services/get-services', [1, 2]);
+    assertFailure(notObject, 400, 'VALIDATION_FAILED');
+  });
+
+  test('a crash is INTERNAL with no detail or stack in the answer', async () => {
+    const r = await h.post('/billing/test/crash', listBody);
+    assertFailure(r, 500, 'INTERNAL');
+    assert.ok(!JSON.stringify(r.body).includes('secret internal detail'));
+  });
+
+  test('every answer carries a request id', async () => {
+    const r = await h.post('/billing/services/get-services', listBody);
+    assert.match(r.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    const mine = await h.post('/billing/services/get-services', listBody, h.tokens.admin, { 'x-request-id': 'trace-me-1' });
+    assert.equal(mine.headers.get('x-request-id'), 'trace-me-1');
+  });
+
+  test('health, readiness, OpenAPI and the reference page', async () => {
+    assert.equal((await h.request('GET', '/healthz')).status, 200);
+    const ready = await h.request('GET', '/readyz');
+    assert.equal(ready.status, 200);
+    const doc = await h.request('GET', '/openapi.json');
+    assert.equal(doc.status, 200);
+    assert.equal(doc.body.openapi, '3.1.0');
+    for (const p of ['/billing/services/make-service', '/billing/services/get-services', '/auth/login', '/sandbox/plants', '/sandbox/plants/{id}']) {
+      assert.ok(doc.body.paths[p], `OpenAPI has ${p}`);
+    }
+    const page = await h.request('GET', '/docs/');
+    assert.equal(page.status, 200);
+    assert.match(String(page.body), /<html/i);
+  });
+});
