@@ -79,6 +79,34 @@ TABLE idempotency_key
   CONSTRAINT idempotency_key_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT idempotency_key_pkey PRIMARY KEY (app_code, key)
 
+TABLE import_job
+  import_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  kind text NOT NULL
+  format text NOT NULL
+  file_name text
+  dry_run boolean NOT NULL DEFAULT false
+  status text NOT NULL DEFAULT 'running'::text
+  rows_read integer NOT NULL DEFAULT 0
+  bytes_read bigint NOT NULL DEFAULT 0
+  bytes_total bigint
+  accounts_written integer NOT NULL DEFAULT 0
+  subscriptions_written integer NOT NULL DEFAULT 0
+  readings_written integer NOT NULL DEFAULT 0
+  error_count integer NOT NULL DEFAULT 0
+  errors jsonb NOT NULL DEFAULT '[]'::jsonb
+  message text
+  started_at timestamp with time zone NOT NULL DEFAULT now()
+  updated_at timestamp with time zone NOT NULL DEFAULT now()
+  finished_at timestamp with time zone
+  created_by text NOT NULL
+  CONSTRAINT import_job_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT import_job_format_check CHECK ((format = ANY (ARRAY['csv'::text, 'json'::text])))
+  CONSTRAINT import_job_kind_check CHECK ((kind = ANY (ARRAY['accounts'::text, 'subscriptions'::text, 'readings'::text])))
+  CONSTRAINT import_job_pkey PRIMARY KEY (import_id)
+  CONSTRAINT import_job_status_check CHECK ((status = ANY (ARRAY['running'::text, 'succeeded'::text, 'failed'::text, 'validated'::text])))
+  CREATE INDEX import_job_app_idx ON import_job (app_code, import_id)
+
 TABLE ledger_entry
   entry_id bigint NOT NULL IDENTITY
   app_code integer NOT NULL
@@ -179,15 +207,34 @@ TABLE subscription
   created_by text NOT NULL
   modified_at timestamp with time zone NOT NULL DEFAULT now()
   modified_by text NOT NULL
+  moved_from_subscription_id bigint
   CONSTRAINT subscription_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
   CONSTRAINT subscription_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT subscription_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batch(batch_id)
   CONSTRAINT subscription_check CHECK (((end_date IS NULL) OR (end_date >= start_date)))
+  CONSTRAINT subscription_moved_from_subscription_id_fkey FOREIGN KEY (moved_from_subscription_id) REFERENCES subscription(subscription_id)
   CONSTRAINT subscription_pkey PRIMARY KEY (subscription_id)
   CONSTRAINT subscription_service_id_fkey FOREIGN KEY (service_id) REFERENCES service(service_id)
   CONSTRAINT subscription_status_check CHECK ((status = ANY (ARRAY['active'::text, 'suspended'::text, 'terminated'::text])))
   CREATE INDEX subscription_account_idx ON subscription (account_id)
+  CREATE INDEX subscription_app_batch_idx ON subscription (app_code, batch_id, subscription_id)
   CREATE INDEX subscription_roster_idx ON subscription (app_code, service_id, batch_id, start_date)
+  CREATE UNIQUE INDEX subscription_moved_from_idx ON subscription (moved_from_subscription_id) WHERE (moved_from_subscription_id IS NOT NULL)
+
+TABLE subscription_event
+  event_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  subscription_id bigint NOT NULL
+  kind text NOT NULL
+  effective_date date NOT NULL
+  detail jsonb NOT NULL DEFAULT '{}'::jsonb
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  CONSTRAINT subscription_event_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT subscription_event_kind_check CHECK ((kind = ANY (ARRAY['suspended'::text, 'resumed'::text, 'terminated'::text, 'moved_out'::text, 'moved_in'::text, 'inputs_changed'::text])))
+  CONSTRAINT subscription_event_pkey PRIMARY KEY (event_id)
+  CONSTRAINT subscription_event_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
+  CREATE INDEX subscription_event_subscription_idx ON subscription_event (subscription_id, event_id)
 
 FUNCTION ledger_entry_apply()
 FUNCTION ledger_entry_immutable()
