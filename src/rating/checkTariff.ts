@@ -1,0 +1,264 @@
+import { Dec, parseDecimal } from './money.ts';
+import type { Amount, Component, Tariff, TariffValue } from './tariff.ts';
+
+/** One thing wrong with a tariff: where (a JSON path from the service object) and what. */
+export type Issue = { path: string; message: string };
+
+/** No price or quantity in a tariff needs more than this; bigger is a typo (or 1e+21 from a float). */
+const LIMIT = new Dec('1e15');
+const MAX_DECIMALS = 12;
+
+type Sign = 'any' | 'nonNegative' | 'positive';
+
+const MODELS = new Set(['flat', 'perUnit', 'graduated', 'volume', 'package', 'percentage']);
+
+/**
+ * Checks what the schema cannot: codes unique per array (and input codes
+ * unique across metered and unmetered inputs, since `input` names either),
+ * tiers ascending with only the last open, every `input`, `of` and
+ * `{ value }` reference resolved, no percentage cycle, minimum <= maximum,
+ * every number a finite decimal of sane size. Empty answer: valid.
+ *
+ * Assumes the shape already passed the TypeBox schema, but does not crash on
+ * a wrong type either (it reports it), since a tariff may come from storage.
+ */
+export function checkTariff(tariff: Tariff, root = 'service'): Issue[] {
+  const issues: Issue[] = [];
+  const values = tariff.values ?? [];
+  const metered = tariff.meteredInputs ?? [];
+  const unmetered = tariff.unmeteredInputs ?? [];
+  const connection = tariff.connectionInputs ?? [];
+  const components = tariff.components ?? [];
+
+  uniqueCodes(values, `${root}.values`, issues);
+  uniqueCodes(connection, `${root}.connectionInputs`, issues);
+  uniqueCodes(components, `${root}.components`, issues);
+  // Metered and unmetered share one namespace: `input` may name either.
+  const inputCodes = new Map<string, string>();
+  for (const [name, list] of [['meteredInputs', metered], ['unmeteredInputs', unmetered]] as const) {
+    list.forEach((item, i) => {
+      const path = `${root}.${name}[${i}]`;
+      const seen = inputCodes.get(item.code);
+      if (seen !== undefined) issues.push({ path: `${path}.code`, message: `duplicate input code '${item.code}' (also ${seen})` });
+      else inputCodes.set(item.code, path);
+    });
+  }
+
+  const valueByCode = new Map<string, TariffValue>();
+  values.forEach((v, i) => {
+    if (!valueByCode.has(v.code)) valueByCode.set(v.code, v);
+    checkNumber(v.value, `${root}.values[${i}].value`, 'any', issues);
+  });
+
+  metered.forEach((m, i) => {
+    const path = `${root}.meteredInputs[${i}]`;
+    if (!Number.isInteger(m.decimals) || m.decimals < 0 || m.decimals > 6) {
+      issues.push({ path: `${path}.decimals`, message: 'must be an integer from 0 to 6' });
+    }
+    if (m.rolloverAt !== undefined) {
+      const r = checkNumber(m.rolloverAt, `${path}.rolloverAt`, 'positive', issues);
+      if (r !== null && Number.isInteger(m.decimals) && r.decimalPlaces() > m.decimals) {
+        issues.push({ path: `${path}.rolloverAt`, message: `has more decimals than the meter's ${m.decimals}` });
+      }
+    }
+  });
+  unmetered.forEach((u, i) => {
+    if (u.default !== undefined) checkNumber(u.default, `${root}.unmeteredInputs[${i}].default`, 'nonNegative', issues);
+  });
+
+  const amount = (a: Amount | undefined, path: string, sign: Sign): Dec | null => {
+    if (a === undefined) return null;
+    if (typeof a === 'object' && a !== null) {
+      const v = valueByCode.get(a.value);
+      if (v === undefined) {
+        issues.push({ path: `${path}.value`, message: `no values entry with code '${String(a.value)}'` });
+        return null;
+      }
+      const d = parseDecimal(v.value);
+      if (d === null) return null; // reported on the values entry itself
+      if (!signOk(d, sign)) {
+        issues.push({ path: `${path}.value`, message: `value '${a.value}' is ${d.toFixed()}, ${SIGN_TEXT[sign]}` });
+      }
+      return d;
+    }
+    return checkNumber(a, path, sign, issues);
+  };
+
+  const componentIndex = new Map<string, number>();
+  components.forEach((c, i) => {
+    if (!componentIndex.has(c.code)) componentIndex.set(c.code, i);
+  });
+
+  components.forEach((c, i) => {
+    const path = `${root}.components[${i}]`;
+    if (!MODELS.has(c.model)) {
+      issues.push({ path: `${path}.model`, message: `unknown charge model '${String(c.model)}'` });
+      return;
+    }
+    if (c.category !== undefined && c.category !== 'charge' && c.category !== 'tax') {
+      issues.push({ path: `${path}.category`, message: "must be 'charge' or 'tax'" });
+    }
+    if (c.model !== 'flat' && c.model !== 'percentage') {
+      if (typeof c.input !== 'string' || c.input === '') {
+        issues.push({ path: `${path}.input`, message: `a ${c.model} component needs an input` });
+      } else if (!inputCodes.has(c.input)) {
+        issues.push({ path: `${path}.input`, message: `no metered or unmetered input with code '${c.input}'` });
+      }
+    }
+    switch (c.model) {
+      case 'flat':
+        amount(c.amount, `${path}.amount`, 'any');
+        break;
+      case 'perUnit':
+        amount(c.rate, `${path}.rate`, 'any');
+        break;
+      case 'graduated':
+      case 'volume':
+        checkTiers(c, path, issues, amount);
+        break;
+      case 'package':
+        checkNumber(c.size, `${path}.size`, 'positive', issues);
+        amount(c.price, `${path}.price`, 'nonNegative');
+        break;
+      case 'percentage': {
+        amount(c.percentage, `${path}.percentage`, 'any');
+        const seen = new Set<string>();
+        (Array.isArray(c.of) ? c.of : []).forEach((code, j) => {
+          const p = `${path}.of[${j}]`;
+          if (seen.has(code)) issues.push({ path: p, message: `'${code}' is listed twice` });
+          seen.add(code);
+          if (code === c.code) issues.push({ path: p, message: 'a component cannot be a percentage of itself' });
+          else if (!componentIndex.has(code)) issues.push({ path: p, message: `no component with code '${code}'` });
+        });
+        if (!Array.isArray(c.of) || c.of.length === 0) {
+          issues.push({ path: `${path}.of`, message: 'must list at least one component' });
+        }
+        break;
+      }
+    }
+    const min = amount(c.minimum, `${path}.minimum`, 'any');
+    const max = amount(c.maximum, `${path}.maximum`, 'any');
+    if (min !== null && max !== null && min.gt(max)) {
+      issues.push({ path: `${path}.minimum`, message: `minimum ${min.toFixed()} is above maximum ${max.toFixed()}` });
+    }
+  });
+
+  findCycles(components, componentIndex, root, issues);
+  return issues;
+}
+
+const SIGN_TEXT: Record<Sign, string> = {
+  any: 'must be a number',
+  nonNegative: 'must not be negative',
+  positive: 'must be above zero',
+};
+
+function signOk(d: Dec, sign: Sign): boolean {
+  return sign === 'any' || (sign === 'positive' ? d.gt(0) : !d.isNegative() || d.isZero());
+}
+
+function checkNumber(x: unknown, path: string, sign: Sign, issues: Issue[]): Dec | null {
+  const d = parseDecimal(x);
+  if (d === null) {
+    issues.push({ path, message: `not a decimal number: ${JSON.stringify(x) ?? String(x)}` });
+    return null;
+  }
+  if (d.abs().gte(LIMIT)) {
+    issues.push({ path, message: `${d.toFixed()} is out of range (at most 15 digits before the point)` });
+    return null;
+  }
+  if (d.decimalPlaces() > MAX_DECIMALS) {
+    issues.push({ path, message: `has more than ${MAX_DECIMALS} decimals` });
+    return null;
+  }
+  if (!signOk(d, sign)) {
+    issues.push({ path, message: `${d.toFixed()} ${SIGN_TEXT[sign]}` });
+    return null;
+  }
+  return d;
+}
+
+function uniqueCodes(list: readonly { code: string }[], path: string, issues: Issue[]): void {
+  const first = new Map<string, number>();
+  list.forEach((item, i) => {
+    const j = first.get(item.code);
+    if (j !== undefined) {
+      issues.push({ path: `${path}[${i}].code`, message: `duplicate code '${item.code}' (also ${path}[${j}])` });
+    } else first.set(item.code, i);
+  });
+}
+
+function checkTiers(
+  c: Extract<Component, { model: 'graduated' | 'volume' }>,
+  path: string,
+  issues: Issue[],
+  amount: (a: Amount | undefined, path: string, sign: Sign) => Dec | null,
+): void {
+  const tiers = Array.isArray(c.tiers) ? c.tiers : [];
+  if (tiers.length === 0) {
+    issues.push({ path: `${path}.tiers`, message: 'needs at least one tier' });
+    return;
+  }
+  let previous: Dec | null = null;
+  tiers.forEach((t, j) => {
+    const p = `${path}.tiers[${j}]`;
+    const last = j === tiers.length - 1;
+    if (t.upTo === null) {
+      if (!last) issues.push({ path: `${p}.upTo`, message: 'only the last tier may be open (upTo null)' });
+    } else {
+      if (last) issues.push({ path: `${p}.upTo`, message: 'the last tier must be open (upTo null), or units above it have no price' });
+      const up = checkNumber(t.upTo, `${p}.upTo`, 'positive', issues);
+      if (up !== null) {
+        if (previous !== null && up.lte(previous)) {
+          issues.push({ path: `${p}.upTo`, message: `${up.toFixed()} is not above the previous tier's ${previous.toFixed()}` });
+        }
+        previous = up;
+      }
+    }
+    amount(t.rate, `${p}.rate`, 'nonNegative');
+    amount(t.flat, `${p}.flat`, 'nonNegative');
+  });
+  const tp = c.tierProration;
+  if (tp !== undefined) {
+    const p = `${path}.tierProration`;
+    if (!Number.isInteger(tp.basisDays) || tp.basisDays < 1 || tp.basisDays > 366) {
+      issues.push({ path: `${p}.basisDays`, message: 'must be an integer from 1 to 366' });
+    }
+    if (!Number.isInteger(tp.decimals) || tp.decimals < 0 || tp.decimals > 6) {
+      issues.push({ path: `${p}.decimals`, message: 'must be an integer from 0 to 6' });
+    }
+    if (tp.rounding !== 'down' && tp.rounding !== 'up' && tp.rounding !== 'halfUp') {
+      issues.push({ path: `${p}.rounding`, message: "must be 'down', 'up' or 'halfUp'" });
+    }
+  }
+}
+
+/** Percentage components refer to others through `of`; a loop there has no evaluation order. */
+function findCycles(components: readonly Component[], index: ReadonlyMap<string, number>, root: string, issues: Issue[]): void {
+  const WHITE = 0;
+  const GREY = 1;
+  const BLACK = 2;
+  const colour = new Array<number>(components.length).fill(WHITE);
+  const stack: number[] = [];
+  const visit = (i: number): void => {
+    colour[i] = GREY;
+    stack.push(i);
+    const c = components[i];
+    if (c !== undefined && c.model === 'percentage' && Array.isArray(c.of)) {
+      for (const code of c.of) {
+        const j = index.get(code);
+        if (j === undefined || j === i) continue; // reported elsewhere
+        if (colour[j] === GREY) {
+          const loop = stack.slice(stack.indexOf(j)).map((k) => components[k]?.code ?? '?');
+          issues.push({
+            path: `${root}.components[${i}].of`,
+            message: `percentage components form a cycle: ${[...loop, code].join(' -> ')}`,
+          });
+        } else if (colour[j] === WHITE) visit(j);
+      }
+    }
+    stack.pop();
+    colour[i] = BLACK;
+  };
+  for (let i = 0; i < components.length; i++) if (colour[i] === WHITE) visit(i);
+}

@@ -1,0 +1,47 @@
+import { RatingError } from './errors.ts';
+
+/**
+ * Calendar dates as day numbers (days since 1970-01-01), computed from the
+ * 'YYYY-MM-DD' text alone. No Date object: a date read as local midnight
+ * shifts by a day on a machine west of UTC, and a daylight-saving day has
+ * 23 or 25 hours, which breaks "ms / 86400000".
+ */
+const ISO_DATE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
+
+export function isLeapYear(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+export function daysInMonth(y: number, m: number): number {
+  return m === 2 && isLeapYear(y) ? 29 : (MONTH_DAYS[m - 1] ?? 0);
+}
+
+/** The day number of a 'YYYY-MM-DD' date; throws INVALID_DATE for 2025-02-30 and the like. */
+export function dayNumber(date: string, what = 'date'): number {
+  const m = typeof date === 'string' ? ISO_DATE.exec(date) : null;
+  if (m === null) throw new RatingError('INVALID_DATE', `${what} is not a YYYY-MM-DD date: ${JSON.stringify(date)}`);
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) {
+    throw new RatingError('INVALID_DATE', `${what} is not a calendar date: ${date}`);
+  }
+  return daysFromCivil(y, mo, d);
+}
+
+/** Howard Hinnant's days_from_civil: proleptic Gregorian, integer arithmetic only. */
+function daysFromCivil(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/** Number of days from `start` to `end`, both included (2024-02-01..2024-02-29 is 29). */
+export function daysInclusive(start: number, end: number): number {
+  return end - start + 1;
+}

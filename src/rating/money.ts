@@ -1,0 +1,80 @@
+import { Decimal } from 'decimal.js';
+import { RatingError } from './errors.ts';
+
+/**
+ * The decimal type of the rating core. A private clone of decimal.js with 50
+ * significant digits: the library default (20) would silently round a
+ * product such as 10^12 units x 0.0000123456 per unit before the line is
+ * rounded to cents.
+ */
+export const Dec = Decimal.clone({ precision: 50, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -60, toExpPos: 60 });
+export type Dec = Decimal;
+
+export const ZERO: Dec = new Dec(0);
+export const ONE: Dec = new Dec(1);
+export const HUNDRED: Dec = new Dec(100);
+
+/** The text a decimal may be written as in JSON: digits, optional fraction, optional minus. */
+export const DECIMAL_TEXT = /^-?[0-9]+(\.[0-9]+)?$/;
+
+/**
+ * A decimal from JSON. A string must be plain decimal text ("12.50", "-3");
+ * a number is read through String(n), its shortest round-trip text, so the
+ * JSON number 0.1 becomes exactly 0.1 (not 0.1000000000000000055511...).
+ * Throws INVALID_NUMBER for NaN, Infinity, "", "1e5" as a string, "0x10".
+ */
+export function toDecimal(x: string | number, what = 'number'): Dec {
+  if (typeof x === 'number') {
+    if (!Number.isFinite(x)) throw new RatingError('INVALID_NUMBER', `${what} is not a finite number: ${String(x)}`);
+    return new Dec(String(x));
+  }
+  if (typeof x !== 'string' || !DECIMAL_TEXT.test(x)) {
+    throw new RatingError('INVALID_NUMBER', `${what} is not a decimal number: ${JSON.stringify(x)}`);
+  }
+  return new Dec(x);
+}
+
+/** Like toDecimal, but answers null instead of throwing. */
+export function parseDecimal(x: unknown): Dec | null {
+  if (typeof x === 'number') return Number.isFinite(x) ? new Dec(String(x)) : null;
+  if (typeof x === 'string' && DECIMAL_TEXT.test(x)) return new Dec(x);
+  return null;
+}
+
+export const ROUNDING_MODES = ['halfUp', 'halfEven', 'halfDown', 'up', 'down', 'ceil', 'floor'] as const;
+/**
+ * halfUp: half away from zero (1.005 -> 1.01, -1.005 -> -1.01), the default.
+ * halfEven: half to the even neighbour (1.005 -> 1.00, 1.015 -> 1.02), "banker's rounding".
+ * halfDown: half toward zero. up: away from zero. down: toward zero (truncate).
+ * ceil: toward +infinity. floor: toward -infinity.
+ */
+export type RoundingMode = (typeof ROUNDING_MODES)[number];
+
+const DECIMAL_ROUNDING: Record<RoundingMode, Decimal.Rounding> = {
+  halfUp: Decimal.ROUND_HALF_UP,
+  halfEven: Decimal.ROUND_HALF_EVEN,
+  halfDown: Decimal.ROUND_HALF_DOWN,
+  up: Decimal.ROUND_UP,
+  down: Decimal.ROUND_DOWN,
+  ceil: Decimal.ROUND_CEIL,
+  floor: Decimal.ROUND_FLOOR,
+};
+
+/**
+ * THE rounding rule: every bill line, every scaled tier bound, goes through here.
+ * Rounds to `places` decimal places (the currency's minor units for money).
+ */
+export function roundMoney(amount: Dec, minorUnits: number, mode: RoundingMode): Dec {
+  return amount.toDecimalPlaces(minorUnits, DECIMAL_ROUNDING[mode]);
+}
+
+/** Fixed-point text with exactly `minorUnits` decimals ("12.50"); never "-0.00". */
+export function formatMoney(amount: Dec, minorUnits: number): string {
+  const text = amount.toFixed(minorUnits, Decimal.ROUND_HALF_UP);
+  return text.startsWith('-') && amount.isZero() ? text.slice(1) : text;
+}
+
+/** Plain text of a decimal, no exponent, no padding ("0.0000001", "1000000000000"). */
+export function decimalText(x: Dec): string {
+  return x.toFixed();
+}

@@ -1,0 +1,226 @@
+import { checkTariff } from './checkTariff.ts';
+import { RatingError } from './errors.ts';
+import { Dec, toDecimal } from './money.ts';
+import type { Amount, Category, Component, Tariff, TierRounding } from './tariff.ts';
+
+/**
+ * A tariff checked once and turned into decimals, references resolved and
+ * components put in evaluation order. A bill run rates up to a million bills
+ * against one tariff, so this work is done once per tariff object, not once
+ * per bill (see prepareTariff's cache).
+ */
+
+export type PreparedMeteredInput = {
+  kind: 'metered';
+  code: string;
+  unit: string;
+  decimals: number;
+  rolloverAt: Dec | null;
+  /** Position in PreparedTariff.meteredNeeded, or -1 when no component uses it. */
+  slot: number;
+};
+export type PreparedUnmeteredInput = {
+  kind: 'unmetered';
+  code: string;
+  default: Dec | null;
+  slot: number;
+};
+export type PreparedInput = PreparedMeteredInput | PreparedUnmeteredInput;
+
+export type PreparedTier = { upTo: Dec | null; rate: Dec; flat: Dec | null };
+export type PreparedTierProration = { basisDays: number; decimals: number; rounding: TierRounding };
+
+type Base = {
+  /** Position in the template's components array (the order lines are shown in). */
+  index: number;
+  code: string;
+  name: string;
+  category: Category;
+  prorate: boolean;
+  minimum: Dec | null;
+  maximum: Dec | null;
+};
+export type PreparedFlat = Base & { model: 'flat'; amount: Dec };
+export type PreparedPerUnit = Base & { model: 'perUnit'; input: PreparedInput; rate: Dec };
+export type PreparedGraduated = Base & {
+  model: 'graduated';
+  input: PreparedInput;
+  tiers: PreparedTier[];
+  tierProration: PreparedTierProration | null;
+};
+export type PreparedVolume = Base & {
+  model: 'volume';
+  input: PreparedInput;
+  tiers: PreparedTier[];
+  tierProration: PreparedTierProration | null;
+};
+export type PreparedPackage = Base & { model: 'package'; input: PreparedInput; size: Dec; price: Dec };
+export type PreparedPercentage = Base & {
+  model: 'percentage';
+  percentage: Dec;
+  of: { code: string; index: number }[];
+};
+export type PreparedComponent =
+  | PreparedFlat
+  | PreparedPerUnit
+  | PreparedGraduated
+  | PreparedVolume
+  | PreparedPackage
+  | PreparedPercentage;
+
+export type PreparedTariff = {
+  /** In the template's order. */
+  components: PreparedComponent[];
+  /** Every percentage after the components it is a percentage of; otherwise the template's order. */
+  evaluationOrder: PreparedComponent[];
+  /** Metered inputs some component uses: the bill needs readings for exactly these. */
+  meteredNeeded: PreparedMeteredInput[];
+  /** Unmetered inputs some component uses. */
+  unmeteredNeeded: PreparedUnmeteredInput[];
+};
+
+type Cached = { ok: true; prepared: PreparedTariff } | { ok: false; error: RatingError };
+
+// Keyed by the tariff object itself: the caller treats a tariff as immutable
+// once rated (a term keeps the template as it was), and a bill run passes the
+// same object for every bill of the term.
+const cache = new WeakMap<object, Cached>();
+
+/**
+ * Checks (checkTariff) and prepares a tariff; the answer is cached per tariff
+ * object. Throws INVALID_TARIFF with every issue in `details`.
+ */
+export function prepareTariff(tariff: Tariff): PreparedTariff {
+  let hit = cache.get(tariff);
+  if (hit === undefined) {
+    try {
+      hit = { ok: true, prepared: build(tariff) };
+    } catch (e) {
+      if (!(e instanceof RatingError)) throw e;
+      hit = { ok: false, error: e };
+    }
+    cache.set(tariff, hit);
+  }
+  if (!hit.ok) throw hit.error;
+  return hit.prepared;
+}
+
+function build(tariff: Tariff): PreparedTariff {
+  const issues = checkTariff(tariff, 'tariff');
+  if (issues.length > 0) {
+    const first = issues[0];
+    throw new RatingError(
+      'INVALID_TARIFF',
+      `The tariff is not valid: ${first?.path}: ${first?.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`,
+      issues,
+    );
+  }
+  const values = new Map<string, Dec>();
+  for (const v of tariff.values ?? []) values.set(v.code, toDecimal(v.value));
+  const resolve = (a: Amount): Dec => (typeof a === 'object' ? (values.get(a.value) as Dec) : toDecimal(a));
+  const optional = (a: Amount | undefined): Dec | null => (a === undefined ? null : resolve(a));
+
+  const inputs = new Map<string, PreparedInput>();
+  for (const m of tariff.meteredInputs ?? []) {
+    inputs.set(m.code, {
+      kind: 'metered',
+      code: m.code,
+      unit: m.unit,
+      decimals: m.decimals,
+      rolloverAt: m.rolloverAt === undefined ? null : toDecimal(m.rolloverAt),
+      slot: -1,
+    });
+  }
+  for (const u of tariff.unmeteredInputs ?? []) {
+    inputs.set(u.code, { kind: 'unmetered', code: u.code, default: u.default === undefined ? null : toDecimal(u.default), slot: -1 });
+  }
+  const meteredNeeded: PreparedMeteredInput[] = [];
+  const unmeteredNeeded: PreparedUnmeteredInput[] = [];
+  const inputOf = (code: string): PreparedInput => {
+    const input = inputs.get(code) as PreparedInput;
+    if (input.slot === -1) {
+      if (input.kind === 'metered') input.slot = meteredNeeded.push(input) - 1;
+      else input.slot = unmeteredNeeded.push(input) - 1;
+    }
+    return input;
+  };
+
+  const source = tariff.components ?? [];
+  const indexOf = new Map<string, number>();
+  source.forEach((c, i) => indexOf.set(c.code, i));
+
+  const components = source.map((c, index): PreparedComponent => {
+    const base: Base = {
+      index,
+      code: c.code,
+      name: c.name,
+      category: c.category ?? 'charge',
+      prorate: c.model === 'percentage' ? false : (c.prorate ?? c.model === 'flat'),
+      minimum: optional(c.minimum),
+      maximum: optional(c.maximum),
+    };
+    return prepareComponent(c, base, resolve, inputOf, indexOf);
+  });
+
+  return { components, evaluationOrder: evaluationOrder(components), meteredNeeded, unmeteredNeeded };
+}
+
+function prepareComponent(
+  c: Component,
+  base: Base,
+  resolve: (a: Amount) => Dec,
+  inputOf: (code: string) => PreparedInput,
+  indexOf: ReadonlyMap<string, number>,
+): PreparedComponent {
+  switch (c.model) {
+    case 'flat':
+      return { ...base, model: 'flat', amount: resolve(c.amount) };
+    case 'perUnit':
+      return { ...base, model: 'perUnit', input: inputOf(c.input), rate: resolve(c.rate) };
+    case 'graduated':
+    case 'volume':
+      return {
+        ...base,
+        model: c.model,
+        input: inputOf(c.input),
+        tiers: c.tiers.map((t) => ({
+          upTo: t.upTo === null ? null : toDecimal(t.upTo),
+          rate: resolve(t.rate),
+          flat: t.flat === undefined ? null : resolve(t.flat),
+        })),
+        tierProration: c.tierProration === undefined ? null : { ...c.tierProration },
+      };
+    case 'package':
+      return { ...base, model: 'package', input: inputOf(c.input), size: toDecimal(c.size), price: resolve(c.price) };
+    case 'percentage':
+      return {
+        ...base,
+        model: 'percentage',
+        percentage: resolve(c.percentage),
+        of: c.of.map((code) => ({ code, index: indexOf.get(code) as number })),
+      };
+  }
+}
+
+/**
+ * Depth first in the template's order, each percentage's `of` first, so a
+ * percentage of a percentage (VAT on a sewer surcharge) sees a finished
+ * amount. checkTariff has already refused cycles.
+ */
+function evaluationOrder(components: readonly PreparedComponent[]): PreparedComponent[] {
+  const done = new Array<boolean>(components.length).fill(false);
+  const order: PreparedComponent[] = [];
+  const visit = (c: PreparedComponent): void => {
+    if (done[c.index]) return;
+    done[c.index] = true;
+    if (c.model === 'percentage') {
+      for (const ref of c.of) {
+        const dep = components[ref.index];
+        if (dep !== undefined) visit(dep);
+      }
+    }
+    order.push(c);
+  };
+  for (const c of components) visit(c);
+  return order;
+}

@@ -1,0 +1,263 @@
+import { consumptionBetween } from './consumption.ts';
+import { dayNumber } from './days.ts';
+import { RatingError } from './errors.ts';
+import { type Dec, DECIMAL_TEXT, formatMoney, parseDecimal, ROUNDING_MODES, type RoundingMode, ZERO } from './money.ts';
+import type { ModelContext } from './models/context.ts';
+import { type PreparedMeteredInput, type PreparedUnmeteredInput, prepareTariff } from './prepareTariff.ts';
+import { type LineSettings, type RatedLine, rateLine } from './rateLine.ts';
+import type { Tariff } from './tariff.ts';
+import type { InputTrace, ReadingTrace } from './trace.ts';
+
+export type ReadingPoint = { date: string; value: string | number };
+
+export type MeterReadings = {
+  previous: ReadingPoint;
+  current: ReadingPoint;
+  /** True when either reading is an estimate; shown on the line's trace and the bill. */
+  estimated?: boolean;
+};
+
+/**
+ * Everything one bill is rated from: plain data, built from database rows.
+ * The tariff object is prepared once and cached by identity: pass the same
+ * object for every bill of a term, and do not mutate it afterwards.
+ */
+export type RateBillInput = {
+  tariff: Tariff;
+  /** The billing period, both dates included, 'YYYY-MM-DD'. */
+  term: { start: string; end: string };
+  subscription: {
+    /** First active day, included. */
+    startDate: string;
+    /** Last active day, included; absent or null while connected. */
+    endDate?: string | null;
+    /** Quantities of unmetered inputs by code (e.g. { rooms: 3 }); a missing one takes the input's default. */
+    unmetered?: Readonly<Record<string, string | number>>;
+  };
+  /** Readings by metered input code. A metered input some component uses must have them. */
+  readings?: Readonly<Record<string, MeterReadings | undefined>>;
+  /** Decimals of the currency's minor unit: 2 for cents, 0 for yen. */
+  minorUnits: number;
+  /** Default 'halfUp'. */
+  rounding?: RoundingMode;
+  /** The account's balance before this bill, decimal text; default "0". */
+  balanceBroughtForward?: string | number;
+};
+
+export type RatedBill = {
+  /** In the template's component order. */
+  lines: RatedLine[];
+  /** Sum of the rounded 'charge' lines. */
+  charges: string;
+  /** Sum of the rounded 'tax' lines. */
+  tax: string;
+  /** charges + tax. */
+  total: string;
+  balanceBroughtForward: string;
+  /** total + balanceBroughtForward. */
+  totalDue: string;
+  activeDays: number;
+  termDays: number;
+  /** The part of the term the subscription is active, both dates included. */
+  activePeriod: { start: string; end: string };
+  /** True when a reading used by the bill is an estimate. */
+  estimated: boolean;
+};
+
+/**
+ * Rates one bill. Pure: the same input always gives the same bill.
+ * Throws RatingError (code + message) for data that cannot make a correct
+ * bill: never a bill with a guessed amount.
+ */
+export function rateBill(input: RateBillInput): RatedBill {
+  const prepared = prepareTariff(input.tariff);
+
+  const minorUnits = input.minorUnits;
+  if (!Number.isInteger(minorUnits) || minorUnits < 0 || minorUnits > 8) {
+    throw new RatingError('INVALID_CURRENCY', `minorUnits must be an integer from 0 to 8, not ${String(minorUnits)}`);
+  }
+  const rounding = input.rounding ?? 'halfUp';
+  if (!ROUNDING_MODES.includes(rounding)) {
+    throw new RatingError('INVALID_CURRENCY', `unknown rounding mode ${JSON.stringify(rounding)}`);
+  }
+  const settings: LineSettings = { minorUnits, rounding };
+
+  // ---- days
+  const termStart = dayNumber(input.term.start, 'term.start');
+  const termEnd = dayNumber(input.term.end, 'term.end');
+  if (termEnd < termStart) {
+    throw new RatingError('INVALID_PERIOD', `term ends (${input.term.end}) before it starts (${input.term.start})`);
+  }
+  const sub = input.subscription;
+  const subStart = dayNumber(sub.startDate, 'subscription.startDate');
+  const subEnd = sub.endDate === undefined || sub.endDate === null ? null : dayNumber(sub.endDate, 'subscription.endDate');
+  if (subEnd !== null && subEnd < subStart) {
+    throw new RatingError('INVALID_PERIOD', `subscription ends (${String(sub.endDate)}) before it starts (${sub.startDate})`);
+  }
+  const activeStart = Math.max(termStart, subStart);
+  const activeEnd = subEnd === null ? termEnd : Math.min(termEnd, subEnd);
+  const termDays = termEnd - termStart + 1;
+  const activeDays = activeEnd - activeStart + 1;
+  if (activeDays <= 0) {
+    throw new RatingError('NOT_ACTIVE', `the subscription is not active between ${input.term.start} and ${input.term.end}`);
+  }
+
+  // ---- quantities, once per input even when several components use it
+  let estimated = false;
+  const meterQuantities: Dec[] = [];
+  const meterTraces: ReadingTrace[] = [];
+  for (const meter of prepared.meteredNeeded) {
+    const r = input.readings?.[meter.code];
+    if (r === undefined || r === null) {
+      throw new RatingError('MISSING_READING', `no readings for metered input '${meter.code}'`, [
+        { path: `readings.${meter.code}`, message: 'missing' },
+      ]);
+    }
+    const { quantity, trace } = meterConsumption(meter, r);
+    meterQuantities.push(quantity);
+    meterTraces.push(trace);
+    if (trace.estimated) estimated = true;
+  }
+  const unmeteredQuantities: Dec[] = [];
+  const unmeteredTraces: InputTrace[] = [];
+  for (const u of prepared.unmeteredNeeded) {
+    const { quantity, trace } = unmeteredQuantity(u, sub.unmetered?.[u.code]);
+    unmeteredQuantities.push(quantity);
+    unmeteredTraces.push(trace);
+  }
+
+  // ---- lines, in dependency order
+  const amounts: (Dec | undefined)[] = new Array(prepared.components.length);
+  const lines: RatedLine[] = new Array(prepared.components.length);
+  const context: ModelContext = { activeDays, termDays, minorUnits, amounts };
+  for (const c of prepared.evaluationOrder) {
+    let quantity = ZERO;
+    let source: Parameters<typeof rateLine>[4] = {};
+    if (c.model !== 'flat' && c.model !== 'percentage') {
+      const inp = c.input;
+      if (inp.kind === 'metered') {
+        quantity = meterQuantities[inp.slot] as Dec;
+        source = { reading: meterTraces[inp.slot] as ReadingTrace, unit: inp.unit, decimals: inp.decimals };
+      } else {
+        quantity = unmeteredQuantities[inp.slot] as Dec;
+        source = { input: unmeteredTraces[inp.slot] as InputTrace };
+      }
+    }
+    const { line, amount } = rateLine(c, quantity, context, settings, source);
+    amounts[c.index] = amount;
+    lines[c.index] = line;
+  }
+
+  // ---- totals: sums of rounded lines, so the bill adds up as printed
+  let charges = ZERO;
+  let tax = ZERO;
+  for (const c of prepared.components) {
+    const a = amounts[c.index] as Dec;
+    if (c.category === 'tax') tax = tax.plus(a);
+    else charges = charges.plus(a);
+  }
+  const total = charges.plus(tax);
+  const balance = balanceBroughtForward(input.balanceBroughtForward, minorUnits);
+
+  return {
+    lines,
+    charges: formatMoney(charges, minorUnits),
+    tax: formatMoney(tax, minorUnits),
+    total: formatMoney(total, minorUnits),
+    balanceBroughtForward: formatMoney(balance, minorUnits),
+    totalDue: formatMoney(total.plus(balance), minorUnits),
+    activeDays,
+    termDays,
+    activePeriod: {
+      start: activeStart === termStart ? input.term.start : sub.startDate,
+      end: activeEnd === termEnd ? input.term.end : (sub.endDate as string),
+    },
+    estimated,
+  };
+}
+
+function readingValue(meter: PreparedMeteredInput, point: ReadingPoint | undefined, which: string): Dec {
+  const path = `readings.${meter.code}.${which}`;
+  const fail = (message: string): never => {
+    throw new RatingError('INVALID_READING', `${meter.code} ${which} reading ${message}`, [{ path, message }]);
+  };
+  if (point === undefined || point === null) return fail('is missing');
+  dayNumber(point.date, `${path}.date`);
+  const v = parseDecimal(point.value);
+  if (v === null) return fail(`is not a decimal number: ${JSON.stringify(point.value)}`);
+  if (v.isNegative() && !v.isZero()) return fail(`is negative: ${v.toFixed()}`);
+  if (v.decimalPlaces() > meter.decimals) return fail(`${v.toFixed()} has more than the meter's ${meter.decimals} decimals`);
+  if (meter.rolloverAt !== null && v.gte(meter.rolloverAt)) {
+    return fail(`${v.toFixed()} is not below the roll-over value ${meter.rolloverAt.toFixed()}`);
+  }
+  return v;
+}
+
+function meterConsumption(meter: PreparedMeteredInput, r: MeterReadings): { quantity: Dec; trace: ReadingTrace } {
+  const previous = readingValue(meter, r.previous, 'previous');
+  const current = readingValue(meter, r.current, 'current');
+  if (r.current.date < r.previous.date) {
+    // 'YYYY-MM-DD' texts (validated above) order as the dates do.
+    throw new RatingError('INVALID_READING', `${meter.code}: current reading (${r.current.date}) is dated before the previous one (${r.previous.date})`, [
+      { path: `readings.${meter.code}.current.date`, message: 'before the previous reading' },
+    ]);
+  }
+  const consumption = consumptionBetween(previous, current, meter.rolloverAt);
+  if (consumption.kind === 'negative') {
+    throw new RatingError(
+      'NEGATIVE_CONSUMPTION',
+      `${meter.code}: current reading ${current.toFixed()} is below the previous ${previous.toFixed()}` +
+        (meter.rolloverAt === null ? '' : ` and is not a plausible roll-over at ${meter.rolloverAt.toFixed()}`),
+      [{ path: `readings.${meter.code}.current.value`, message: 'below the previous reading' }],
+    );
+  }
+  const trace: ReadingTrace = {
+    input: meter.code,
+    previous: { date: r.previous.date, value: previous.toFixed(meter.decimals) },
+    current: { date: r.current.date, value: current.toFixed(meter.decimals) },
+    estimated: r.estimated === true,
+    kind: consumption.kind,
+    consumption: consumption.quantity.toFixed(meter.decimals),
+  };
+  if (consumption.kind === 'rollover' && meter.rolloverAt !== null) trace.rolloverAt = meter.rolloverAt.toFixed();
+  return { quantity: consumption.quantity, trace };
+}
+
+function unmeteredQuantity(u: PreparedUnmeteredInput, given: string | number | undefined): { quantity: Dec; trace: InputTrace } {
+  const path = `subscription.unmetered.${u.code}`;
+  let quantity: Dec;
+  let source: InputTrace['source'];
+  if (given === undefined || given === null) {
+    if (u.default === null) {
+      throw new RatingError('MISSING_INPUT', `the subscription has no '${u.code}' and the input has no default`, [
+        { path, message: 'missing' },
+      ]);
+    }
+    quantity = u.default;
+    source = 'default';
+  } else {
+    const q = parseDecimal(given);
+    if (q === null) {
+      throw new RatingError('INVALID_INPUT', `'${u.code}' is not a decimal number: ${JSON.stringify(given)}`, [
+        { path, message: 'not a decimal number' },
+      ]);
+    }
+    quantity = q;
+    source = 'subscription';
+  }
+  if (quantity.isNegative() && !quantity.isZero()) {
+    throw new RatingError('INVALID_INPUT', `'${u.code}' is negative: ${quantity.toFixed()}`, [{ path, message: 'negative' }]);
+  }
+  return { quantity, trace: { input: u.code, value: quantity.toFixed(), source } };
+}
+
+function balanceBroughtForward(x: string | number | undefined, minorUnits: number): Dec {
+  if (x === undefined) return ZERO;
+  const d = typeof x === 'string' && !DECIMAL_TEXT.test(x) ? null : parseDecimal(x);
+  if (d === null) throw new RatingError('INVALID_BALANCE', `balanceBroughtForward is not a decimal number: ${JSON.stringify(x)}`);
+  // A balance finer than the minor unit was never a real balance; rounding it here would hide the bug.
+  if (d.decimalPlaces() > minorUnits) {
+    throw new RatingError('INVALID_BALANCE', `balanceBroughtForward ${d.toFixed()} has more than ${minorUnits} decimals`);
+  }
+  return d;
+}

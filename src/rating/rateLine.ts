@@ -1,0 +1,117 @@
+import type { Dec, RoundingMode } from './money.ts';
+import { formatMoney, roundMoney } from './money.ts';
+import type { ModelContext } from './models/context.ts';
+import { rateFlat } from './models/flat.ts';
+import { rateGraduated } from './models/graduated.ts';
+import { ratePackage } from './models/package.ts';
+import { ratePercentage } from './models/percentage.ts';
+import { ratePerUnit } from './models/perUnit.ts';
+import { rateVolume } from './models/volume.ts';
+import type { PreparedComponent } from './prepareTariff.ts';
+import type { InputTrace, LineTrace, ModelResult, ReadingTrace } from './trace.ts';
+import type { Category } from './tariff.ts';
+
+export type RatedLine = {
+  componentCode: string;
+  name: string;
+  category: Category;
+  quantity: string;
+  unit?: string;
+  rate?: string;
+  /** Rounded to the currency's minor unit, fixed decimals ("12.50"). */
+  amount: string;
+  trace: LineTrace;
+};
+
+export type LineSettings = { minorUnits: number; rounding: RoundingMode };
+
+function rateModel(component: PreparedComponent, quantity: Dec, context: ModelContext): ModelResult {
+  switch (component.model) {
+    case 'flat':
+      return rateFlat(component, quantity, context);
+    case 'perUnit':
+      return ratePerUnit(component, quantity, context);
+    case 'graduated':
+      return rateGraduated(component, quantity, context);
+    case 'volume':
+      return rateVolume(component, quantity, context);
+    case 'package':
+      return ratePackage(component, quantity, context);
+    case 'percentage':
+      return ratePercentage(component, quantity, context);
+  }
+}
+
+/**
+ * One line: the charge model, then (in this order, and only here) proration,
+ * the minimum and maximum, and the rounding to the minor unit.
+ *
+ * Proration multiplies by activeDays and divides by termDays as the last
+ * step, so 100.00 for 15 of 31 days is 48.387096... exactly to 50 digits,
+ * then rounded once; never a pre-rounded factor like 0.4839.
+ * A prorated component's minimum and maximum are prorated by the same factor:
+ * half a month on the network, half the minimum charge.
+ */
+export function rateLine(
+  component: PreparedComponent,
+  quantity: Dec,
+  context: ModelContext,
+  settings: LineSettings,
+  source: { reading?: ReadingTrace; input?: InputTrace; unit?: string; decimals?: number },
+): { line: RatedLine; amount: Dec } {
+  const result = rateModel(component, quantity, context);
+  let amount = result.amount;
+  const trace = { ...result.trace } as LineTrace;
+  if (source.reading !== undefined) trace.reading = source.reading;
+  if (source.input !== undefined) trace.input = source.input;
+
+  let minimum = component.minimum;
+  let maximum = component.maximum;
+  if (component.prorate && context.activeDays !== context.termDays) {
+    const before = amount;
+    amount = prorated(amount, context);
+    if (minimum !== null) minimum = prorated(minimum, context);
+    if (maximum !== null) maximum = prorated(maximum, context);
+    trace.proration = {
+      activeDays: context.activeDays,
+      termDays: context.termDays,
+      factor: `${context.activeDays}/${context.termDays}`,
+      before: before.toFixed(),
+      after: amount.toFixed(),
+    };
+  }
+  if (minimum !== null && amount.lt(minimum)) {
+    trace.limit = { minimum: minimum.toFixed(), applied: 'minimum', before: amount.toFixed() };
+    if (maximum !== null) trace.limit.maximum = maximum.toFixed();
+    amount = minimum;
+  } else if (maximum !== null && amount.gt(maximum)) {
+    trace.limit = { maximum: maximum.toFixed(), applied: 'maximum', before: amount.toFixed() };
+    if (minimum !== null) trace.limit.minimum = minimum.toFixed();
+    amount = maximum;
+  }
+  trace.unrounded = amount.toFixed();
+  trace.rounding = settings.rounding;
+  const rounded = roundMoney(amount, settings.minorUnits, settings.rounding);
+
+  const shown = result.quantity ?? quantity;
+  const line = {
+    componentCode: component.code,
+    name: component.name,
+    category: component.category,
+    quantity:
+      component.model === 'percentage'
+        ? formatMoney(shown, settings.minorUnits)
+        : component.model === 'flat'
+          ? '1'
+          : shown.toFixed(source.decimals),
+  } as RatedLine;
+  if (source.unit !== undefined) line.unit = source.unit;
+  if (result.rate !== undefined) line.rate = result.rate.toFixed();
+  line.amount = formatMoney(rounded, settings.minorUnits);
+  line.trace = trace;
+  return { line, amount: rounded };
+}
+
+function prorated(amount: Dec, context: ModelContext): Dec {
+  return amount.times(context.activeDays).div(context.termDays);
+}

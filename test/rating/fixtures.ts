@@ -1,0 +1,31 @@
+// Shared test helpers (not a test file: run the suite with 'test/rating/*.test.ts').
+import { Dec } from '../../src/rating/money.ts';
+import type { ModelContext } from '../../src/rating/models/context.ts';
+import { prepareTariff, type PreparedComponent } from '../../src/rating/prepareTariff.ts';
+import type { Component, Tariff } from '../../src/rating/tariff.ts';
+
+export const inputs = {
+  meteredInputs: [
+    { code: 'water', label: 'Water', unit: 'm3', decimals: 2, rolloverAt: 100000 },
+    { code: 'power', label: 'Power', unit: 'kWh', decimals: 0 },
+  ],
+  unmeteredInputs: [
+    { code: 'rooms', label: 'Rooms', default: 1 },
+    { code: 'bins', label: 'Bins' },
+  ],
+} satisfies Tariff;
+
+/** One component, prepared as rateBill would, on the shared inputs. */
+export function prep<T extends PreparedComponent['model']>(
+  component: Component & { model: T },
+  extra: Partial<Tariff> = {},
+): Extract<PreparedComponent, { model: T }> {
+  const prepared = prepareTariff({ ...inputs, ...extra, components: [...(extra.components ?? []), component] });
+  return prepared.components[prepared.components.length - 1] as Extract<PreparedComponent, { model: T }>;
+}
+
+export function ctx(over: Partial<ModelContext> = {}): ModelContext {
+  return { activeDays: 31, termDays: 31, minorUnits: 2, amounts: [], ...over };
+}
+
+export const d = (x: string | number): Dec => new Dec(String(x));
