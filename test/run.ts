@@ -47,14 +47,15 @@ await migrate(templateUrl);
   const dump = await dumpSchema(c);
   await c.end();
   const committed = fs.readFileSync(path.join(root, 'src/db/schema.sql'), 'utf8');
-  if (dump !== committed) {
+  // BILLRUN_TEST_SCHEMA_CHECK=0 skips this while a migration is being written; CI never sets it.
+  if (dump !== committed && process.env.BILLRUN_TEST_SCHEMA_CHECK !== '0') {
     fs.writeFileSync(path.join(root, '.data/schema.actual.sql'), dump);
     say('not ok - src/db/schema.sql differs from what the migrations make (see .data/schema.actual.sql; run npm run schema:dump)');
     await admin.end();
     await stop();
     process.exit(1);
   }
-  say('# schema.sql is current');
+  say(dump === committed ? '# schema.sql is current' : '# schema.sql check skipped (BILLRUN_TEST_SCHEMA_CHECK=0)');
 }
 
 const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : findTests(path.join(root, 'test'));

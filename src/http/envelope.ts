@@ -95,20 +95,26 @@ function validationDetails(
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
   for (const v of errors) {
-    const segments = v.instancePath.split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    // An all-digit segment of the instance path is an array index; a property name
+    // reported by `required` or `additionalProperties` is a name even when it is "0".
+    const segments: { name: string; index: boolean }[] = v.instancePath
+      .split('/')
+      .filter(Boolean)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .map((name) => ({ name, index: /^\d+$/.test(name) }));
     let message = v.message ?? 'is not valid';
     if (v.keyword === 'required' && typeof v.params.missingProperty === 'string') {
-      segments.push(v.params.missingProperty);
+      segments.push({ name: v.params.missingProperty, index: false });
       message = 'is required';
     } else if (v.keyword === 'additionalProperties' && typeof v.params.additionalProperty === 'string') {
-      segments.push(v.params.additionalProperty);
+      segments.push({ name: v.params.additionalProperty, index: false });
       message = 'is not a known field';
     } else if (v.keyword === 'const' || v.keyword === 'enum') {
       const allowed = (v.params.allowedValue ?? v.params.allowedValues) as unknown;
       message = `must be ${Array.isArray(allowed) ? 'one of ' + allowed.map((a) => JSON.stringify(a)).join(', ') : JSON.stringify(allowed)}`;
     }
     let path = root;
-    for (const s of segments) path += /^\d+$/.test(s) ? `[${s}]` : path === '' ? s : `.${s}`;
+    for (const s of segments) path += s.index ? `[${s.name}]` : path === '' ? s.name : `.${s.name}`;
     const key = `${path}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
