@@ -29,6 +29,59 @@ TABLE account
   CONSTRAINT account_pkey PRIMARY KEY (account_id)
   CONSTRAINT account_status_check CHECK ((status = ANY (ARRAY['active'::text, 'closed'::text])))
 
+TABLE adjustment
+  adjustment_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  account_id bigint NOT NULL
+  kind text NOT NULL
+  amount numeric(20,4) NOT NULL
+  adjustment_date date NOT NULL
+  reason text NOT NULL
+  bill_id bigint
+  entry_id bigint NOT NULL
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  CONSTRAINT adjustment_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
+  CONSTRAINT adjustment_amount_check CHECK ((amount > (0)::numeric))
+  CONSTRAINT adjustment_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT adjustment_bill_id_fkey FOREIGN KEY (bill_id) REFERENCES bill(bill_id)
+  CONSTRAINT adjustment_entry_id_fkey FOREIGN KEY (entry_id) REFERENCES ledger_entry(entry_id)
+  CONSTRAINT adjustment_entry_id_key UNIQUE (entry_id)
+  CONSTRAINT adjustment_kind_check CHECK ((kind = ANY (ARRAY['credit'::text, 'debit'::text])))
+  CONSTRAINT adjustment_pkey PRIMARY KEY (adjustment_id)
+  CONSTRAINT adjustment_reason_check CHECK ((reason <> ''::text))
+  CREATE INDEX adjustment_account_idx ON adjustment (account_id, adjustment_id)
+
+TABLE allocation
+  allocation_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  account_id bigint NOT NULL
+  credit_entry_id bigint NOT NULL
+  debit_entry_id bigint NOT NULL
+  payment_id bigint
+  bill_id bigint
+  line_no integer
+  amount numeric(20,4) NOT NULL
+  method text NOT NULL
+  allocated_at timestamp with time zone NOT NULL DEFAULT now()
+  allocated_by text NOT NULL
+  released_at timestamp with time zone
+  released_by text
+  release_reason text
+  CONSTRAINT allocation_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
+  CONSTRAINT allocation_amount_check CHECK ((amount > (0)::numeric))
+  CONSTRAINT allocation_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT allocation_bill_id_fkey FOREIGN KEY (bill_id) REFERENCES bill(bill_id)
+  CONSTRAINT allocation_check CHECK ((credit_entry_id <> debit_entry_id))
+  CONSTRAINT allocation_credit_entry_id_fkey FOREIGN KEY (credit_entry_id) REFERENCES ledger_entry(entry_id)
+  CONSTRAINT allocation_debit_entry_id_fkey FOREIGN KEY (debit_entry_id) REFERENCES ledger_entry(entry_id)
+  CONSTRAINT allocation_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES payment(payment_id)
+  CONSTRAINT allocation_pkey PRIMARY KEY (allocation_id)
+  CREATE INDEX allocation_bill_idx ON allocation (bill_id) WHERE (bill_id IS NOT NULL)
+  CREATE INDEX allocation_credit_idx ON allocation (credit_entry_id) WHERE (released_at IS NULL)
+  CREATE INDEX allocation_debit_idx ON allocation (debit_entry_id, line_no) WHERE (released_at IS NULL)
+  CREATE INDEX allocation_payment_idx ON allocation (payment_id) WHERE (payment_id IS NOT NULL)
+
 TABLE app
   app_code integer NOT NULL IDENTITY
   name text NOT NULL
@@ -66,6 +119,45 @@ TABLE batch
   CONSTRAINT batch_app_code_batch_code_key UNIQUE (app_code, batch_code)
   CONSTRAINT batch_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT batch_pkey PRIMARY KEY (batch_id)
+
+TABLE bill
+  bill_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  term_id bigint NOT NULL
+  subscription_id bigint NOT NULL
+  account_id bigint NOT NULL
+  bill_number bigint NOT NULL
+  bill_date date NOT NULL
+  due_date date NOT NULL
+  period_start date NOT NULL
+  period_end date NOT NULL
+  charges numeric(20,4) NOT NULL
+  tax numeric(20,4) NOT NULL
+  total numeric(20,4) NOT NULL
+  balance_brought_forward numeric(20,4) NOT NULL
+  total_due numeric(20,4) NOT NULL
+  estimated boolean NOT NULL DEFAULT false
+  lines jsonb NOT NULL
+  status text NOT NULL DEFAULT 'draft'::text
+  posted_at timestamp with time zone
+  withdrawn_at timestamp with time zone
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINT bill_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
+  CONSTRAINT bill_app_code_bill_number_key UNIQUE (app_code, bill_number)
+  CONSTRAINT bill_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT bill_check CHECK (((total = (charges + tax)) AND (total_due = (total + balance_brought_forward))))
+  CONSTRAINT bill_pkey PRIMARY KEY (bill_id)
+  CONSTRAINT bill_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'posted'::text, 'withdrawn'::text])))
+  CONSTRAINT bill_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
+  CONSTRAINT bill_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
+  CREATE INDEX bill_account_idx ON bill (account_id, bill_id)
+  CREATE UNIQUE INDEX bill_one_per_subscription ON bill (term_id, subscription_id) WHERE (status <> 'withdrawn'::text)
+
+TABLE bill_number_counter
+  app_code integer NOT NULL
+  last_number bigint NOT NULL DEFAULT 0
+  CONSTRAINT bill_number_counter_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT bill_number_counter_pkey PRIMARY KEY (app_code)
 
 TABLE idempotency_key
   app_code integer NOT NULL
@@ -126,6 +218,73 @@ TABLE ledger_entry
   CONSTRAINT ledger_entry_pkey PRIMARY KEY (entry_id)
   CONSTRAINT ledger_entry_reverses_entry_id_fkey FOREIGN KEY (reverses_entry_id) REFERENCES ledger_entry(entry_id)
   CREATE INDEX ledger_entry_account_idx ON ledger_entry (account_id, entry_date, entry_id)
+  CREATE INDEX ledger_entry_bill_idx ON ledger_entry (bill_id) WHERE (bill_id IS NOT NULL)
+  CREATE INDEX ledger_entry_payment_idx ON ledger_entry (payment_id) WHERE (payment_id IS NOT NULL)
+
+TABLE open_item
+  entry_id bigint NOT NULL
+  app_code integer NOT NULL
+  account_id bigint NOT NULL
+  open_amount numeric(20,4) NOT NULL
+  CONSTRAINT open_item_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
+  CONSTRAINT open_item_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT open_item_entry_id_fkey FOREIGN KEY (entry_id) REFERENCES ledger_entry(entry_id)
+  CONSTRAINT open_item_pkey PRIMARY KEY (entry_id)
+  CREATE INDEX open_item_account_idx ON open_item (app_code, account_id)
+  CREATE INDEX open_item_credit_idx ON open_item (app_code, account_id) WHERE (open_amount < (0)::numeric)
+
+TABLE payment
+  payment_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  account_id bigint NOT NULL
+  reference text NOT NULL
+  amount numeric(20,4) NOT NULL
+  payment_date date NOT NULL
+  channel text NOT NULL
+  cash_account_id integer NOT NULL DEFAULT 0
+  description text NOT NULL DEFAULT ''::text
+  import_id bigint
+  import_row integer
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  CONSTRAINT payment_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
+  CONSTRAINT payment_amount_check CHECK ((amount > (0)::numeric))
+  CONSTRAINT payment_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT payment_app_code_reference_key UNIQUE (app_code, reference)
+  CONSTRAINT payment_import_id_fkey FOREIGN KEY (import_id) REFERENCES payment_import(import_id)
+  CONSTRAINT payment_pkey PRIMARY KEY (payment_id)
+  CREATE INDEX payment_account_idx ON payment (account_id, payment_date, payment_id)
+  CREATE INDEX payment_app_date_idx ON payment (app_code, payment_date, payment_id)
+
+TABLE payment_import
+  import_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  file_name text
+  file_hash text NOT NULL
+  format text NOT NULL
+  row_count integer NOT NULL
+  skipped integer NOT NULL DEFAULT 0
+  total numeric(20,4) NOT NULL
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  CONSTRAINT payment_import_app_code_file_hash_key UNIQUE (app_code, file_hash)
+  CONSTRAINT payment_import_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT payment_import_format_check CHECK ((format = ANY (ARRAY['csv'::text, 'json'::text])))
+  CONSTRAINT payment_import_pkey PRIMARY KEY (import_id)
+
+TABLE payment_reversal
+  payment_id bigint NOT NULL
+  app_code integer NOT NULL
+  reason text NOT NULL
+  reversal_date date NOT NULL
+  entry_id bigint NOT NULL
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  CONSTRAINT payment_reversal_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT payment_reversal_entry_id_fkey FOREIGN KEY (entry_id) REFERENCES ledger_entry(entry_id)
+  CONSTRAINT payment_reversal_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES payment(payment_id)
+  CONSTRAINT payment_reversal_pkey PRIMARY KEY (payment_id)
+  CONSTRAINT payment_reversal_reason_check CHECK ((reason <> ''::text))
 
 TABLE plant
   plant_id bigint NOT NULL IDENTITY
@@ -236,5 +395,96 @@ TABLE subscription_event
   CONSTRAINT subscription_event_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
   CREATE INDEX subscription_event_subscription_idx ON subscription_event (subscription_id, event_id)
 
+TABLE term
+  term_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  service_id bigint NOT NULL
+  service_version_id bigint NOT NULL
+  batch_id bigint NOT NULL
+  billing_period_id integer NOT NULL
+  label text NOT NULL
+  start_date date NOT NULL
+  end_date date NOT NULL
+  due_date date NOT NULL
+  post_type text NOT NULL
+  status text NOT NULL DEFAULT 'Draft'::text
+  roster_loaded_at timestamp with time zone
+  validated_at timestamp with time zone
+  approved_at timestamp with time zone
+  reading_watermark bigint
+  exceptions jsonb NOT NULL DEFAULT '[]'::jsonb
+  exception_count integer NOT NULL DEFAULT 0
+  shedule_time timestamp without time zone
+  run_at timestamp with time zone
+  job_round integer NOT NULL DEFAULT 0
+  job_started_at timestamp with time zone
+  job_finished_at timestamp with time zone
+  job_last_error text
+  chunks_total integer NOT NULL DEFAULT 0
+  chunks_done integer NOT NULL DEFAULT 0
+  subscription_count integer NOT NULL DEFAULT 0
+  reading_count integer NOT NULL DEFAULT 0
+  bill_count integer NOT NULL DEFAULT 0
+  failure_count integer NOT NULL DEFAULT 0
+  total_charges numeric(20,4) NOT NULL DEFAULT 0
+  total_tax numeric(20,4) NOT NULL DEFAULT 0
+  total_amount numeric(20,4) NOT NULL DEFAULT 0
+  total_brought_forward numeric(20,4) NOT NULL DEFAULT 0
+  total_due numeric(20,4) NOT NULL DEFAULT 0
+  posted_at timestamp with time zone
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  modified_at timestamp with time zone NOT NULL DEFAULT now()
+  modified_by text NOT NULL
+  CONSTRAINT term_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT term_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batch(batch_id)
+  CONSTRAINT term_check CHECK (((start_date <= end_date) AND (end_date <= due_date)))
+  CONSTRAINT term_no_overlap EXCLUDE USING gist (app_code WITH =, service_id WITH =, batch_id WITH =, daterange(start_date, end_date, '[]'::text) WITH &&) WHERE ((status <> 'Cancelled'::text))
+  CONSTRAINT term_pkey PRIMARY KEY (term_id)
+  CONSTRAINT term_service_id_fkey FOREIGN KEY (service_id) REFERENCES service(service_id)
+  CONSTRAINT term_service_version_id_fkey FOREIGN KEY (service_version_id) REFERENCES service_version(service_version_id)
+  CONSTRAINT term_status_check CHECK ((status = ANY (ARRAY['Draft'::text, 'Loaded'::text, 'Validated'::text, 'Approved'::text, 'Scheduled'::text, 'Processing'::text, 'Processed'::text, 'Failed'::text, 'Posted'::text, 'Cancelled'::text])))
+  CREATE INDEX term_app_idx ON term (app_code, term_id)
+  CREATE UNIQUE INDEX term_period_key ON term (app_code, service_id, batch_id, billing_period_id) WHERE (status <> 'Cancelled'::text)
+
+TABLE term_chunk
+  term_id bigint NOT NULL
+  round integer NOT NULL
+  chunk_no integer NOT NULL
+  from_id bigint NOT NULL
+  to_id bigint NOT NULL
+  done_at timestamp with time zone
+  bills integer NOT NULL DEFAULT 0
+  failures integer NOT NULL DEFAULT 0
+  CONSTRAINT term_chunk_pkey PRIMARY KEY (term_id, round, chunk_no)
+  CONSTRAINT term_chunk_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
+
+TABLE term_failure
+  term_id bigint NOT NULL
+  subscription_id bigint NOT NULL
+  code text NOT NULL
+  reason text NOT NULL
+  details jsonb NOT NULL DEFAULT '[]'::jsonb
+  failed_at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINT term_failure_pkey PRIMARY KEY (term_id, subscription_id)
+  CONSTRAINT term_failure_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
+  CONSTRAINT term_failure_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
+
+TABLE term_subscription
+  term_id bigint NOT NULL
+  subscription_id bigint NOT NULL
+  CONSTRAINT term_subscription_pkey PRIMARY KEY (term_id, subscription_id)
+  CONSTRAINT term_subscription_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
+  CONSTRAINT term_subscription_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
+
+TABLE worker_heartbeat
+  pool_id text NOT NULL
+  host text NOT NULL
+  pid integer NOT NULL
+  started_at timestamp with time zone NOT NULL DEFAULT now()
+  beat_at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINT worker_heartbeat_pkey PRIMARY KEY (pool_id)
+
 FUNCTION ledger_entry_apply()
 FUNCTION ledger_entry_immutable()
+FUNCTION ledger_entry_open()

@@ -1,0 +1,69 @@
+import type { Queryable } from '../db/pool.ts';
+import { validationFailed } from '../http/errors.ts';
+import type { RatedLine } from '../rating/index.ts';
+import { dmyFromIso } from '../terms/dates.ts';
+import { money } from '../terms/termRecord.ts';
+import type { BillRecord, GetBillsData } from './schemas.ts';
+import { explainLine } from './explain.ts';
+
+type BillRow = {
+  bill_id: string;
+  bill_number: string;
+  term_id: string;
+  subscription_id: string;
+  account_id: string;
+  account_number: string;
+  bill_date: string;
+  due_date: string;
+  period_start: string;
+  period_end: string;
+  charges: string;
+  tax: string;
+  total: string;
+  balance_brought_forward: string;
+  total_due: string;
+  estimated: boolean;
+  status: string;
+  posted_at: string | null;
+  lines: RatedLine[];
+  minor_units: number;
+};
+
+/** Bills of the caller's app by term, account, bill id or number, each with its lines and their explanation. */
+export async function getBills(db: Queryable, appCode: number, f: GetBillsData): Promise<BillRecord[]> {
+  if (f.termID === undefined && f.accountID === undefined && f.billID === undefined && f.billNumber === undefined) {
+    throw validationFailed([{ path: 'data', message: 'give termID, accountID, billID or billNumber' }]);
+  }
+  const r = await db.query<BillRow>(
+    `SELECT b.bill_id, b.bill_number, b.term_id, b.subscription_id, b.account_id, ac.account_number, b.bill_date, b.due_date,
+            b.period_start, b.period_end, b.charges, b.tax, b.total, b.balance_brought_forward, b.total_due, b.estimated,
+            b.status, to_char(b.posted_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS posted_at, b.lines, a.minor_units
+       FROM bill b JOIN account ac ON ac.account_id = b.account_id JOIN app a ON a.app_code = b.app_code
+      WHERE b.app_code = $1 AND ($2::bigint IS NULL OR b.term_id = $2) AND ($3::bigint IS NULL OR b.account_id = $3)
+        AND ($4::bigint IS NULL OR b.bill_id = $4) AND ($5::bigint IS NULL OR b.bill_number = $5)
+        AND ($6::text IS NULL OR b.status = $6) AND b.bill_id > $7
+      ORDER BY b.bill_id LIMIT $8`,
+    [appCode, f.termID ?? null, f.accountID ?? null, f.billID ?? null, f.billNumber ?? null, f.status ?? null, f.afterBillID ?? 0, f.limit ?? 100],
+  );
+  return r.rows.map((b) => ({
+    billID: Number(b.bill_id),
+    billNumber: Number(b.bill_number),
+    termID: Number(b.term_id),
+    subscriptionID: Number(b.subscription_id),
+    accountID: Number(b.account_id),
+    accountNumber: b.account_number,
+    billDate: dmyFromIso(b.bill_date),
+    dueDate: dmyFromIso(b.due_date),
+    periodStart: dmyFromIso(b.period_start),
+    periodEnd: dmyFromIso(b.period_end),
+    charges: money(b.charges, b.minor_units),
+    tax: money(b.tax, b.minor_units),
+    total: money(b.total, b.minor_units),
+    balanceBroughtForward: money(b.balance_brought_forward, b.minor_units),
+    totalDue: money(b.total_due, b.minor_units),
+    estimated: b.estimated,
+    status: b.status,
+    postedAt: b.posted_at,
+    lines: b.lines.map((l) => ({ ...l, explanation: explainLine(l) })),
+  }));
+}

@@ -1,0 +1,54 @@
+import { Type, type Static } from 'typebox';
+
+const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991 });
+
+export const GetBillsData = Type.Object(
+  {
+    termID: Type.Optional(Id),
+    accountID: Type.Optional(Id),
+    billID: Type.Optional(Id),
+    billNumber: Type.Optional(Id),
+    status: Type.Optional(Type.Enum(['draft', 'posted', 'withdrawn'])),
+    afterBillID: Type.Optional(Type.Integer({ minimum: 0, maximum: 9007199254740991, description: 'paging: bills with a larger billID' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'default 100' })),
+  },
+  { additionalProperties: false, description: 'at least one of termID, accountID, billID, billNumber' },
+);
+export type GetBillsData = Static<typeof GetBillsData>;
+
+const Money = Type.String();
+
+export const BillLine = Type.Object({
+  componentCode: Type.String(),
+  name: Type.String(),
+  category: Type.String({ description: "'charge' or 'tax'" }),
+  quantity: Type.String(),
+  unit: Type.Optional(Type.String()),
+  rate: Type.Optional(Type.String()),
+  amount: Money,
+  explanation: Type.String({ description: 'the trace in words' }),
+  trace: Type.Unknown({ description: 'how the amount was reached: readings, tiers with their quantities and rates, proration, limits, rounding' }),
+});
+
+export const BillRecord = Type.Object({
+  billID: Type.Integer(),
+  billNumber: Type.Integer(),
+  termID: Type.Integer(),
+  subscriptionID: Type.Integer(),
+  accountID: Type.Integer(),
+  accountNumber: Type.String(),
+  billDate: Type.String({ description: 'dd/mm/yyyy' }),
+  dueDate: Type.String(),
+  periodStart: Type.String(),
+  periodEnd: Type.String(),
+  charges: Money,
+  tax: Money,
+  total: Money,
+  balanceBroughtForward: Money,
+  totalDue: Money,
+  estimated: Type.Boolean(),
+  status: Type.String(),
+  postedAt: Type.Union([Type.String(), Type.Null()]),
+  lines: Type.Array(BillLine),
+});
+export type BillRecord = Static<typeof BillRecord>;

@@ -1,0 +1,87 @@
+// SQL for bills: the bulk write of a chunk's bills (COPY), posting, withdrawal and reads.
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { Queryable } from '../db/pool.ts';
+import type { RatedBill } from '../rating/index.ts';
+
+export type NewBill = {
+  subscriptionId: string;
+  accountId: string;
+  bill: RatedBill;
+};
+
+export const BILL_COPY_COLUMNS =
+  'app_code, term_id, subscription_id, account_id, bill_number, bill_date, due_date, period_start, period_end, ' +
+  'charges, tax, total, balance_brought_forward, total_due, estimated, lines';
+
+// COPY's text format gives backslash a meaning; JSON escapes (\" \n \u00e9) must reach
+// the server as written, so every backslash is doubled. JSON text has no raw tab or newline.
+const copyText = (s: string) => (s.indexOf('\\') === -1 ? s : s.replaceAll('\\', '\\\\'));
+
+/** One COPY row of a bill (columns as BILL_COPY_COLUMNS). */
+export function billRow(appCode: number, termId: string, number: bigint, billDate: string, dueDate: string, b: NewBill): string {
+  const r = b.bill;
+  return (
+    `${appCode}\t${termId}\t${b.subscriptionId}\t${b.accountId}\t${number}\t${billDate}\t${dueDate}\t` +
+    `${r.activePeriod.start}\t${r.activePeriod.end}\t${r.charges}\t${r.tax}\t${r.total}\t` +
+    `${r.balanceBroughtForward}\t${r.totalDue}\t${r.estimated ? 't' : 'f'}\t${copyText(JSON.stringify(r.lines))}\n`
+  );
+}
+
+/**
+ * Writes rows built by billRow with one COPY. Rows are
+ * streamed in slices so a chunk's bills never sit in memory as one huge string.
+ */
+export async function copyBills(client: pg.PoolClient, rows: Iterable<string>): Promise<void> {
+  const stream = client.query(copyFrom(`COPY bill (${BILL_COPY_COLUMNS}) FROM STDIN`));
+  await pipeline(Readable.from(slices(rows)), stream);
+}
+
+function* slices(rows: Iterable<string>): Generator<string> {
+  let buf = '';
+  for (const row of rows) {
+    buf += row;
+    if (buf.length > 1 << 20) {
+      yield buf;
+      buf = '';
+    }
+  }
+  if (buf !== '') yield buf;
+}
+
+/** The next `count` bill numbers of the app, taken in the caller's transaction: [first, last]. */
+export async function takeBillNumbers(db: Queryable, appCode: number, count: number): Promise<bigint> {
+  const r = await db.query<{ last_number: string }>(
+    `INSERT INTO bill_number_counter AS c (app_code, last_number) VALUES ($1, $2)
+     ON CONFLICT (app_code) DO UPDATE SET last_number = c.last_number + EXCLUDED.last_number
+     RETURNING last_number`,
+    [appCode, count],
+  );
+  return BigInt(r.rows[0]!.last_number) - BigInt(count) + 1n;
+}
+
+/**
+ * Posts a term's draft bills: each becomes 'posted' and adds one ledger entry of its
+ * total to its account (the brought-forward balance is in the ledger already), in the
+ * caller's transaction. Answers how many were posted.
+ */
+export async function postTermBills(db: Queryable, termId: string, by: string): Promise<number> {
+  const r = await db.query(
+    `WITH posted AS (
+       UPDATE bill SET status = 'posted', posted_at = now()
+        WHERE term_id = $1 AND status = 'draft'
+        RETURNING bill_id, app_code, account_id, bill_date, total, bill_number)
+     INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, bill_id, description, created_by)
+     SELECT app_code, account_id, bill_date, 'bill', total, bill_id, 'Bill ' || bill_number, $2 FROM posted`,
+    [termId, by],
+  );
+  return r.rowCount ?? 0;
+}
+
+/** Withdraws a term's draft bills (reverse-term); they keep their numbers. */
+export async function withdrawTermBills(db: Queryable, termId: string): Promise<number> {
+  const r = await db.query(`UPDATE bill SET status = 'withdrawn', withdrawn_at = now() WHERE term_id = $1 AND status = 'draft'`, [termId]);
+  return r.rowCount ?? 0;
+}

@@ -1,0 +1,20 @@
+import type pg from 'pg';
+import { inTransaction } from '../db/pool.ts';
+import { notFound } from '../http/errors.ts';
+import type { Caller } from '../auth/roles.ts';
+import { moveTerm } from './states.ts';
+import { lockTerm, readingWatermark, setStatus } from './store.ts';
+
+/**
+ * Step 5: freezes the roster and the readings (the watermark). Exceptions that remain
+ * are accepted: those subscriptions fail in the run, recorded with their reason.
+ */
+export async function approveTerm(db: pg.Pool, caller: Caller, termId: number): Promise<void> {
+  await inTransaction(db, async (tx) => {
+    const term = await lockTerm(tx, caller.appCode, termId);
+    if (!term) throw notFound('term', 'data.termID');
+    const status = moveTerm(term.status, 'approve');
+    const mark = await readingWatermark(tx);
+    await setStatus(tx, term.term_id, status, caller.email, 'approved_at = now(), reading_watermark = $4', [mark]);
+  });
+}

@@ -1,0 +1,71 @@
+import type pg from 'pg';
+import { inTransaction } from '../db/pool.ts';
+import { conflict, notFound, validationFailed, type ErrorDetail } from '../http/errors.ts';
+import type { Caller } from '../auth/roles.ts';
+import { isoFromDmy } from './dates.ts';
+import type { MakeTermData } from './schemas.ts';
+
+/**
+ * Step 1: a term for one template, batch and billing period, keeping the template's
+ * current version. The database refuses a second term for the same three, and a term
+ * of the same template and batch whose dates overlap (concurrent calls included).
+ */
+export async function makeTerm(db: pg.Pool, caller: Caller, data: MakeTermData): Promise<string> {
+  const issues: ErrorDetail[] = [];
+  const date = (text: string | undefined, path: string) => {
+    if (text === undefined) return undefined;
+    const iso = isoFromDmy(text);
+    if (iso === null) issues.push({ path, message: 'is not a calendar date (dd/mm/yyyy)' });
+    return iso ?? undefined;
+  };
+  const start = date(data.startDate, 'data.startDate');
+  const end = date(data.endDate, 'data.endDate');
+  const due = date(data.dueDate, 'data.dueDate');
+  if (start && end && end < start) issues.push({ path: 'data.endDate', message: 'is before startDate' });
+  if (end && due && due < end) issues.push({ path: 'data.dueDate', message: 'is before endDate' });
+  if (issues.length > 0) throw validationFailed(issues);
+
+  return inTransaction(db, async (tx) => {
+    const found = await tx.query<{
+      service_id: string;
+      archive_status: number;
+      service_version_id: string;
+      name: string;
+      due_date_offset: number;
+      post_type: string;
+      batch_id: string | null;
+      billed_in_batch: boolean;
+    }>(
+      `SELECT s.service_id, s.archive_status, v.service_version_id, v.definition->>'name' AS name,
+              (v.definition->>'dueDateOffset')::int AS due_date_offset, v.definition->>'postType' AS post_type,
+              b.batch_id, EXISTS (SELECT 1 FROM service_batch sb WHERE sb.service_id = s.service_id AND sb.batch_id = b.batch_id) AS billed_in_batch
+         FROM service s
+         JOIN service_version v ON v.service_id = s.service_id AND v.version = s.current_version
+         LEFT JOIN batch b ON b.app_code = s.app_code AND b.batch_code = $3
+        WHERE s.app_code = $1 AND s.service_code = $2`,
+      [caller.appCode, data.serviceCode, data.batchCode],
+    );
+    const svc = found.rows[0];
+    if (!svc) throw notFound('pricing template', 'data.serviceCode');
+    if (svc.archive_status === 1) throw validationFailed([{ path: 'data.serviceCode', message: 'the template is archived' }]);
+    if (svc.batch_id === null) throw notFound('batch', 'data.batchCode');
+    if (!svc.billed_in_batch) throw validationFailed([{ path: 'data.batchCode', message: "is not one of the template's batches" }]);
+
+    const label = data.label ?? `${svc.name} ${data.batchCode} ${data.startDate} to ${data.endDate}`;
+    try {
+      const r = await tx.query<{ term_id: string }>(
+        `INSERT INTO term (app_code, service_id, service_version_id, batch_id, billing_period_id, label,
+                           start_date, end_date, due_date, post_type, created_by, modified_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, coalesce($9::date, $8::date + $10::int), $11, $12, $12)
+         RETURNING term_id`,
+        [caller.appCode, svc.service_id, svc.service_version_id, svc.batch_id, data.billingPeriodID, label, start, end, due ?? null, svc.due_date_offset, data.postType ?? svc.post_type, caller.email],
+      );
+      return r.rows[0]!.term_id;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === '23505') throw conflict('A term for this template, batch and billing period exists already.', 'data.billingPeriodID');
+      if (code === '23P01') throw conflict('A term of this template and batch already covers some of these dates.', 'data.startDate');
+      throw err;
+    }
+  });
+}

@@ -1,0 +1,67 @@
+import type pg from 'pg';
+import { inTransaction } from '../db/pool.ts';
+import { invalidState, notFound, validationFailed } from '../http/errors.ts';
+import type { Caller } from '../auth/roles.ts';
+import { dayNumber, RatingError } from '../rating/index.ts';
+import { moveTerm, type TermMove } from './states.ts';
+import { lockTerm, readingWatermark, setStatus } from './store.ts';
+import { addPlanJob } from './jobs.ts';
+
+/** 'YYYY-MM-DDThh:mm:ss' that names a real moment of a calendar day, or false. */
+function isLocalDateTime(text: string): boolean {
+  try {
+    dayNumber(text.slice(0, 10));
+  } catch (err) {
+    if (err instanceof RatingError) return false;
+    throw err;
+  }
+  const [h, m, s] = text.slice(11).split(':').map(Number) as [number, number, number];
+  return h < 24 && m < 60 && s < 60;
+}
+
+/**
+ * Step 6: registers the run as a job at sheduleTime, read in the app's time zone (now,
+ * a past time or none: at once). The move and the job are one transaction; a second
+ * call finds the term Scheduled (or further) and is refused.
+ */
+export async function processTerm(db: pg.Pool, caller: Caller, termId: number, sheduleTime: string | undefined): Promise<void> {
+  if (sheduleTime !== undefined && !isLocalDateTime(sheduleTime)) {
+    throw validationFailed([{ path: 'data.sheduleTime', message: 'is not a real date and time (YYYY-MM-DDThh:mm:ss)' }]);
+  }
+  await schedule(db, caller, termId, 'process', sheduleTime);
+}
+
+/** Rates again, alone, the roster subscriptions of a processed term that failed, with the readings as they are now. */
+export async function retryFailures(db: pg.Pool, caller: Caller, termId: number): Promise<void> {
+  await schedule(db, caller, termId, 'retryFailures', undefined);
+}
+
+async function schedule(db: pg.Pool, caller: Caller, termId: number, move: TermMove, sheduleTime: string | undefined): Promise<void> {
+  await inTransaction(db, async (tx) => {
+    const term = await lockTerm(tx, caller.appCode, termId);
+    if (!term) throw notFound('term', 'data.termID');
+    const status = moveTerm(term.status, move);
+    if (move === 'retryFailures' && term.failure_count === 0) throw invalidState('The term has no failed subscriptions to process again.');
+    const when = await tx.query<{ shedule_time: string; run_at: string }>(
+      `SELECT to_char(coalesce($1::timestamp, now() AT TIME ZONE a.time_zone), 'YYYY-MM-DD"T"HH24:MI:SS') AS shedule_time,
+              greatest(now(), coalesce($1::timestamp AT TIME ZONE a.time_zone, now())) AS run_at
+         FROM app a WHERE a.app_code = $2`,
+      [sheduleTime ?? null, caller.appCode],
+    );
+    const { shedule_time, run_at } = when.rows[0]!;
+    const round = term.job_round + 1;
+    // A retry reads the readings fixed since approval: a new watermark (billed
+    // subscriptions are not rated again, so theirs do not matter).
+    const mark = move === 'retryFailures' ? await readingWatermark(tx) : term.reading_watermark;
+    await setStatus(
+      tx,
+      term.term_id,
+      status,
+      caller.email,
+      `shedule_time = $4::timestamp, run_at = $5, job_round = $6, job_started_at = NULL, job_finished_at = NULL,
+       job_last_error = NULL, chunks_total = 0, chunks_done = 0, reading_watermark = $7`,
+      [shedule_time, run_at, round, mark],
+    );
+    await addPlanJob(tx, term.term_id, round, run_at);
+  });
+}

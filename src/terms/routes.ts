@@ -1,0 +1,143 @@
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import { operation, requestSchema, type OperationContext, type Services } from '../http/operation.ts';
+import { CaptureReadingsData, GetTermsData, MakeTermData, ProcessTermData, TermRecord, TermRef, ValidateTermData, ValidationAnswer } from './schemas.ts';
+import { makeTerm } from './makeTerm.ts';
+import { listTerms } from './store.ts';
+import { termRecord } from './termRecord.ts';
+import { loadSubscriptions } from './loadSubscriptions.ts';
+import { captureReadings } from './captureReadings.ts';
+import { validateTerm } from './validateTerm.ts';
+import { approveTerm } from './approveTerm.ts';
+import { processTerm, retryFailures } from './processTerm.ts';
+import { cancelTerm } from './cancelTerm.ts';
+import { reverseTerm } from './reverseTerm.ts';
+import { postTerm } from './postTerm.ts';
+
+const Empty = Type.Object({});
+const TAG = 'terms and the bill run';
+
+export async function termRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  operation(app, services, {
+    path: '/billing/terms/make-term',
+    envelope: { method: 'Create', action: 'Create Bill Term', schedule: true },
+    role: 'biller',
+    tag: TAG,
+    summary: 'Create a term',
+    description:
+      "Step 1. One term per template, batch and billingPeriodID (CONFLICT), and no two terms of a template and batch with overlapping dates (CONFLICT). Dates dd/mm/yyyy, startDate <= endDate <= dueDate. Defaults: label, dueDate = endDate + the template's dueDateOffset, postType = the template's. The new termID is in the X-Billrun-Term-Id header.",
+    idempotent: true,
+    body: requestSchema({ method: 'Create', action: 'Create Bill Term', schedule: true }, { data: MakeTermData }),
+    data: Empty,
+    handler: async (body, ctx) => {
+      const id = await makeTerm(ctx.db, ctx.caller, body.data);
+      ctx.reply.header('x-billrun-term-id', id);
+      return {};
+    },
+  });
+
+  operation(app, services, {
+    path: '/billing/terms/get-terms',
+    envelope: { method: 'Retrieve', action: 'Retrieve Terms', schedule: true },
+    role: 'viewer',
+    tag: TAG,
+    summary: 'List terms',
+    description: 'Terms of the app with their counts, totals, job state and progress; filtered by any of the data fields.',
+    body: requestSchema({ method: 'Retrieve', action: 'Retrieve Terms', schedule: true }, { data: Type.Optional(GetTermsData) }),
+    data: Type.Object({ terms: Type.Array(TermRecord) }),
+    handler: async (body, ctx) => ({ terms: (await listTerms(ctx.db, ctx.caller.appCode, body.data ?? {})).map(termRecord) }),
+  });
+
+  const step = (
+    name: string,
+    action: string,
+    summary: string,
+    description: string,
+    run: (termId: number, c: OperationContext) => Promise<unknown>,
+  ) =>
+    operation(app, services, {
+      path: `/billing/terms/${name}`,
+      envelope: { method: 'Update', action, schedule: true },
+      role: 'biller',
+      tag: TAG,
+      summary,
+      description,
+      idempotent: true,
+      body: requestSchema({ method: 'Update', action, schedule: true }, { data: TermRef }),
+      data: Empty,
+      handler: async (body, ctx) => {
+        await run(body.data.termID, ctx);
+        return {};
+      },
+    });
+
+  step('load-subscriptions', 'Load Term Subscriptions', 'Load the roster', "Step 2. The batch's subscriptions to the template active on a day of the term become the roster (again, from Loaded).", (id, c) =>
+    loadSubscriptions(c.db, c.caller, id),
+  );
+
+  operation(app, services, {
+    path: '/billing/terms/capture-readings',
+    envelope: { method: 'Update', action: 'Capture Term Readings', schedule: true },
+    role: 'biller',
+    tag: TAG,
+    summary: 'Capture readings',
+    description:
+      'Step 3. Meter readings for roster subscriptions, all or nothing (each bad row reported by its index). A reading for a day that has one corrects it. Allowed until approval; in a Processed term, for failed subscriptions. The number recorded is in the X-Billrun-Readings header.',
+    idempotent: true,
+    body: requestSchema({ method: 'Update', action: 'Capture Term Readings', schedule: true }, { data: CaptureReadingsData }),
+    data: Empty,
+    handler: async (body, ctx) => {
+      const n = await captureReadings(ctx.db, ctx.caller, body.data.termID, body.data.readings);
+      ctx.reply.header('x-billrun-readings', String(n));
+      return {};
+    },
+  });
+
+  operation(app, services, {
+    path: '/billing/terms/validate-term',
+    envelope: { method: 'Update', action: 'Validate Term', schedule: true },
+    role: 'biller',
+    tag: TAG,
+    summary: 'Validate a term',
+    description:
+      'Step 4. A dry run of every roster bill by the code that bills: exceptions (subscriptions that cannot be billed, consumption far from history) and the preview. estimateMissing first records estimates of missing readings from history.',
+    body: requestSchema({ method: 'Update', action: 'Validate Term', schedule: true }, { data: ValidateTermData }),
+    data: ValidationAnswer,
+    handler: async (body, ctx) =>
+      validateTerm(ctx.db, ctx.caller, body.data.termID, {
+        estimateMissing: body.data.estimateMissing,
+        previewLimit: body.data.previewLimit,
+        chunkSize: ctx.config.billRunChunkSize,
+      }),
+  });
+
+  step('approve-term', 'Approve Term', 'Approve a term', 'Step 5. Freezes the roster and the readings. Remaining exceptions become recorded failures of the run.', (id, c) =>
+    approveTerm(c.db, c.caller, id),
+  );
+
+  operation(app, services, {
+    path: '/billing/terms/process-term',
+    envelope: { method: 'Update', action: 'Process Term', schedule: true },
+    role: 'biller',
+    tag: TAG,
+    summary: 'Process a term',
+    description:
+      "Step 6. Registers the run as a job at sheduleTime (app time zone; now, past or absent: at once). Skipped steps 2 to 5 run first. INVALID_STATE when the term is Scheduled, Processing, Processed or Posted.",
+    idempotent: true,
+    body: requestSchema({ method: 'Update', action: 'Process Term', schedule: true }, { data: ProcessTermData }),
+    data: Empty,
+    handler: async (body, ctx) => {
+      await processTerm(ctx.db, ctx.caller, body.data.termID, body.data.sheduleTime);
+      return {};
+    },
+  });
+
+  step('retry-failures', 'Retry Term Failures', 'Process failed subscriptions again', 'Rates again, alone, the subscriptions of a Processed term that failed, with their readings as they are now.', (id, c) =>
+    retryFailures(c.db, c.caller, id),
+  );
+  step('cancel-term', 'Cancel Term', 'Cancel a term', 'Before processing (a scheduled job is removed). Frees the period and dates.', (id, c) => cancelTerm(c.db, c.caller, id));
+  step('reverse-term', 'Reverse Term', 'Reverse a processed term', 'Withdraws the bills of a Processed, unposted term (they keep their numbers); the term is Loaded again.', (id, c) =>
+    reverseTerm(c.db, c.caller, id),
+  );
+  step('post-term', 'Post Term', 'Post a processed term', "Posts the bills to the accounts' ledger.", (id, c) => postTerm(c.db, c.caller, id));
+}

@@ -1,0 +1,102 @@
+import type pg from 'pg';
+import { inTransaction } from '../db/pool.ts';
+import { Dec } from '../rating/index.ts';
+import { billRow, copyBills, takeBillNumbers } from '../bills/store.ts';
+import { TERM_STATUS } from './states.ts';
+import { readTerm } from './store.ts';
+import { loadRosterInputs, rateRoster, runContext } from './rateRoster.ts';
+import { addFinishJob } from './jobs.ts';
+
+/**
+ * One chunk of a run: rates its roster subscriptions that have no bill yet, then in one
+ * transaction takes its block of bill numbers, writes the bills (COPY), records the
+ * failures, marks the chunk done and adds to the term's progress. The last chunk queues
+ * the finish. Killed at any instant, the chunk either committed (a re-run finds it done)
+ * or left nothing (its numbers go back with it): one bill per subscription, no gaps.
+ */
+export async function runChunk(db: pg.Pool, termId: string, round: number, chunkNo: number): Promise<void> {
+  const found = await db.query<{ from_id: string; to_id: string; done: boolean }>(
+    `SELECT c.from_id, c.to_id, c.done_at IS NOT NULL AS done FROM term_chunk c WHERE c.term_id = $1 AND c.round = $2 AND c.chunk_no = $3`,
+    [termId, round, chunkNo],
+  );
+  const chunk = found.rows[0];
+  if (!chunk || chunk.done) return;
+  const term = await readTerm(db, termId);
+  if (!term || term.status !== TERM_STATUS.Processing || term.job_round !== round) return;
+
+  // The rating, the slow part, holds no lock: workers rate side by side.
+  const ctx = await runContext(db, term);
+  const { rated, failed } = rateRoster(ctx, await loadRosterInputs(db, ctx, chunk.from_id, chunk.to_id));
+  let charges = new Dec(0);
+  let tax = new Dec(0);
+  let total = new Dec(0);
+  let brought = new Dec(0);
+  let due = new Dec(0);
+  for (const { bill } of rated) {
+    charges = charges.plus(bill.charges);
+    tax = tax.plus(bill.tax);
+    total = total.plus(bill.total);
+    brought = brought.plus(bill.balanceBroughtForward);
+    due = due.plus(bill.totalDue);
+  }
+
+  await inTransaction(db, async (tx) => {
+    // Lock order everywhere: term, then the app's bill-number counter.
+    const t = await tx.query<{ status: string; job_round: number; bill_date: string }>(
+      `SELECT t.status, t.job_round, (now() AT TIME ZONE a.time_zone)::date AS bill_date
+         FROM term t JOIN app a ON a.app_code = t.app_code WHERE t.term_id = $1 FOR UPDATE OF t`,
+      [termId],
+    );
+    const now = t.rows[0];
+    if (!now || now.status !== TERM_STATUS.Processing || now.job_round !== round) return;
+    const c = await tx.query('SELECT 1 FROM term_chunk WHERE term_id = $1 AND round = $2 AND chunk_no = $3 AND done_at IS NULL', [termId, round, chunkNo]);
+    if (c.rowCount === 0) return;
+
+    if (rated.length > 0) {
+      let number = await takeBillNumbers(tx, term.app_code, rated.length);
+      const rows = function* () {
+        for (const r of rated) {
+          yield billRow(term.app_code, termId, number++, now.bill_date, term.due_date, {
+            subscriptionId: r.input.subscriptionId,
+            accountId: r.input.accountId,
+            bill: r.bill,
+          });
+        }
+      };
+      await copyBills(tx, rows());
+    }
+    let newFailures = 0;
+    if (failed.length > 0) {
+      const r = await tx.query<{ inserted: boolean }>(
+        `INSERT INTO term_failure (term_id, subscription_id, code, reason, details)
+         SELECT $1, u.sub, u.code, u.reason, u.details FROM unnest($2::bigint[], $3::text[], $4::text[], $5::jsonb[]) AS u(sub, code, reason, details)
+         ON CONFLICT (term_id, subscription_id) DO UPDATE SET code = EXCLUDED.code, reason = EXCLUDED.reason, details = EXCLUDED.details, failed_at = now()
+         RETURNING (xmax = 0) AS inserted`,
+        [termId, failed.map((f) => f.input.subscriptionId), failed.map((f) => f.code), failed.map((f) => f.reason), failed.map((f) => JSON.stringify(f.details))],
+      );
+      newFailures = r.rows.filter((x) => x.inserted).length;
+    }
+    let fixed = 0;
+    if (round > 1 && rated.length > 0) {
+      // A retry: subscriptions that failed before and are billed now are failures no more.
+      const r = await tx.query('DELETE FROM term_failure WHERE term_id = $1 AND subscription_id = ANY($2::bigint[])', [termId, rated.map((x) => x.input.subscriptionId)]);
+      fixed = r.rowCount ?? 0;
+    }
+    await tx.query('UPDATE term_chunk SET done_at = now(), bills = $4, failures = $5 WHERE term_id = $1 AND round = $2 AND chunk_no = $3', [
+      termId,
+      round,
+      chunkNo,
+      rated.length,
+      failed.length,
+    ]);
+    const progress = await tx.query<{ chunks_done: number; chunks_total: number }>(
+      `UPDATE term SET chunks_done = chunks_done + 1, bill_count = bill_count + $2, failure_count = failure_count + $3,
+              total_charges = total_charges + $4, total_tax = total_tax + $5, total_amount = total_amount + $6,
+              total_brought_forward = total_brought_forward + $7, total_due = total_due + $8
+        WHERE term_id = $1 RETURNING chunks_done, chunks_total`,
+      [termId, rated.length, newFailures - fixed, charges.toFixed(), tax.toFixed(), total.toFixed(), brought.toFixed(), due.toFixed()],
+    );
+    const p = progress.rows[0]!;
+    if (p.chunks_done >= p.chunks_total) await addFinishJob(tx, termId, round);
+  });
+}

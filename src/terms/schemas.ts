@@ -1,0 +1,159 @@
+// Request and response shapes of the term operations (interface.md for make-term and
+// process-term; docs/bill-run.md for the rest).
+import { Type, type Static } from 'typebox';
+import { Code } from '../rating/tariff.ts';
+import { POST_TYPES } from '../templates/schemas.ts';
+import { DMY_PATTERN } from './dates.ts';
+import { TERM_STATUSES } from './states.ts';
+
+const DmyDate = Type.String({ pattern: DMY_PATTERN, description: 'dd/mm/yyyy' });
+export const TermId = Type.Integer({ minimum: 1, maximum: 9007199254740991, description: 'from get-terms' });
+const PeriodId = Type.Integer({ minimum: 1, maximum: 2147483647, description: 'chosen by the client, e.g. 202611' });
+
+export const MakeTermData = Type.Object(
+  {
+    serviceCode: Code,
+    batchCode: Code,
+    billingPeriodID: PeriodId,
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'default: "<service> <batch> <start> to <end>"' })),
+    startDate: DmyDate,
+    endDate: DmyDate,
+    dueDate: Type.Optional(Type.String({ pattern: DMY_PATTERN, description: "dd/mm/yyyy; default endDate + the template's dueDateOffset days" })),
+    postType: Type.Optional(Type.Enum([...POST_TYPES], { description: "default: the template's" })),
+  },
+  { additionalProperties: false },
+);
+export type MakeTermData = Static<typeof MakeTermData>;
+
+export const ProcessTermData = Type.Object(
+  {
+    termID: TermId,
+    sheduleTime: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$',
+        description: "YYYY-MM-DDThh:mm:ss in the app's time zone; now or past (or absent) runs at once",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const TermRef = Type.Object({ termID: TermId }, { additionalProperties: false });
+
+export const GetTermsData = Type.Object(
+  {
+    termID: Type.Optional(TermId),
+    serviceCode: Type.Optional(Code),
+    batchCode: Type.Optional(Code),
+    billingPeriodID: Type.Optional(PeriodId),
+    status: Type.Optional(Type.Enum(TERM_STATUSES)),
+  },
+  { additionalProperties: false },
+);
+
+export const ReadingRow = Type.Object(
+  {
+    subscriptionID: Type.Integer({ minimum: 1, maximum: 9007199254740991 }),
+    inputCode: Code,
+    readingDate: DmyDate,
+    value: Type.Union([Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 30 }), Type.Number({ minimum: 0 })]),
+    kind: Type.Optional(Type.Enum(['actual', 'estimated'])),
+    note: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+export type ReadingRow = Static<typeof ReadingRow>;
+
+export const CaptureReadingsData = Type.Object(
+  { termID: TermId, readings: Type.Array(ReadingRow, { minItems: 1, maxItems: 100000 }) },
+  { additionalProperties: false },
+);
+
+export const ValidateTermData = Type.Object(
+  {
+    termID: TermId,
+    estimateMissing: Type.Optional(Type.Boolean({ description: 'estimate missing readings from the subscription history and record them' })),
+    previewLimit: Type.Optional(Type.Integer({ minimum: 0, maximum: 10000, description: 'preview bills listed (default 100); totals cover all' })),
+  },
+  { additionalProperties: false },
+);
+
+const Money = Type.String({ description: 'decimal text, e.g. "1234.50"' });
+
+export const TermException = Type.Object({
+  subscriptionID: Type.Integer(),
+  accountID: Type.Integer(),
+  code: Type.String({ description: 'MISSING_READING, NEGATIVE_CONSUMPTION, UNUSUAL_CONSUMPTION or a rating error code' }),
+  severity: Type.Enum(['error', 'warning']),
+  message: Type.String(),
+  path: Type.Optional(Type.String()),
+});
+export type TermException = Static<typeof TermException>;
+
+export const Totals = Type.Object({
+  charges: Money,
+  tax: Money,
+  total: Money,
+  balanceBroughtForward: Money,
+  totalDue: Money,
+});
+export type Totals = Static<typeof Totals>;
+
+export const TermRecord = Type.Object({
+  termID: Type.Integer(),
+  appCode: Type.Integer(),
+  serviceCode: Type.String(),
+  serviceVersion: Type.Integer({ description: 'the template version this term bills with' }),
+  batchCode: Type.String(),
+  billingPeriodID: Type.Integer(),
+  label: Type.String(),
+  startDate: Type.String(),
+  endDate: Type.String(),
+  dueDate: Type.String(),
+  postType: Type.String(),
+  status: Type.String(),
+  counts: Type.Object({
+    subscriptions: Type.Integer({ description: 'roster' }),
+    readings: Type.Integer({ description: 'roster subscriptions with a reading in the term' }),
+    bills: Type.Integer(),
+    failures: Type.Integer(),
+    exceptions: Type.Integer(),
+  }),
+  totals: Totals,
+  exceptions: Type.Array(TermException, { description: 'of the last validation (the first 100)' }),
+  job: Type.Object({
+    state: Type.Enum(['none', 'scheduled', 'running', 'done', 'failed', 'cancelled']),
+    sheduleTime: Type.Union([Type.String(), Type.Null()]),
+    startedAt: Type.Union([Type.String(), Type.Null()]),
+    finishedAt: Type.Union([Type.String(), Type.Null()]),
+    lastError: Type.Union([Type.String(), Type.Null()]),
+    progress: Type.Object({ chunksTotal: Type.Integer(), chunksDone: Type.Integer(), percent: Type.Integer() }),
+  }),
+  postedAt: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
+  createdBy: Type.String(),
+  modifiedAt: Type.String(),
+  modifiedBy: Type.String(),
+});
+export type TermRecord = Static<typeof TermRecord>;
+
+export const PreviewBill = Type.Object({
+  subscriptionID: Type.Integer(),
+  accountID: Type.Integer(),
+  charges: Money,
+  tax: Money,
+  total: Money,
+  balanceBroughtForward: Money,
+  totalDue: Money,
+  estimated: Type.Boolean(),
+  lines: Type.Array(Type.Object({ componentCode: Type.String(), quantity: Type.String(), rate: Type.Optional(Type.String()), amount: Money })),
+});
+export type PreviewBill = Static<typeof PreviewBill>;
+
+export const ValidationAnswer = Type.Object({
+  exceptions: Type.Array(TermException, { description: "the first 1000" }),
+  exceptionCount: Type.Integer(),
+  estimated: Type.Integer({ description: 'readings estimated and recorded by this call' }),
+  preview: Type.Object({ bills: Type.Integer(), failures: Type.Integer(), totals: Totals }),
+  previewBills: Type.Array(PreviewBill),
+});

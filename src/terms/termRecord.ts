@@ -1,0 +1,70 @@
+import { dmyFromIso } from './dates.ts';
+import type { TermException, TermRecord } from './schemas.ts';
+import type { TermRow } from './store.ts';
+
+const JOB_STATE = {
+  Draft: 'none',
+  Loaded: 'none',
+  Validated: 'none',
+  Approved: 'none',
+  Scheduled: 'scheduled',
+  Processing: 'running',
+  Processed: 'done',
+  Posted: 'done',
+  Failed: 'failed',
+  Cancelled: 'cancelled',
+} as const;
+
+/** The get-terms record of a stored term. */
+export function termRecord(t: TermRow): TermRecord {
+  const state = t.status === 'Cancelled' && t.shedule_time === null ? 'none' : JOB_STATE[t.status];
+  const percent = t.chunks_total === 0 ? (state === 'done' ? 100 : 0) : Math.floor((t.chunks_done * 100) / t.chunks_total);
+  return {
+    termID: Number(t.term_id),
+    appCode: t.app_code,
+    serviceCode: t.service_code,
+    serviceVersion: t.service_version,
+    batchCode: t.batch_code,
+    billingPeriodID: t.billing_period_id,
+    label: t.label,
+    startDate: dmyFromIso(t.start_date),
+    endDate: dmyFromIso(t.end_date),
+    dueDate: dmyFromIso(t.due_date),
+    postType: t.post_type,
+    status: t.status,
+    counts: {
+      subscriptions: t.subscription_count,
+      readings: t.reading_count,
+      bills: t.bill_count,
+      failures: t.failure_count,
+      exceptions: t.exception_count,
+    },
+    totals: {
+      charges: money(t.total_charges, t.minor_units),
+      tax: money(t.total_tax, t.minor_units),
+      total: money(t.total_amount, t.minor_units),
+      balanceBroughtForward: money(t.total_brought_forward, t.minor_units),
+      totalDue: money(t.total_due, t.minor_units),
+    },
+    exceptions: t.exceptions as TermException[],
+    job: {
+      state,
+      sheduleTime: t.shedule_time,
+      startedAt: t.job_started_at,
+      finishedAt: t.job_finished_at,
+      lastError: t.job_last_error,
+      progress: { chunksTotal: t.chunks_total, chunksDone: t.chunks_done, percent },
+    },
+    postedAt: t.posted_at,
+    createdAt: t.created_at,
+    createdBy: t.created_by,
+    modifiedAt: t.modified_at,
+    modifiedBy: t.modified_by,
+  };
+}
+
+/** numeric(20,4) text at the currency's minor unit: the stored sums are sums of rounded amounts, so this only drops zeros. */
+export function money(text: string, minorUnits: number): string {
+  const [int, frac = ''] = text.split('.');
+  return minorUnits === 0 ? (int as string) : `${int}.${frac.padEnd(minorUnits, '0').slice(0, minorUnits)}`;
+}
