@@ -18,6 +18,10 @@ export type Config = {
   bodyLimitBytes: number;
   workerConcurrency: number;
   runWorker: boolean;
+  /** Roster subscriptions rated per bill-run job (one transaction each). */
+  billRunChunkSize: number;
+  /** A worker that has not beaten for this long is dead: its jobs are freed for others. */
+  workerStaleSeconds: number;
 };
 
 export class ConfigError extends Error {
@@ -96,6 +100,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 512 * 1024 * 1024),
     workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64),
     runWorker: env.BILLRUN_WORKER !== '0',
+    billRunChunkSize: int('BILLRUN_CHUNK_SIZE', 5000, 1, 100000),
+    workerStaleSeconds: int('BILLRUN_WORKER_STALE_SECONDS', 30, 2, 4 * 3600),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
