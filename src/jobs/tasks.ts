@@ -3,7 +3,15 @@
 import type { TaskList } from 'graphile-worker';
 import type pg from 'pg';
 import type { Config } from '../config.ts';
+import { TERM_TASKS, type ChunkPayload, type PlanPayload } from '../terms/jobs.ts';
+import { planRun } from '../terms/planRun.ts';
+import { runChunk } from '../terms/runChunk.ts';
+import { finishRun } from '../terms/finishRun.ts';
 
-export function taskList(_db: pg.Pool, _config: Config): TaskList {
-  return {};
+export function taskList(db: pg.Pool, config: Config): TaskList {
+  return {
+    [TERM_TASKS.plan]: async (p) => planRun(db, (p as PlanPayload).termId, (p as PlanPayload).round, config.billRunChunkSize),
+    [TERM_TASKS.chunk]: async (p) => runChunk(db, (p as ChunkPayload).termId, (p as ChunkPayload).round, (p as ChunkPayload).chunk),
+    [TERM_TASKS.finish]: async (p) => finishRun(db, (p as PlanPayload).termId, (p as PlanPayload).round),
+  };
 }
