@@ -12,6 +12,10 @@ import { authenticate } from './http/authenticate.ts';
 import type { Services } from './http/operation.ts';
 import { authRoutes } from './auth/routes.ts';
 import { templateRoutes } from './templates/routes.ts';
+import { paymentRoutes } from './payments/routes.ts';
+import { ledgerRoutes } from './ledger/routes.ts';
+import { termRoutes } from './terms/routes.ts';
+import { billRoutes } from './bills/routes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
 
 export type AppOptions = { config: Config; db: pg.Pool; logger?: boolean | object };
@@ -95,6 +99,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       await authenticate(opts.db, request, false);
     });
     await templateRoutes(scope, services);
+    await paymentRoutes(scope, services);
+    await ledgerRoutes(scope, services);
+    await termRoutes(scope, services);
+    await billRoutes(scope, services);
   });
   await app.register(
     async (scope) => {
