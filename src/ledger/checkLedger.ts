@@ -1,0 +1,92 @@
+// The ledger's proof, for every account of an app (or one): the balance column equals
+// the sum of its entries and the sum of its open items; each open item equals its
+// entry less its live settlements, on the right side of zero; no bill, and no line of
+// a bill, is settled past its amount; no credit is spent past its amount.
+import type { Queryable } from '../db/pool.ts';
+import type { Caller } from '../auth/roles.ts';
+import { findAccount, type AccountRef } from './common.ts';
+
+const MAX_LISTED = 100;
+
+export type LedgerProblem = { accountID: number; entryID: number | null; problem: string; expected: string; actual: string };
+
+export async function checkLedger(db: Queryable, caller: Caller, ref: AccountRef) {
+  const account = ref.accountNumber !== undefined || ref.accountID !== undefined ? await findAccount(db, caller.appCode, ref) : undefined;
+  const params: unknown[] = [caller.appCode];
+  if (account) params.push(account.account_id);
+  const only = (col: string) => (account ? ` AND ${col} = $2` : '');
+
+  const counts = await db.query<{ accounts: string; entries: string }>(
+    `SELECT (SELECT count(*) FROM account a WHERE a.app_code = $1${only('a.account_id')}) AS accounts,
+            (SELECT count(*) FROM ledger_entry e WHERE e.app_code = $1${only('e.account_id')}) AS entries`,
+    params,
+  );
+
+  const balances = await db.query<{ account_id: string; balance: string; entries: string; open: string; balance_ok: boolean; open_ok: boolean }>(
+    `SELECT a.account_id, a.balance, coalesce(s.total, 0) AS entries, coalesce(o.total, 0) AS open,
+            a.balance = coalesce(s.total, 0) AS balance_ok, coalesce(s.total, 0) = coalesce(o.total, 0) AS open_ok
+       FROM account a
+       LEFT JOIN (SELECT account_id, sum(amount) AS total FROM ledger_entry WHERE app_code = $1 GROUP BY account_id) s ON s.account_id = a.account_id
+       LEFT JOIN (SELECT account_id, sum(open_amount) AS total FROM open_item WHERE app_code = $1 GROUP BY account_id) o ON o.account_id = a.account_id
+      WHERE a.app_code = $1${only('a.account_id')}
+        AND (a.balance <> coalesce(s.total, 0) OR coalesce(s.total, 0) <> coalesce(o.total, 0))
+      ORDER BY a.account_id LIMIT ${MAX_LISTED}`,
+    params,
+  );
+
+  // Each entry: amount - settled as a debit + settled as a credit = its open item (0 when none).
+  const items = await db.query<{ account_id: string; entry_id: string; expected: string; actual: string; amount: string }>(
+    `WITH live AS (
+       SELECT entry_id, sum(d) AS debited, sum(c) AS credited FROM (
+         SELECT debit_entry_id AS entry_id, amount AS d, 0 AS c FROM allocation WHERE app_code = $1 AND released_at IS NULL${only('account_id')}
+         UNION ALL
+         SELECT credit_entry_id, 0, amount FROM allocation WHERE app_code = $1 AND released_at IS NULL${only('account_id')}) x
+       GROUP BY entry_id)
+     SELECT e.account_id, e.entry_id, e.amount, e.amount - coalesce(l.debited, 0) + coalesce(l.credited, 0) AS expected,
+            coalesce(o.open_amount, 0) AS actual
+       FROM ledger_entry e
+       LEFT JOIN live l ON l.entry_id = e.entry_id
+       LEFT JOIN open_item o ON o.entry_id = e.entry_id
+      WHERE e.app_code = $1${only('e.account_id')}
+        AND (e.amount - coalesce(l.debited, 0) + coalesce(l.credited, 0) <> coalesce(o.open_amount, 0)
+             OR (e.amount > 0 AND (coalesce(o.open_amount, 0) < 0 OR coalesce(o.open_amount, 0) > e.amount OR coalesce(l.credited, 0) > 0))
+             OR (e.amount < 0 AND (coalesce(o.open_amount, 0) > 0 OR coalesce(o.open_amount, 0) < e.amount OR coalesce(l.debited, 0) > 0))
+             OR (e.amount = 0 AND (l.entry_id IS NOT NULL OR o.entry_id IS NOT NULL)))
+      ORDER BY e.entry_id LIMIT ${MAX_LISTED}`,
+    params,
+  );
+
+  const lines = await db.query<{ account_id: string; entry_id: string; line_no: number; paid: string; line_amount: string | null }>(
+    `SELECT al.account_id, al.debit_entry_id AS entry_id, al.line_no, sum(al.amount) AS paid,
+            (b.lines -> (al.line_no - 1) ->> 'amount') AS line_amount
+       FROM allocation al JOIN bill b ON b.bill_id = al.bill_id
+      WHERE al.app_code = $1 AND al.released_at IS NULL AND al.line_no IS NOT NULL${only('al.account_id')}
+      GROUP BY al.account_id, al.debit_entry_id, al.line_no, b.lines
+     HAVING (b.lines -> (al.line_no - 1) ->> 'amount') IS NULL OR sum(al.amount) > (b.lines -> (al.line_no - 1) ->> 'amount')::numeric
+      ORDER BY al.debit_entry_id, al.line_no LIMIT ${MAX_LISTED}`,
+    params,
+  );
+
+  const problems: LedgerProblem[] = [
+    ...balances.rows.flatMap((b) => [
+      ...(!b.balance_ok ? [{ accountID: Number(b.account_id), entryID: null, problem: 'balance is not the sum of the entries', expected: b.entries, actual: b.balance }] : []),
+      ...(!b.open_ok ? [{ accountID: Number(b.account_id), entryID: null, problem: 'the sum of the entries is not the sum of the open items', expected: b.entries, actual: b.open }] : []),
+    ]),
+    ...items.rows.map((i) => ({ accountID: Number(i.account_id), entryID: Number(i.entry_id), problem: 'open item is not the entry less its settlements', expected: i.expected, actual: i.actual })),
+    ...lines.rows.map((l) => ({
+      accountID: Number(l.account_id),
+      entryID: Number(l.entry_id),
+      problem: l.line_amount === null ? `line ${l.line_no} of the bill does not exist` : `line ${l.line_no} is settled past its amount`,
+      expected: l.line_amount ?? '0',
+      actual: l.paid,
+    })),
+  ];
+  return {
+    check: {
+      ok: problems.length === 0,
+      accounts: Number(counts.rows[0]!.accounts),
+      entries: Number(counts.rows[0]!.entries),
+      problems: problems.slice(0, MAX_LISTED),
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type pg from 'pg';
+import { inTransaction } from '../db/pool.ts';
+import { conflict, validationFailed, type ErrorDetail } from '../http/errors.ts';
+import type { Caller } from '../auth/roles.ts';
+import { appMoney, findAccount, readAmount, readDate } from '../ledger/common.ts';
+import { settleAccounts } from '../settlement/settleAccounts.ts';
+import type { PaymentInput } from './schemas.ts';
+import { insertPayments } from './store.ts';
+
+/**
+ * Records one payment, its ledger entry, and settles it against the account's open
+ * bills, in one transaction. A reference the app has used before is a CONFLICT and
+ * records nothing, so a client that retries without an Idempotency-Key cannot pay twice.
+ */
+export async function makePayment(db: pg.Pool, caller: Caller, input: PaymentInput): Promise<string> {
+  const { minorUnits, today } = await appMoney(db, caller.appCode);
+  const issues: ErrorDetail[] = [];
+  const amount = readAmount(input.amount, minorUnits, 'data.amount', issues);
+  const date = input.paymentDate === undefined ? today : readDate(input.paymentDate, 'data.paymentDate', issues);
+  if (issues.length > 0 || amount === null || date === null) throw validationFailed(issues, 'The payment is not valid.');
+  return inTransaction(db, async (tx) => {
+    const account = await findAccount(tx, caller.appCode, input);
+    const [written] = await insertPayments(
+      tx,
+      caller.appCode,
+      [
+        {
+          accountId: account.account_id,
+          reference: input.reference,
+          amount: amount.toFixed(),
+          paymentDate: date,
+          channel: input.channel,
+          cashAccountId: input.cashAccountID ?? 0,
+          description: input.description ?? '',
+          importRow: null,
+        },
+      ],
+      null,
+      caller.email,
+    );
+    if (!written) throw conflict(`A payment with reference "${input.reference}" is recorded already.`, 'data.reference');
+    await settleAccounts(tx, caller.appCode, [account.account_id], caller.email);
+    return written.payment_id;
+  });
+}
