@@ -1,0 +1,21 @@
+import type { AccountRecord } from './schemas.ts';
+import type { AccountRow } from './store.ts';
+
+export function accountRecord(r: AccountRow): AccountRecord {
+  return {
+    accountID: Number(r.account_id),
+    appCode: r.app_code,
+    accountNumber: r.account_number,
+    name: r.name,
+    email: r.email,
+    phone: r.phone,
+    address: r.address,
+    status: r.status,
+    balance: r.balance,
+    subscriptionCount: Number(r.subscription_count),
+    createdAt: r.created_at,
+    createdBy: r.created_by,
+    modifiedAt: r.modified_at,
+    modifiedBy: r.modified_by,
+  };
+}

@@ -1,0 +1,113 @@
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import { operation, requestSchema, type Services } from '../http/operation.ts';
+import { notFound, validationFailed } from '../http/errors.ts';
+import { Code } from '../rating/tariff.ts';
+import { listEvents, listSubscriptions } from '../subscriptions/store.ts';
+import { subscriptionRecord } from '../subscriptions/subscriptionRecord.ts';
+import { SubscriptionRecord } from '../subscriptions/schemas.ts';
+import { AccountChanges, AccountInput, AccountNumber, AccountRecord, Paging, PagingInput } from './schemas.ts';
+import { ACCOUNT_STATUSES, NO_NUL } from './rules.ts';
+import { makeAccount } from './makeAccount.ts';
+import { updateAccount } from './updateAccount.ts';
+import { listAccounts } from './store.ts';
+import { accountRecord } from './accountRecord.ts';
+
+const Empty = Type.Object({});
+const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991 });
+const TAG = 'accounts';
+
+export async function accountRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  operation(app, services, {
+    path: '/billing/accounts/make-account',
+    envelope: { method: 'Create', action: 'Create Account' },
+    role: 'biller',
+    tag: TAG,
+    summary: 'Create an account',
+    description: 'A customer with a zero balance. accountNumber is unique in the app (CONFLICT otherwise). The new accountID is in the X-Billrun-Account-Id header.',
+    idempotent: true,
+    body: requestSchema({ method: 'Create', action: 'Create Account' }, { data: Type.Object(AccountInput, { additionalProperties: false }) }),
+    data: Empty,
+    handler: async (body, ctx) => {
+      const d = body.data;
+      const id = await makeAccount(ctx.db, ctx.caller, { accountNumber: d.accountNumber, name: d.name, email: d.email ?? null, phone: d.phone ?? null, address: d.address ?? null });
+      ctx.reply.header('x-billrun-account-id', id);
+      return {};
+    },
+  });
+
+  operation(app, services, {
+    path: '/billing/accounts/update-account',
+    envelope: { method: 'Update', action: 'Update Account' },
+    role: 'biller',
+    tag: TAG,
+    summary: 'Update an account',
+    description: 'Changes name, contact (null clears email, phone, address) or status of the account with this accountNumber. The balance is changed only by the ledger.',
+    body: requestSchema({ method: 'Update', action: 'Update Account' }, { data: Type.Object(AccountChanges, { additionalProperties: false }) }),
+    data: Empty,
+    handler: async (body, ctx) => {
+      await updateAccount(ctx.db, ctx.caller, body.data);
+      return {};
+    },
+  });
+
+  operation(app, services, {
+    path: '/billing/accounts/get-accounts',
+    envelope: { method: 'Retrieve', action: 'Retrieve Accounts' },
+    role: 'viewer',
+    tag: TAG,
+    summary: 'List accounts',
+    description:
+      'Filtered by any of accountID, accountNumber, name (contains, any case), email, phone, status, batchCode and serviceCode (accounts with a subscription there that is not terminated); ordered by accountID; limit (default 100, at most 1000) and offset; paging.total counts every match.',
+    body: requestSchema({ method: 'Retrieve', action: 'Retrieve Accounts' }, {
+      data: Type.Optional(
+        Type.Object(
+          {
+            accountID: Type.Optional(Id),
+            accountNumber: Type.Optional(AccountNumber),
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL })),
+            email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, pattern: NO_NUL })),
+            phone: Type.Optional(Type.String({ minLength: 1, maxLength: 40, pattern: NO_NUL })),
+            status: Type.Optional(Type.Enum(ACCOUNT_STATUSES)),
+            batchCode: Type.Optional(Code),
+            serviceCode: Type.Optional(Code),
+            ...PagingInput,
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    }),
+    data: Type.Object({ accounts: Type.Array(AccountRecord), paging: Paging }),
+    handler: async (body, ctx) => {
+      const { limit = 100, offset = 0, ...filters } = body.data ?? {};
+      const { rows, total } = await listAccounts(ctx.db, ctx.caller.appCode, filters, limit, offset);
+      return { accounts: rows.map(accountRecord), paging: { limit, offset, total } };
+    },
+  });
+
+  operation(app, services, {
+    path: '/billing/accounts/get-account',
+    envelope: { method: 'Retrieve', action: 'Retrieve Account' },
+    role: 'viewer',
+    tag: TAG,
+    summary: 'Read one account',
+    description: 'The account with this accountID or accountNumber (NOT_FOUND when there is none), with all its subscriptions and their history.',
+    body: requestSchema({ method: 'Retrieve', action: 'Retrieve Account' }, {
+      data: Type.Object({ accountID: Type.Optional(Id), accountNumber: Type.Optional(AccountNumber) }, { additionalProperties: false }),
+    }),
+    data: Type.Object({ account: AccountRecord, subscriptions: Type.Array(SubscriptionRecord) }),
+    handler: async (body, ctx) => {
+      const { accountID, accountNumber } = body.data;
+      if (accountID === undefined && accountNumber === undefined) throw validationFailed([{ path: 'data.accountNumber', message: 'give accountNumber or accountID' }]);
+      const { rows } = await listAccounts(ctx.db, ctx.caller.appCode, { accountID, accountNumber }, 1, 0);
+      const row = rows[0];
+      if (!row) throw notFound('account', accountNumber !== undefined ? 'data.accountNumber' : 'data.accountID');
+      const subs = await listSubscriptions(ctx.db, ctx.caller.appCode, { accountID: Number(row.account_id) }, 1000, 0);
+      const events = await listEvents(ctx.db, subs.rows.map((s) => s.subscription_id));
+      return {
+        account: accountRecord(row),
+        subscriptions: subs.rows.map((s) => subscriptionRecord(s, events.filter((e) => e.subscription_id === s.subscription_id))),
+      };
+    },
+  });
+}

@@ -1,0 +1,179 @@
+// Where an import's rows come from: a CSV stream or a JSON array. Both give the same
+// ImportRow, so one set of rules checks them; only the paths in errors differ
+// (CSV: rows[<row number>].<column>, the header being row 1; JSON: data.rows[<index>].<field>).
+import type { Readable } from 'node:stream';
+import { parse } from 'csv-parse';
+import type { Inputs, SubscriptionAccess } from '../subscriptions/check.ts';
+import type { ImportKind, RowError } from './store.ts';
+
+export type ImportRow = SubscriptionAccess & {
+  /** CSV: the record number, the header being row 1. JSON: the index plus 1. */
+  row: number;
+  /** What every path of this row starts with. */
+  prefix: string;
+  /** Problems of shape the source found (unknown field, wrong number of fields). */
+  problems: RowError[];
+};
+
+const ACCOUNT_FIELDS = ['accountNumber', 'name', 'email', 'phone', 'address'];
+const SUBSCRIPTION_FIELDS = ['serviceCode', 'batchCode', 'startDate', 'endDate', 'readingDate'];
+export const FIELDS: Record<ImportKind, string[]> = {
+  accounts: [...ACCOUNT_FIELDS, ...SUBSCRIPTION_FIELDS],
+  subscriptions: ['accountNumber', ...SUBSCRIPTION_FIELDS],
+  readings: ['subscriptionID', 'accountNumber', 'serviceCode', 'inputCode', 'readingDate', 'value', 'kind', 'source', 'note'],
+};
+const REQUIRED: Record<ImportKind, string[]> = {
+  accounts: ['accountNumber', 'name'],
+  subscriptions: ['accountNumber', 'serviceCode', 'batchCode', 'startDate'],
+  readings: ['inputCode', 'readingDate', 'value'],
+};
+const CSV_GROUPS = { connection: 'connection', unmetered: 'unmetered', reading: 'reading' } as const;
+const JSON_GROUPS = { connection: 'connectionInputs', unmetered: 'unmeteredInputs', reading: 'openingReadings' } as const;
+type Group = keyof typeof CSV_GROUPS;
+
+/** The import cannot go on: a bad header or a CSV that cannot be parsed. */
+export class SourceError extends Error {
+  readonly errors: RowError[];
+  constructor(errors: RowError[]) {
+    super(errors[0]?.message ?? 'bad source');
+    this.errors = errors;
+  }
+}
+
+export async function* csvRows(input: Readable, kind: ImportKind): AsyncGenerator<ImportRow> {
+  const parser = parse({ bom: true, trim: true, relax_column_count: true, skip_empty_lines: true, max_record_size: 1 << 20 });
+  input.on('error', (err) => parser.destroy(err));
+  input.pipe(parser);
+  let header: string[] | undefined;
+  const scalar = new Map<string, number>();
+  const groups: [Group, string, number][] = [];
+  let n = 0;
+  try {
+    for await (const rec of parser as AsyncIterable<string[]>) {
+      n++;
+      if (!header) {
+        header = rec;
+        readHeader(header, kind, scalar, groups);
+        continue;
+      }
+      const row = n;
+      const prefix = `rows[${row}].`;
+      const problems: RowError[] = [];
+      if (rec.some((v) => v.includes('\u0000'))) problems.push({ row, column: '', path: `rows[${row}]`, message: 'holds a NUL character, which no field may' });
+      if (rec.length !== header.length) {
+        problems.push({ row, column: '', path: `rows[${row}]`, message: `has ${rec.length} fields where the header has ${header.length}` });
+      }
+      const group = (g: Group): Inputs | undefined => {
+        let out: Inputs | undefined;
+        for (const [gg, code, i] of groups) {
+          if (gg !== g) continue;
+          const v = rec[i];
+          if (v === undefined || v === '') continue;
+          (out ??= {})[code] = v;
+        }
+        return out;
+      };
+      yield {
+        row,
+        prefix,
+        problems,
+        get: (f) => {
+          const i = scalar.get(f);
+          return i === undefined ? undefined : rec[i];
+        },
+        at: (f) => prefix + f,
+        connection: group('connection'),
+        unmetered: group('unmetered'),
+        readings: group('reading'),
+        inputAt: (g, code) => `${prefix}${CSV_GROUPS[g]}${code === undefined ? '' : `.${code}`}`,
+        text: true,
+      };
+    }
+  } catch (err) {
+    if (err instanceof SourceError) throw err;
+    const e = err as { code?: string; lines?: number; message?: string };
+    if (typeof e.code === 'string' && e.code.startsWith('CSV_')) {
+      throw new SourceError([{ row: n + 1, column: '', path: `rows[${n + 1}]`, message: `is not valid CSV (line ${e.lines ?? '?'}): ${e.message}` }]);
+    }
+    throw err;
+  }
+  if (!header) throw new SourceError([{ row: 1, column: '', path: 'rows[1]', message: 'the file is empty: the first row must name the columns' }]);
+}
+
+function readHeader(header: string[], kind: ImportKind, scalar: Map<string, number>, groups: [Group, string, number][]): void {
+  const errors: RowError[] = [];
+  const known = new Set(FIELDS[kind]);
+  const seen = new Set<string>();
+  header.forEach((name, i) => {
+    const at = { row: 1, column: name, path: `rows[1].${name}` };
+    if (seen.has(name)) errors.push({ ...at, message: 'is a column named twice' });
+    seen.add(name);
+    if (known.has(name)) {
+      scalar.set(name, i);
+      return;
+    }
+    const m = /^(connection|unmetered|reading)\.(.+)$/.exec(name);
+    if (m && kind !== 'readings') {
+      groups.push([m[1] as Group, m[2]!, i]);
+      return;
+    }
+    errors.push({
+      ...at,
+      message: `is not a column of a ${kind} import (columns: ${FIELDS[kind].join(', ')}${kind !== 'readings' ? ', connection.<code>, unmetered.<code>, reading.<code>' : ''})`,
+    });
+  });
+  for (const f of REQUIRED[kind]) {
+    if (!scalar.has(f)) errors.push({ row: 1, column: f, path: `rows[1].${f}`, message: `is a required column of a ${kind} import` });
+  }
+  if (kind === 'readings' && !scalar.has('subscriptionID') && !(scalar.has('accountNumber') && scalar.has('serviceCode'))) {
+    errors.push({ row: 1, column: 'subscriptionID', path: 'rows[1].subscriptionID', message: 'is required, or accountNumber and serviceCode' });
+  }
+  if (errors.length > 0) throw new SourceError(errors);
+}
+
+export function* jsonRows(rows: unknown[], kind: ImportKind): Generator<ImportRow> {
+  const known = new Set(FIELDS[kind]);
+  const groupKeys = new Set(kind === 'readings' ? [] : Object.values(JSON_GROUPS));
+  for (let i = 0; i < rows.length; i++) {
+    const prefix = `data.rows[${i}].`;
+    const raw = rows[i];
+    const obj = (raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
+    const problems: RowError[] = [];
+    if (obj !== raw) problems.push({ row: i + 1, column: '', path: `data.rows[${i}]`, message: 'must be an object' });
+    if (holdsNul(obj)) problems.push({ row: i + 1, column: '', path: `data.rows[${i}]`, message: 'holds a NUL character, which no field may' });
+    for (const k of Object.keys(obj)) {
+      if (known.has(k)) continue;
+      if (groupKeys.has(k as never)) {
+        const v = obj[k];
+        if (v !== null && v !== undefined && (typeof v !== 'object' || Array.isArray(v)))
+          problems.push({ row: i + 1, column: k, path: prefix + k, message: 'must be an object keyed by input code' });
+        continue;
+      }
+      problems.push({ row: i + 1, column: k, path: prefix + k, message: 'is not a known field' });
+    }
+    const group = (k: string): Inputs | undefined => {
+      const v = obj[k];
+      return v && typeof v === 'object' && !Array.isArray(v) ? (v as Inputs) : undefined;
+    };
+    yield {
+      row: i + 1,
+      prefix,
+      problems,
+      get: (f) => obj[f],
+      at: (f) => prefix + f,
+      connection: group(JSON_GROUPS.connection),
+      unmetered: group(JSON_GROUPS.unmetered),
+      readings: group(JSON_GROUPS.reading),
+      inputAt: (g, code) => `${prefix}${JSON_GROUPS[g]}${code === undefined ? '' : `.${code}`}`,
+      text: false,
+    };
+  }
+}
+
+/** PostgreSQL text and jsonb refuse the NUL character; a row holding one is refused before it gets there. */
+function holdsNul(v: unknown, depth = 0): boolean {
+  if (typeof v === 'string') return v.includes('\u0000');
+  if (v === null || typeof v !== 'object' || depth > 3) return false;
+  for (const [k, x] of Object.entries(v)) if (k.includes('\u0000') || holdsNul(x, depth + 1)) return true;
+  return false;
+}

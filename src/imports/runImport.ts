@@ -1,0 +1,357 @@
+// One bulk import: rows from a CSV stream or a JSON array, checked by the same rules as
+// the single-record operations, written in chunks with COPY inside ONE transaction that
+// commits only if every row is good. A bad row does not stop the reading: the rest are
+// still checked (and written, so that a duplicate further down is still found), and at
+// the end everything is rolled back and each bad row reported by row, column and reason.
+// Memory stays flat: only one chunk of rows is held at a time; duplicates across chunks
+// are found by the database, which sees this transaction's own earlier chunks.
+import type pg from 'pg';
+import { AppError, type ErrorDetail } from '../http/errors.ts';
+import { checkAccount } from '../accounts/rules.ts';
+import { checkSubscription, type CheckedSubscription, type Issue } from '../subscriptions/check.ts';
+import { loadBatchCodes, loadTemplates, type TemplateContext } from '../subscriptions/templateContext.ts';
+import { checkReadingDate, fitGroups, type MeterSubscription } from '../readings/captureReadings.ts';
+import { checkReadingValue, NOTE_MAX, READING_KINDS, SOURCE, type ChainPoint, type ChainResult } from '../readings/rules.ts';
+import type { MeteredInput } from '../rating/tariff.ts';
+import { allocateIds, copyInto, copyLine, identitySequence } from './copy.ts';
+import { SourceError, type ImportRow } from './rows.ts';
+import { finishJob, insertJob, updateProgress, type ImportKind, type Progress, type RowError } from './store.ts';
+
+export const MAX_REPORTED_ERRORS = 100;
+const CHUNK_ROWS = 5000;
+const PROGRESS_EVERY_MS = 500;
+
+export type ImportCaller = { appCode: number; email: string };
+export type ImportOptions = {
+  kind: ImportKind;
+  format: 'csv' | 'json';
+  rows: AsyncIterable<ImportRow> | Iterable<ImportRow>;
+  fileName?: string | null;
+  dryRun?: boolean;
+  bytesTotal?: number | null;
+  bytesRead?: () => number;
+  onProgress?: (p: Progress) => void;
+  /** Called with the job id as soon as it exists (before any row is read). */
+  onStart?: (importId: string) => void;
+  chunkRows?: number;
+};
+export type ImportOutcome = { importId: string; status: 'succeeded' | 'validated'; progress: Progress };
+
+const ACCOUNT_COLUMNS = ['account_id', 'app_code', 'account_number', 'name', 'email', 'phone', 'address', 'created_by', 'modified_by'];
+const SUBSCRIPTION_COLUMNS = [
+  'subscription_id',
+  'app_code',
+  'account_id',
+  'service_id',
+  'batch_id',
+  'connection_inputs',
+  'unmetered_inputs',
+  'start_date',
+  'end_date',
+  'created_by',
+  'modified_by',
+];
+const READING_COLUMNS = ['app_code', 'subscription_id', 'input_code', 'reading_date', 'value', 'kind', 'source', 'note', 'created_by'];
+const SUBSCRIPTION_FIELDS = ['serviceCode', 'batchCode', 'startDate', 'endDate', 'readingDate'];
+const absent = (v: unknown) => v === undefined || v === null || v === '';
+const SOURCE_RE = new RegExp(SOURCE.pattern);
+
+type Context = {
+  client: pg.PoolClient;
+  appCode: number;
+  by: string;
+  templatesByCode: Map<string, TemplateContext>;
+  templatesById: Map<string, TemplateContext>;
+  batches: Map<string, string>;
+  accountSeq: string;
+  subscriptionSeq: string;
+  report: (row: ImportRow, issue: ErrorDetail) => void;
+  progress: Progress;
+};
+
+export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOptions): Promise<ImportOutcome> {
+  const dryRun = o.dryRun ?? false;
+  const importId = await insertJob(db, caller.appCode, { kind: o.kind, format: o.format, fileName: o.fileName ?? null, dryRun, bytesTotal: o.bytesTotal ?? null }, caller.email);
+  o.onStart?.(importId);
+  const progress: Progress = { rowsRead: 0, bytesRead: 0, accounts: 0, subscriptions: 0, readings: 0, errorCount: 0 };
+  const errors: RowError[] = [];
+  const add = (e: RowError) => {
+    progress.errorCount++;
+    if (errors.length < MAX_REPORTED_ERRORS) errors.push(e);
+  };
+  const report = (row: ImportRow, issue: ErrorDetail) =>
+    add({ row: row.row, column: issue.path.startsWith(row.prefix) ? issue.path.slice(row.prefix.length) : '', path: issue.path, message: issue.message });
+
+  let lastSaved = Date.now();
+  const tick = async (force = false) => {
+    progress.bytesRead = o.bytesRead?.() ?? 0;
+    o.onProgress?.(progress);
+    if (force || Date.now() - lastSaved >= PROGRESS_EVERY_MS) {
+      lastSaved = Date.now();
+      await updateProgress(db, importId, progress);
+    }
+  };
+
+  const client = await db.connect();
+  let failure: unknown;
+  try {
+    await client.query('BEGIN');
+    const templates = await loadTemplates(client, caller.appCode);
+    const ctx: Context = {
+      client,
+      appCode: caller.appCode,
+      by: caller.email,
+      templatesByCode: new Map(templates.map((t) => [t.serviceCode, t])),
+      templatesById: new Map(templates.map((t) => [t.serviceId, t])),
+      batches: await loadBatchCodes(client, caller.appCode),
+      accountSeq: await identitySequence(client, 'account', 'account_id'),
+      subscriptionSeq: await identitySequence(client, 'subscription', 'subscription_id'),
+      report,
+      progress,
+    };
+    const processChunk = o.kind === 'readings' ? readingsChunk : accountsChunk;
+    const size = o.chunkRows ?? CHUNK_ROWS;
+    let chunk: ImportRow[] = [];
+    for await (const row of o.rows) {
+      progress.rowsRead++;
+      chunk.push(row);
+      if (chunk.length >= size) {
+        await processChunk(ctx, o.kind, chunk);
+        chunk = [];
+        await tick();
+      }
+    }
+    if (chunk.length > 0) await processChunk(ctx, o.kind, chunk);
+    if (progress.errorCount === 0 && progress.rowsRead === 0) {
+      add({ row: 0, column: '', path: o.format === 'csv' ? 'rows' : 'data.rows', message: 'there are no rows to import' });
+    }
+    if (progress.errorCount > 0 || dryRun) await client.query('ROLLBACK');
+    else await client.query('COMMIT');
+  } catch (err) {
+    failure = err;
+    await client.query('ROLLBACK').catch(() => {});
+    if (err instanceof SourceError) for (const e of err.errors) add(e);
+  } finally {
+    client.release();
+  }
+  progress.bytesRead = o.bytesRead?.() ?? progress.bytesRead;
+
+  if (failure !== undefined && !(failure instanceof SourceError)) {
+    const concurrent = (failure as { code?: string }).code === '23505';
+    const zero = { ...progress, accounts: 0, subscriptions: 0, readings: 0 };
+    await finishJob(db, importId, 'failed', zero, errors, concurrent ? 'a row was written meanwhile by another import or request' : 'the import stopped on an internal error').catch(() => {});
+    if (concurrent) {
+      throw new AppError('CONFLICT', 'Another import or request wrote one of these records meanwhile; nothing of this import was written. Retry it.', undefined, {
+        'x-billrun-import-id': importId,
+      });
+    }
+    throw failure;
+  }
+  if (progress.errorCount > 0) {
+    const zero = { ...progress, accounts: 0, subscriptions: 0, readings: 0 };
+    const message = `${progress.errorCount} bad row(s); nothing of this import was written.`;
+    await finishJob(db, importId, 'failed', zero, errors, message);
+    o.onProgress?.(zero);
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `The import has ${message}${progress.errorCount > errors.length ? ` The first ${errors.length} are listed.` : ''}`,
+      errors.map((e) => ({ path: e.path, message: e.message })),
+      { 'x-billrun-import-id': importId },
+    );
+  }
+  const status = dryRun ? 'validated' : 'succeeded';
+  await finishJob(db, importId, status, progress, [], dryRun ? 'every row is good; nothing was written (dry run)' : 'every row was written');
+  o.onProgress?.(progress);
+  return { importId, status, progress };
+}
+
+/** accounts (each with an optional subscription and its opening readings) or subscriptions of existing accounts. */
+async function accountsChunk(ctx: Context, kind: ImportKind, rows: ImportRow[]): Promise<void> {
+  type Good = { row: ImportRow; account?: ReturnType<typeof checkAccount>; accountNumber: string; sub: CheckedSubscription | null };
+  const good: Good[] = [];
+  const firstRow = new Map<string, number>();
+  for (const row of rows) {
+    const issues: Issue[] = [];
+    const account = kind === 'accounts' ? checkAccount(row.get, row.at, issues) : null;
+    let accountNumber = account?.accountNumber;
+    if (kind === 'subscriptions') {
+      const n = row.get('accountNumber');
+      if (absent(n)) issues.push({ path: row.at('accountNumber'), message: 'is required' });
+      else if (typeof n !== 'string') issues.push({ path: row.at('accountNumber'), message: 'must be a string' });
+      else accountNumber = n;
+    }
+    const wantsSub =
+      kind === 'subscriptions' || SUBSCRIPTION_FIELDS.some((f) => !absent(row.get(f))) || row.connection !== undefined || row.unmetered !== undefined || row.readings !== undefined;
+    const sub = wantsSub ? checkSubscription(row, ctx.templatesByCode, ctx.batches, issues) : null;
+    if (kind === 'accounts' && accountNumber !== undefined) {
+      const first = firstRow.get(accountNumber);
+      if (first !== undefined) issues.push({ path: row.at('accountNumber'), message: `appears twice in this file (also on row ${first})` });
+      else firstRow.set(accountNumber, row.row);
+    }
+    for (const p of row.problems) ctx.report(row, p);
+    for (const i of issues) ctx.report(row, i);
+    if (issues.length > 0 || row.problems.length > 0 || accountNumber === undefined) continue;
+    good.push({ row, account: account ?? undefined, accountNumber, sub });
+  }
+  if (good.length === 0) return;
+
+  const found = await ctx.client.query<{ account_number: string; account_id: string; status: string }>(
+    'SELECT account_number, account_id, status FROM account WHERE app_code = $1 AND account_number = ANY($2::text[])',
+    [ctx.appCode, good.map((g) => g.accountNumber)],
+  );
+  const existing = new Map(found.rows.map((r) => [r.account_number, r]));
+  const writable: (Good & { accountId?: string })[] = [];
+  for (const g of good) {
+    const e = existing.get(g.accountNumber);
+    const path = g.row.at('accountNumber');
+    if (kind === 'accounts') {
+      if (e) ctx.report(g.row, { path, message: 'is the number of an account that exists already (in the app, or earlier in this file)' });
+      else writable.push(g);
+    } else if (!e) ctx.report(g.row, { path, message: 'no account with this number' });
+    else if (e.status !== 'active') ctx.report(g.row, { path, message: 'is a closed account, which takes no new subscriptions' });
+    else writable.push({ ...g, accountId: e.account_id });
+  }
+
+  const { client, appCode, by } = ctx;
+  const accountLines: string[] = [];
+  if (kind === 'accounts') {
+    const ids = await allocateIds(client, ctx.accountSeq, writable.length);
+    writable.forEach((g, i) => {
+      g.accountId = ids[i]!;
+      const a = g.account!;
+      accountLines.push(copyLine([g.accountId, appCode, a.accountNumber, a.name, a.email, a.phone, a.address, by, by]));
+    });
+  }
+  const withSub = writable.filter((g) => g.sub !== null);
+  const subIds = await allocateIds(client, ctx.subscriptionSeq, withSub.length);
+  const subLines: string[] = [];
+  const readingLines: string[] = [];
+  withSub.forEach((g, i) => {
+    const s = g.sub!;
+    const id = subIds[i]!;
+    subLines.push(
+      copyLine([id, appCode, g.accountId!, s.template.serviceId, s.batchId, JSON.stringify(s.connection), JSON.stringify(s.unmetered), s.startDate, s.endDate, by, by]),
+    );
+    for (const r of s.readings) readingLines.push(copyLine([appCode, id, r.inputCode, s.readingDate, r.value, 'actual', 'import', null, by]));
+  });
+  await copyInto(client, 'account', ACCOUNT_COLUMNS, accountLines);
+  await copyInto(client, 'subscription', SUBSCRIPTION_COLUMNS, subLines);
+  await copyInto(client, 'reading', READING_COLUMNS, readingLines);
+  ctx.progress.accounts += accountLines.length;
+  ctx.progress.subscriptions += subLines.length;
+  ctx.progress.readings += readingLines.length;
+}
+
+/** Readings of existing subscriptions, each fitted among the meter's readings like capture-readings does. */
+async function readingsChunk(ctx: Context, _kind: ImportKind, rows: ImportRow[]): Promise<void> {
+  const { client, appCode } = ctx;
+  // Which subscription each row is about: by subscriptionID, or by accountNumber + serviceCode.
+  const byId = new Set<string>();
+  const pairs: [string, string][] = [];
+  const refOf = new Map<ImportRow, { id?: string; pair?: string }>();
+  for (const row of rows) {
+    const id = row.get('subscriptionID');
+    if (!absent(id)) {
+      const text = typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : typeof id === 'string' && /^[1-9][0-9]{0,17}$/.test(id) ? id : null;
+      if (text === null) ctx.report(row, { path: row.at('subscriptionID'), message: 'must be a subscription id (a whole number)' });
+      else {
+        byId.add(text);
+        refOf.set(row, { id: text });
+      }
+      continue;
+    }
+    const a = row.get('accountNumber');
+    const s = row.get('serviceCode');
+    if (typeof a === 'string' && a !== '' && typeof s === 'string' && s !== '') {
+      pairs.push([a, s]);
+      refOf.set(row, { pair: `${a}\u0000${s}` });
+    } else ctx.report(row, { path: row.at('subscriptionID'), message: 'is required, or accountNumber and serviceCode' });
+  }
+  const subs = new Map<string, MeterSubscription>();
+  if (byId.size > 0) {
+    const r = await client.query<MeterSubscription>(
+      `SELECT subscription_id, service_id, start_date, end_date, status FROM subscription
+        WHERE app_code = $1 AND subscription_id = ANY($2::bigint[]) ORDER BY subscription_id FOR UPDATE`,
+      [appCode, [...byId]],
+    );
+    for (const s of r.rows) subs.set(s.subscription_id, s);
+  }
+  const byPair = new Map<string, MeterSubscription[]>();
+  if (pairs.length > 0) {
+    const r = await client.query<MeterSubscription & { k: string }>(
+      `SELECT DISTINCT p.a || chr(0) || p.c AS k, s.subscription_id, s.service_id, s.start_date, s.end_date, s.status
+         FROM unnest($2::text[], $3::text[]) AS p(a, c)
+         JOIN account ac ON ac.app_code = $1 AND ac.account_number = p.a
+         JOIN subscription s ON s.account_id = ac.account_id AND s.status <> 'terminated'
+         JOIN service v ON v.service_id = s.service_id AND v.service_code = p.c`,
+      [appCode, pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+    );
+    for (const s of r.rows) {
+      const list = byPair.get(s.k) ?? [];
+      list.push(s);
+      byPair.set(s.k, list);
+    }
+  }
+
+  type Group = { subscriptionId: string; meter: MeteredInput; points: (ChainPoint & { index: number })[] };
+  const groups = new Map<string, Group>();
+  const pending: { row: ImportRow; line: (string | number | null)[] }[] = [];
+  const rowOfPath = new Map<string, ImportRow>();
+  for (const row of rows) {
+    for (const p of row.problems) ctx.report(row, p);
+    const ref = refOf.get(row);
+    if (!ref) continue;
+    let s: MeterSubscription | undefined;
+    if (ref.id !== undefined) {
+      s = subs.get(ref.id);
+      if (!s) {
+        ctx.report(row, { path: row.at('subscriptionID'), message: 'no subscription with this id' });
+        continue;
+      }
+    } else {
+      const found = byPair.get(ref.pair!) ?? [];
+      if (found.length !== 1) {
+        ctx.report(row, {
+          path: row.at('serviceCode'),
+          message: found.length === 0 ? 'the account has no subscription to this pricing template that is not terminated' : `the account has ${found.length} subscriptions to this pricing template; give subscriptionID`,
+        });
+        continue;
+      }
+      s = found[0]!;
+    }
+    const issues: ErrorDetail[] = [];
+    const inputCode = row.get('inputCode');
+    const meter = typeof inputCode === 'string' ? ctx.templatesById.get(s.service_id)?.meteredInputs.find((m) => m.code === inputCode) : undefined;
+    if (!meter) issues.push({ path: row.at('inputCode'), message: absent(inputCode) ? 'is required' : "is not a metered input of the subscription's pricing template" });
+    const date = checkReadingDate(s, row.get('readingDate'), row.at('readingDate'), issues);
+    const value = meter ? checkReadingValue(meter, row.get('value'), row.at('value'), issues) : null;
+    const kind = absent(row.get('kind')) ? 'actual' : row.get('kind');
+    if (typeof kind !== 'string' || !(READING_KINDS as readonly string[]).includes(kind)) issues.push({ path: row.at('kind'), message: 'must be actual or estimated' });
+    const source = absent(row.get('source')) ? 'import' : row.get('source');
+    if (typeof source !== 'string' || source.length > SOURCE.maxLength || !SOURCE_RE.test(source))
+      issues.push({ path: row.at('source'), message: `must be 1 to ${SOURCE.maxLength} letters, digits and _ . : / - or spaces` });
+    const note = absent(row.get('note')) ? null : row.get('note');
+    if (note !== null && (typeof note !== 'string' || note.length > NOTE_MAX)) issues.push({ path: row.at('note'), message: `must be text of at most ${NOTE_MAX} characters` });
+    for (const i of issues) ctx.report(row, i);
+    if (issues.length > 0 || row.problems.length > 0 || !meter || date === null || value === null) continue;
+    const key = `${s.subscription_id}|${meter.code}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { subscriptionId: s.subscription_id, meter, points: [] }));
+    const path = row.at('value');
+    rowOfPath.set(path, row);
+    g.points.push({ date, value, path, index: pending.length });
+    pending.push({ row, line: [appCode, s.subscription_id, meter.code, date, value, kind as string, source as string, note as string | null, ctx.by] });
+  }
+  const fitIssues: ErrorDetail[] = [];
+  const results: ChainResult[] = [];
+  await fitGroups(client, groups, fitIssues, results);
+  const bad = new Set<ImportRow>();
+  for (const i of fitIssues) {
+    const row = rowOfPath.get(i.path)!;
+    bad.add(row);
+    ctx.report(row, i);
+  }
+  const lines = pending.filter((p) => !bad.has(p.row)).map((p) => copyLine(p.line));
+  await copyInto(client, 'reading', READING_COLUMNS, lines);
+  ctx.progress.readings += lines.length;
+}

@@ -1,0 +1,106 @@
+// What a meter reading's value may be, and whether a reading fits between its
+// neighbours. A reading lower than the one before is a roll-over or an error; that
+// decision is the rating core's consumptionBetween, the same one the bill run uses, so
+// a reading accepted here is billed the way it was judged.
+import { consumptionBetween, type ConsumptionKind } from '../rating/consumption.ts';
+import { Dec, parseDecimal } from '../rating/money.ts';
+import type { MeteredInput } from '../rating/tariff.ts';
+import type { ErrorDetail } from '../http/errors.ts';
+import { formatDate } from '../subscriptions/dates.ts';
+
+export const READING_KINDS = ['actual', 'estimated'] as const;
+export type ReadingKind = (typeof READING_KINDS)[number];
+export const SOURCE = { pattern: '^[A-Za-z0-9][A-Za-z0-9_.:/ -]*$', maxLength: 64 };
+export const NOTE_MAX = 500;
+
+export function rolloverOf(meter: MeteredInput): Dec | null {
+  return meter.rolloverAt === undefined ? null : new Dec(String(meter.rolloverAt));
+}
+
+/** The reading's value as exact decimal text, or null after pushing what is wrong. */
+export function checkReadingValue(meter: MeteredInput, raw: unknown, path: string, issues: ErrorDetail[]): string | null {
+  if (raw === undefined || raw === null || raw === '') {
+    issues.push({ path, message: 'is required' });
+    return null;
+  }
+  const v = typeof raw === 'string' || typeof raw === 'number' ? parseDecimal(raw) : null;
+  if (v === null) {
+    issues.push({ path, message: 'must be a decimal number such as "1234.5"' });
+    return null;
+  }
+  if (v.isNegative()) {
+    issues.push({ path, message: 'must not be negative: a meter shows 0 or more' });
+    return null;
+  }
+  if (v.decimalPlaces() > meter.decimals) {
+    issues.push({ path, message: `has more decimals than meter ${meter.code} reads (${meter.decimals})` });
+    return null;
+  }
+  const roll = rolloverOf(meter);
+  if (roll !== null && v.gte(roll)) {
+    issues.push({ path, message: `must be below ${roll.toString()}, where meter ${meter.code} rolls over to 0` });
+    return null;
+  }
+  if (v.precision(true) > 20) {
+    issues.push({ path, message: 'has too many digits' });
+    return null;
+  }
+  return v.toFixed();
+}
+
+export type ChainPoint = { readingId?: string; date: string; value: string; path?: string };
+export type ChainResult = { kind: ConsumptionKind | 'first'; quantity: string | null };
+
+/**
+ * Fits new readings of one meter of one subscription among its effective readings.
+ * Every new reading must be on a date of its own, and the consumption from the reading
+ * before it and to the reading after it must be normal or a roll-over. Pushes an issue
+ * for each new reading that does not fit; answers, per new reading in the order given,
+ * its consumption since the reading before it.
+ */
+export function fitReadings(meter: MeteredInput, existing: ChainPoint[], additions: ChainPoint[], issues: ErrorDetail[]): ChainResult[] {
+  const roll = rolloverOf(meter);
+  type P = ChainPoint & { added: number };
+  const all: P[] = [...existing.map((p) => ({ ...p, added: -1 })), ...additions.map((p, i) => ({ ...p, added: i }))];
+  all.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.added - b.added));
+  const results: ChainResult[] = additions.map(() => ({ kind: 'first', quantity: null }));
+  const bad = new Set<number>();
+  for (let i = 1; i < all.length; i++) {
+    const prev = all[i - 1]!;
+    const cur = all[i]!;
+    if (prev.added < 0 && cur.added < 0) continue;
+    if (prev.date === cur.date) {
+      const mine = cur.added >= 0 ? cur : prev;
+      const other = mine === cur ? prev : cur;
+      bad.add(mine.added);
+      issues.push({
+        path: mine.path ?? 'value',
+        message:
+          other.added < 0
+            ? `a reading of meter ${meter.code} on ${formatDate(cur.date)} exists already (readingID ${other.readingId}); correct that one instead`
+            : `meter ${meter.code} is read twice on ${formatDate(cur.date)}`,
+      });
+      continue;
+    }
+    const c = consumptionBetween(new Dec(prev.value), new Dec(cur.value), roll);
+    if (c.kind === 'negative') {
+      const mine = cur.added >= 0 ? cur : prev;
+      if (bad.has(mine.added)) continue;
+      bad.add(mine.added);
+      const why =
+        roll === null
+          ? `meter ${meter.code} has no roll-over value, so this is an error, not a roll-over`
+          : `read as a roll-over at ${roll.toString()} it would be ${roll.minus(prev.value).plus(cur.value).toFixed()} units, half a turn of the dial or more, so it is an error, not a roll-over`;
+      issues.push({
+        path: mine.path ?? 'value',
+        message:
+          mine === cur
+            ? `${cur.value} is lower than the reading before it (${prev.value} on ${formatDate(prev.date)}); ${why}`
+            : `${prev.value} is higher than the reading after it (${cur.value} on ${formatDate(cur.date)}); ${why}`,
+      });
+      continue;
+    }
+    if (cur.added >= 0) results[cur.added] = { kind: c.kind, quantity: c.quantity.toFixed() };
+  }
+  return results;
+}

@@ -1,0 +1,43 @@
+import { Type, type Static } from 'typebox';
+import { Code, DecimalValue } from '../rating/tariff.ts';
+import { DateText } from '../subscriptions/dates.ts';
+import { NOTE_MAX, READING_KINDS, SOURCE } from './rules.ts';
+import { NO_NUL } from '../accounts/rules.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+export const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991 });
+export const ReadingKind = Type.Enum(READING_KINDS);
+export const Source = Type.String({ minLength: 1, ...SOURCE, description: 'where the reading came from, e.g. api, handheld, import' });
+export const Note = Type.String({ maxLength: NOTE_MAX, pattern: NO_NUL });
+
+export const ReadingInput = Type.Object(
+  {
+    subscriptionID: Id,
+    inputCode: Code,
+    readingDate: DateText,
+    value: DecimalValue,
+    kind: Type.Optional(ReadingKind),
+    source: Type.Optional(Source),
+    note: Type.Optional(Note),
+  },
+  { additionalProperties: false },
+);
+
+export const ReadingRecord = Type.Object({
+  readingID: Type.Integer(),
+  subscriptionID: Type.Integer(),
+  inputCode: Type.String(),
+  readingDate: Type.String(),
+  value: Type.String(),
+  kind: Type.String(),
+  source: Type.String(),
+  note: Nullable(Type.String()),
+  correctsReadingID: Nullable(Type.Integer()),
+  correctedByReadingID: Nullable(Type.Integer()),
+  effective: Type.Boolean({ description: 'false when another reading corrects this one' }),
+  consumption: Nullable(Type.String({ description: 'units since the effective reading before; null for the first and for corrected readings' })),
+  consumptionKind: Nullable(Type.String({ description: 'first, normal, rollover or negative; null for corrected readings' })),
+  createdAt: Type.String(),
+  createdBy: Type.String(),
+});
+export type ReadingRecord = Static<typeof ReadingRecord>;

@@ -1,0 +1,96 @@
+// SQL for meter readings. A correction is a new row pointing at the reading it corrects;
+// the effective readings are the rows that no other row corrects (migration 003).
+import type { Queryable } from '../db/pool.ts';
+
+export type NewReading = {
+  subscriptionId: string;
+  inputCode: string;
+  date: string;
+  value: string;
+  kind: string;
+  source: string;
+  note: string | null;
+  corrects?: string | null;
+};
+
+export async function insertReadings(db: Queryable, appCode: number, rows: NewReading[], by: string): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const r = await db.query<{ reading_id: string }>(
+    `INSERT INTO reading (app_code, subscription_id, input_code, reading_date, value, kind, source, note, corrects_reading_id, created_by)
+     SELECT $1, s, i, d, v, k, src, n, c, $10 FROM unnest($2::bigint[], $3::text[], $4::date[], $5::numeric[], $6::text[], $7::text[], $8::text[], $9::bigint[])
+         WITH ORDINALITY AS u(s, i, d, v, k, src, n, c, ord)
+     ORDER BY ord
+     RETURNING reading_id`,
+    [
+      appCode,
+      rows.map((x) => x.subscriptionId),
+      rows.map((x) => x.inputCode),
+      rows.map((x) => x.date),
+      rows.map((x) => x.value),
+      rows.map((x) => x.kind),
+      rows.map((x) => x.source),
+      rows.map((x) => x.note),
+      rows.map((x) => x.corrects ?? null),
+      by,
+    ],
+  );
+  return r.rows.map((x) => x.reading_id);
+}
+
+export type EffectiveReading = { reading_id: string; subscription_id: string; input_code: string; reading_date: string; value: string };
+
+/** The effective readings of these subscriptions (all their meters), oldest first. */
+export async function effectiveReadings(db: Queryable, subscriptionIds: string[]): Promise<EffectiveReading[]> {
+  const r = await db.query<EffectiveReading>(
+    `SELECT r.reading_id, r.subscription_id, r.input_code, r.reading_date, r.value
+       FROM reading r
+      WHERE r.subscription_id = ANY($1::bigint[])
+        AND NOT EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id)
+      ORDER BY r.subscription_id, r.input_code, r.reading_date, r.reading_id`,
+    [subscriptionIds],
+  );
+  return r.rows;
+}
+
+export type ReadingRow = {
+  reading_id: string;
+  subscription_id: string;
+  input_code: string;
+  reading_date: string;
+  value: string;
+  kind: string;
+  source: string;
+  note: string | null;
+  corrects_reading_id: string | null;
+  corrected_by_reading_id: string | null;
+  created_at: string;
+  created_by: string;
+};
+
+export async function readingHistory(db: Queryable, appCode: number, subscriptionId: string, inputCode?: string): Promise<ReadingRow[]> {
+  const r = await db.query<ReadingRow>(
+    `SELECT r.reading_id, r.subscription_id, r.input_code, r.reading_date, r.value, r.kind, r.source, r.note, r.corrects_reading_id,
+            (SELECT c.reading_id FROM reading c WHERE c.corrects_reading_id = r.reading_id) AS corrected_by_reading_id,
+            to_char(r.created_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS created_at, r.created_by
+       FROM reading r JOIN app a ON a.app_code = r.app_code
+      WHERE r.app_code = $1 AND r.subscription_id = $2 AND ($3::text IS NULL OR r.input_code = $3)
+      ORDER BY r.input_code, r.reading_date, r.reading_id`,
+    [appCode, subscriptionId, inputCode ?? null],
+  );
+  return r.rows;
+}
+
+/** One reading of the app, locked, with whether another row corrects it already. */
+export async function lockReading(
+  db: Queryable,
+  appCode: number,
+  readingId: number,
+): Promise<{ reading_id: string; subscription_id: string; input_code: string; reading_date: string; value: string; kind: string; source: string; corrected_by: string | null } | undefined> {
+  const r = await db.query(
+    `SELECT r.reading_id, r.subscription_id, r.input_code, r.reading_date, r.value, r.kind, r.source,
+            (SELECT c.reading_id FROM reading c WHERE c.corrects_reading_id = r.reading_id) AS corrected_by
+       FROM reading r WHERE r.app_code = $1 AND r.reading_id = $2 FOR UPDATE`,
+    [appCode, readingId],
+  );
+  return r.rows[0];
+}

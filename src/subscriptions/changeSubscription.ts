@@ -1,0 +1,108 @@
+// Suspend, resume, terminate, and change inputs: each a checked move of one subscription,
+// recorded in subscription_event with the date it takes effect.
+import type pg from 'pg';
+import { inTransaction, type Queryable } from '../db/pool.ts';
+import { AppError, invalidState, notFound, validationFailed } from '../http/errors.ts';
+import type { Caller } from '../auth/roles.ts';
+import { checkInputs, jsonAccess, raiseIssues, type Issue } from './check.ts';
+import { DATE_MESSAGE, formatDate, parseDate } from './dates.ts';
+import { loadTemplates } from './templateContext.ts';
+import { insertEvent, lastEventDate, lockSubscription, setInputs, setSubscriptionState, type LockedSubscription } from './store.ts';
+
+export function dateOf(text: string, path: string): string {
+  const d = parseDate(text);
+  if (d === null) throw validationFailed([{ path, message: DATE_MESSAGE }]);
+  return d;
+}
+
+export async function lockOrNotFound(db: Queryable, appCode: number, id: number): Promise<LockedSubscription> {
+  const s = await lockSubscription(db, appCode, id);
+  if (!s) throw notFound('subscription', 'data.subscriptionID');
+  return s;
+}
+
+function withinDates(s: LockedSubscription, date: string, path: string): void {
+  if (date < s.start_date) throw validationFailed([{ path, message: `must not be before the subscription's startDate ${formatDate(s.start_date)}` }]);
+  if (s.end_date !== null && date > s.end_date) throw validationFailed([{ path, message: `must not be after the subscription's endDate ${formatDate(s.end_date)}` }]);
+}
+
+const notWhen = (s: LockedSubscription, verb: string, allowed: string) =>
+  invalidState(`Subscription ${s.subscription_id} is ${s.status}; only ${allowed} subscription can be ${verb}.`, 'data.subscriptionID');
+
+/** Stops billing from a date until resumed. */
+export async function suspendSubscription(db: pg.Pool, caller: Caller, d: { subscriptionID: number; date: string; reason?: string }): Promise<void> {
+  const date = dateOf(d.date, 'data.date');
+  await inTransaction(db, async (tx) => {
+    const s = await lockOrNotFound(tx, caller.appCode, d.subscriptionID);
+    if (s.status !== 'active') throw notWhen(s, 'suspended', 'an active');
+    withinDates(s, date, 'data.date');
+    await setSubscriptionState(tx, s.subscription_id, 'suspended', undefined, caller.email);
+    await insertEvent(tx, caller.appCode, s.subscription_id, 'suspended', date, d.reason ? { reason: d.reason } : {}, caller.email);
+  });
+}
+
+export async function resumeSubscription(db: pg.Pool, caller: Caller, d: { subscriptionID: number; date: string; reason?: string }): Promise<void> {
+  const date = dateOf(d.date, 'data.date');
+  await inTransaction(db, async (tx) => {
+    const s = await lockOrNotFound(tx, caller.appCode, d.subscriptionID);
+    if (s.status !== 'suspended') throw notWhen(s, 'resumed', 'a suspended');
+    withinDates(s, date, 'data.date');
+    const since = await lastEventDate(tx, s.subscription_id, 'suspended');
+    if (since !== undefined && date < since) throw validationFailed([{ path: 'data.date', message: `must not be before the suspension of ${formatDate(since)}` }]);
+    await setSubscriptionState(tx, s.subscription_id, 'active', undefined, caller.email);
+    await insertEvent(tx, caller.appCode, s.subscription_id, 'resumed', date, d.reason ? { reason: d.reason } : {}, caller.email);
+  });
+}
+
+/** Ends a subscription: it is billed up to and including endDate, never after. */
+export async function terminateSubscription(db: pg.Pool, caller: Caller, d: { subscriptionID: number; endDate: string; reason?: string }): Promise<void> {
+  const endDate = dateOf(d.endDate, 'data.endDate');
+  await inTransaction(db, async (tx) => {
+    const s = await lockOrNotFound(tx, caller.appCode, d.subscriptionID);
+    if (s.status === 'terminated') throw notWhen(s, 'terminated', 'an active or a suspended');
+    if (endDate < s.start_date) throw validationFailed([{ path: 'data.endDate', message: `must not be before the subscription's startDate ${formatDate(s.start_date)}` }]);
+    const later = await latestReadingDate(tx, s.subscription_id);
+    if (later !== undefined && later > endDate)
+      throw validationFailed([{ path: 'data.endDate', message: `the subscription has a reading on ${formatDate(later)}, after this date; correct or end later` }]);
+    await setSubscriptionState(tx, s.subscription_id, 'terminated', endDate, caller.email);
+    await insertEvent(tx, caller.appCode, s.subscription_id, 'terminated', endDate, d.reason ? { reason: d.reason } : {}, caller.email);
+  });
+}
+
+/** Replaces the connection and/or unmetered inputs, checked against the subscription's template. */
+export async function changeInputs(
+  db: pg.Pool,
+  caller: Caller,
+  d: { subscriptionID: number; date: string; connectionInputs?: Record<string, unknown>; unmeteredInputs?: Record<string, unknown> },
+): Promise<void> {
+  const date = dateOf(d.date, 'data.date');
+  await inTransaction(db, async (tx) => {
+    const s = await lockOrNotFound(tx, caller.appCode, d.subscriptionID);
+    if (s.status === 'terminated') throw notWhen(s, 'changed', 'an active or a suspended');
+    const [t] = await loadTemplates(tx, caller.appCode, { ids: [s.service_id] });
+    if (!t) throw new AppError('INTERNAL', 'the subscription has no template');
+    const next = { connectionInputs: d.connectionInputs ?? s.connection_inputs, unmeteredInputs: d.unmeteredInputs ?? s.unmetered_inputs };
+    const issues: Issue[] = [];
+    const inputs = checkInputs(t, jsonAccess(next, 'data'), issues);
+    raiseIssues(issues);
+    await setInputs(tx, s.subscription_id, inputs!.connection, inputs!.unmetered, caller.email);
+    await insertEvent(
+      tx,
+      caller.appCode,
+      s.subscription_id,
+      'inputs_changed',
+      date,
+      { before: { connectionInputs: s.connection_inputs, unmeteredInputs: s.unmetered_inputs }, after: { connectionInputs: inputs!.connection, unmeteredInputs: inputs!.unmetered } },
+      caller.email,
+    );
+  });
+}
+
+export async function latestReadingDate(db: Queryable, subscriptionId: string): Promise<string | undefined> {
+  const r = await db.query<{ d: string | null }>(
+    `SELECT max(r.reading_date) AS d FROM reading r
+      WHERE r.subscription_id = $1 AND NOT EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id)`,
+    [subscriptionId],
+  );
+  return r.rows[0]?.d ?? undefined;
+}

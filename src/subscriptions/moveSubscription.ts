@@ -1,0 +1,110 @@
+import type pg from 'pg';
+import { inTransaction } from '../db/pool.ts';
+import { AppError, validationFailed } from '../http/errors.ts';
+import type { Caller } from '../auth/roles.ts';
+import { batchIdsByCode } from '../batches/store.ts';
+import { effectiveReadings, insertReadings } from '../readings/store.ts';
+import { checkBatch, checkInputs, checkTemplate, jsonAccess, raiseIssues, type Issue } from './check.ts';
+import { dateOf, latestReadingDate, lockOrNotFound } from './changeSubscription.ts';
+import { formatDate } from './dates.ts';
+import { loadTemplate } from './templateContext.ts';
+import { insertEvent, insertSubscription, setSubscriptionState } from './store.ts';
+
+export type MoveInput = {
+  subscriptionID: number;
+  date: string;
+  serviceCode?: string;
+  batchCode?: string;
+  connectionInputs?: Record<string, unknown>;
+  unmeteredInputs?: Record<string, unknown>;
+};
+
+const dayBefore = (iso: string) => {
+  const [y, m, d] = iso.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d - 1)).toISOString().slice(0, 10);
+};
+
+/**
+ * Moves a subscription to another template and/or batch from a date. The bill run reads
+ * one template and one batch per subscription row, so the move ends this row the day
+ * before (status terminated) and starts a new one on the date, pointing back at it. The
+ * last reading of each meter the new template also has is carried over, so the new
+ * subscription's first bill has a reading to start from. Answers the new id.
+ */
+export async function moveSubscription(db: pg.Pool, caller: Caller, d: MoveInput): Promise<string> {
+  const date = dateOf(d.date, 'data.date');
+  return inTransaction(db, async (tx) => {
+    const s = await lockOrNotFound(tx, caller.appCode, d.subscriptionID);
+    if (s.status === 'terminated') {
+      throw new AppError('INVALID_STATE', `Subscription ${s.subscription_id} is terminated and cannot be moved.`, [
+        { path: 'data.subscriptionID', message: 'is terminated' },
+      ]);
+    }
+    if (date <= s.start_date) throw validationFailed([{ path: 'data.date', message: `must be after the subscription's startDate ${formatDate(s.start_date)}` }]);
+    if (s.end_date !== null && date > s.end_date) throw validationFailed([{ path: 'data.date', message: `must not be after the subscription's endDate ${formatDate(s.end_date)}` }]);
+    const serviceCode = d.serviceCode ?? s.service_code;
+    const batchCode = d.batchCode ?? s.batch_code;
+    if (serviceCode === s.service_code && batchCode === s.batch_code) {
+      throw validationFailed([{ path: 'data', message: 'give a serviceCode or a batchCode other than the subscription has' }]);
+    }
+    const last = await latestReadingDate(tx, s.subscription_id);
+    if (last !== undefined && last >= date) {
+      throw validationFailed([{ path: 'data.date', message: `must be after the subscription's last reading (${formatDate(last)})` }]);
+    }
+    const template = await loadTemplate(tx, caller.appCode, serviceCode);
+    const issues: Issue[] = [];
+    const t = checkTemplate(serviceCode, 'data.serviceCode', new Map(template ? [[serviceCode, template]] : []), issues);
+    const batchId = t ? checkBatch(batchCode, 'data.batchCode', t, await batchIdsByCode(tx, caller.appCode, [batchCode]), issues) : null;
+    const next = { connectionInputs: d.connectionInputs ?? s.connection_inputs, unmeteredInputs: d.unmeteredInputs ?? s.unmetered_inputs };
+    const inputs = t ? checkInputs(t, jsonAccess(next, 'data'), issues) : null;
+    raiseIssues(issues, 'The move is not valid.');
+    if (!t || !batchId || !inputs) throw new AppError('INTERNAL', 'move check answered nothing without an issue');
+
+    await setSubscriptionState(tx, s.subscription_id, 'terminated', dayBefore(date), caller.email);
+    const newId = await insertSubscription(
+      tx,
+      caller.appCode,
+      {
+        accountId: s.account_id,
+        serviceId: t.serviceId,
+        batchId,
+        connection: inputs.connection,
+        unmetered: inputs.unmetered,
+        startDate: date,
+        endDate: s.end_date,
+        status: s.status,
+        movedFrom: s.subscription_id,
+      },
+      caller.email,
+    );
+    const meters = new Set(t.meteredInputs.map((m) => m.code));
+    const latest = new Map<string, { reading_id: string; reading_date: string; value: string }>();
+    for (const r of await effectiveReadings(tx, [s.subscription_id])) if (meters.has(r.input_code)) latest.set(r.input_code, r);
+    await insertReadings(
+      tx,
+      caller.appCode,
+      [...latest.entries()].map(([code, r]) => ({
+        subscriptionId: newId,
+        inputCode: code,
+        date: r.reading_date,
+        value: r.value,
+        kind: 'actual',
+        source: 'move',
+        note: `carried over from reading ${r.reading_id} of subscription ${s.subscription_id}`,
+      })),
+      caller.email,
+    );
+    const to = { subscriptionID: Number(newId), serviceCode, batchCode };
+    await insertEvent(tx, caller.appCode, s.subscription_id, 'moved_out', date, { to }, caller.email);
+    await insertEvent(
+      tx,
+      caller.appCode,
+      newId,
+      'moved_in',
+      date,
+      { from: { subscriptionID: Number(s.subscription_id), serviceCode: s.service_code, batchCode: s.batch_code } },
+      caller.email,
+    );
+    return newId;
+  });
+}

@@ -1,0 +1,59 @@
+import { Type, type Static } from 'typebox';
+import { Code } from '../rating/tariff.ts';
+import { AccountNumber } from '../accounts/schemas.ts';
+import { NO_NUL } from '../accounts/rules.ts';
+import { DateText } from './dates.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+const InputValue = Type.Union([Type.String({ maxLength: 500, pattern: NO_NUL }), Type.Number(), Type.Boolean(), Type.Null()]);
+export const Inputs = (description: string) => Type.Record(Type.String({ maxLength: 64 }), InputValue, { description, maxProperties: 100 });
+export const Reason = Type.String({ minLength: 1, maxLength: 500, pattern: NO_NUL });
+
+export const SubscriptionInput = Type.Object(
+  {
+    accountNumber: AccountNumber,
+    serviceCode: Code,
+    batchCode: Code,
+    startDate: DateText,
+    endDate: Type.Optional(Nullable(DateText)),
+    connectionInputs: Type.Optional(Inputs('by the template\'s connectionInputs codes')),
+    unmeteredInputs: Type.Optional(Inputs('by the template\'s unmeteredInputs codes; a missing one takes the template\'s default')),
+    openingReadings: Type.Optional(Inputs('opening meter readings by the template\'s meteredInputs codes')),
+    readingDate: Type.Optional(DateText),
+  },
+  { additionalProperties: false },
+);
+
+export const SubscriptionStatus = Type.Enum(['active', 'suspended', 'terminated']);
+
+export const SubscriptionEvent = Type.Object({
+  kind: Type.String({ description: 'suspended, resumed, terminated, moved_out, moved_in, inputs_changed' }),
+  date: Type.String({ description: 'dd/mm/yyyy it takes effect' }),
+  detail: Type.Record(Type.String(), Type.Unknown()),
+  createdAt: Type.String(),
+  createdBy: Type.String(),
+});
+
+export const SubscriptionRecord = Type.Object({
+  subscriptionID: Type.Integer(),
+  appCode: Type.Integer(),
+  accountID: Type.Integer(),
+  accountNumber: Type.String(),
+  serviceID: Type.Integer(),
+  serviceCode: Type.String(),
+  batchID: Type.Integer(),
+  batchCode: Type.String(),
+  connectionInputs: Type.Record(Type.String(), Type.Unknown()),
+  unmeteredInputs: Type.Record(Type.String(), Type.Unknown()),
+  startDate: Type.String(),
+  endDate: Nullable(Type.String()),
+  status: Type.String(),
+  movedFromSubscriptionID: Nullable(Type.Integer()),
+  movedToSubscriptionID: Nullable(Type.Integer()),
+  createdAt: Type.String(),
+  createdBy: Type.String(),
+  modifiedAt: Type.String(),
+  modifiedBy: Type.String(),
+  events: Type.Optional(Type.Array(SubscriptionEvent, { description: 'the history, when one subscription is asked for by subscriptionID' })),
+});
+export type SubscriptionRecord = Static<typeof SubscriptionRecord>;
