@@ -15,6 +15,7 @@ import { startWorker } from './jobs/worker.ts';
 import { hashPassword } from './auth/password.ts';
 import { createApp, createUser } from './auth/store.ts';
 import { ROLES, type Role } from './auth/roles.ts';
+import { importCommand } from './imports/cli.ts';
 
 const USAGE = `usage: node src/main.ts <command>
   serve                      start the HTTP API (and a worker unless BILLRUN_WORKER=0)
@@ -22,7 +23,8 @@ const USAGE = `usage: node src/main.ts <command>
   migrate                    apply database migrations and exit
   schema-dump [--check]      write src/db/schema.sql (or check it is current)
   app add --name N [--time-zone Z] [--currency C]
-  user add --app CODE --email E --password P --role admin|biller|viewer`;
+  user add --app CODE --email E --password P --role admin|biller|viewer
+  import --app CODE --kind accounts|subscriptions|readings [--as EMAIL] [--dry-run] FILE.csv|FILE.json`;
 
 const say = (line: string) => process.stderr.write(line + '\n');
 
@@ -133,6 +135,11 @@ async function main(argv: string[]): Promise<number> {
       }
       await closeAll();
       return 0;
+    }
+    case 'import': {
+      const code = await importCommand(db, rest, say);
+      await closeAll();
+      return code;
     }
     default:
       say(`unknown command "${command}"\n${USAGE}`);
