@@ -264,7 +264,7 @@ async function readingsChunk(ctx: Context, _kind: ImportKind, rows: ImportRow[])
     const s = row.get('serviceCode');
     if (typeof a === 'string' && a !== '' && typeof s === 'string' && s !== '') {
       pairs.push([a, s]);
-      refOf.set(row, { pair: `${a}\u0000${s}` });
+      refOf.set(row, { pair: `${a}\u0001${s}` });
     } else ctx.report(row, { path: row.at('subscriptionID'), message: 'is required, or accountNumber and serviceCode' });
   }
   const subs = new Map<string, MeterSubscription>();
@@ -279,7 +279,7 @@ async function readingsChunk(ctx: Context, _kind: ImportKind, rows: ImportRow[])
   const byPair = new Map<string, MeterSubscription[]>();
   if (pairs.length > 0) {
     const r = await client.query<MeterSubscription & { k: string }>(
-      `SELECT DISTINCT p.a || chr(0) || p.c AS k, s.subscription_id, s.service_id, s.start_date, s.end_date, s.status
+      `SELECT DISTINCT p.a || chr(1) || p.c AS k, s.subscription_id, s.service_id, s.start_date, s.end_date, s.status
          FROM unnest($2::text[], $3::text[]) AS p(a, c)
          JOIN account ac ON ac.app_code = $1 AND ac.account_number = p.a
          JOIN subscription s ON s.account_id = ac.account_id AND s.status <> 'terminated'

@@ -42,7 +42,7 @@ export type EffectiveReading = { reading_id: string; subscription_id: string; in
 /** The effective readings of these subscriptions (all their meters), oldest first. */
 export async function effectiveReadings(db: Queryable, subscriptionIds: string[]): Promise<EffectiveReading[]> {
   const r = await db.query<EffectiveReading>(
-    `SELECT r.reading_id, r.subscription_id, r.input_code, r.reading_date, r.value
+    `SELECT r.reading_id, r.subscription_id, r.input_code, r.reading_date, trim_scale(r.value) AS value
        FROM reading r
       WHERE r.subscription_id = ANY($1::bigint[])
         AND NOT EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id)
@@ -69,7 +69,7 @@ export type ReadingRow = {
 
 export async function readingHistory(db: Queryable, appCode: number, subscriptionId: string, inputCode?: string): Promise<ReadingRow[]> {
   const r = await db.query<ReadingRow>(
-    `SELECT r.reading_id, r.subscription_id, r.input_code, r.reading_date, r.value, r.kind, r.source, r.note, r.corrects_reading_id,
+    `SELECT r.reading_id, r.subscription_id, r.input_code, r.reading_date, trim_scale(r.value) AS value, r.kind, r.source, r.note, r.corrects_reading_id,
             (SELECT c.reading_id FROM reading c WHERE c.corrects_reading_id = r.reading_id) AS corrected_by_reading_id,
             to_char(r.created_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS created_at, r.created_by
        FROM reading r JOIN app a ON a.app_code = r.app_code
@@ -87,7 +87,7 @@ export async function lockReading(
   readingId: number,
 ): Promise<{ reading_id: string; subscription_id: string; input_code: string; reading_date: string; value: string; kind: string; source: string; corrected_by: string | null } | undefined> {
   const r = await db.query(
-    `SELECT r.reading_id, r.subscription_id, r.input_code, r.reading_date, r.value, r.kind, r.source,
+    `SELECT r.reading_id, r.subscription_id, r.input_code, r.reading_date, trim_scale(r.value) AS value, r.kind, r.source,
             (SELECT c.reading_id FROM reading c WHERE c.corrects_reading_id = r.reading_id) AS corrected_by
        FROM reading r WHERE r.app_code = $1 AND r.reading_id = $2 FOR UPDATE`,
     [appCode, readingId],

@@ -1,0 +1,239 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startHarness, type Harness } from '../support/harness.ts';
+import { databaseDigest } from '../support/digest.ts';
+import { assertError, env, makeAccount, makeSubscription, makeTemplate } from '../subscriptions/fixtures.ts';
+
+const HEADER = 'accountNumber,name,email,phone,address,serviceCode,batchCode,startDate,connection.METER_NO,unmetered.ROOMS,reading.METER';
+const line = (i: number, prefix = 'IMP') =>
+  `${prefix}-${String(i).padStart(6, '0')},Customer ${i},c${i}@example.com,+254 700 ${String(i).padStart(6, '0')},"${i} Long Road, Town",WATER,ZONE-A,01/01/2025,M${i},${(i % 5) + 1},${i % 9000}.5`;
+const csvOf = (n: number, prefix = 'IMP', change?: (i: number, l: string) => string) =>
+  [HEADER, ...Array.from({ length: n }, (_, k) => (change ? change(k + 1, line(k + 1, prefix)) : line(k + 1, prefix)))].join('\n') + '\n';
+
+const upload = (h: Harness, csv: string, query = 'kind=accounts', token = h.tokens.biller) =>
+  h.request('POST', `/billing/imports/upload-import?${query}`, { token, raw: csv, headers: { 'content-type': 'text/csv' } });
+const imports = (h: Harness, data?: unknown, token = h.tokens.viewer) => h.post('/billing/imports/get-imports', env('Retrieve', 'Retrieve Imports', data), token);
+const withoutJobs = (d: Record<string, string>) => Object.fromEntries(Object.entries(d).filter(([k]) => k !== 'public.import_job'));
+
+describe('bulk import', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+    await makeTemplate(h);
+  });
+  after(() => h.close());
+
+  test('a CSV of accounts, each with a subscription and an opening reading, is written whole', async () => {
+    const r = await upload(h, csvOf(50), 'kind=accounts&fileName=first.csv&apiVersion=v2');
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body, { success: true, statusCode: 200, message: r.body.message, error: null, data: {} });
+    const id = Number(r.headers.get('x-billrun-import-id'));
+    const job = (await imports(h, { importID: id })).body.data.imports[0];
+    assert.equal(job.status, 'succeeded');
+    assert.equal(job.kind, 'accounts');
+    assert.equal(job.format, 'csv');
+    assert.equal(job.fileName, 'first.csv');
+    assert.equal(job.rowsRead, 50);
+    assert.equal(job.accountsWritten, 50);
+    assert.equal(job.subscriptionsWritten, 50);
+    assert.equal(job.readingsWritten, 50);
+    assert.equal(job.percent, 100);
+    assert.equal(job.createdBy, 'biller@a.test');
+
+    const acc = await h.post('/billing/accounts/get-account', env('Retrieve', 'Retrieve Account', { accountNumber: 'IMP-000007' }));
+    assert.equal(acc.body.data.account.address, '7 Long Road, Town');
+    assert.equal(acc.body.data.account.balance, '0.0000');
+    const [sub] = acc.body.data.subscriptions;
+    assert.deepEqual(sub.connectionInputs, { METER_NO: 'M7' });
+    assert.deepEqual(sub.unmeteredInputs, { ROOMS: '3' });
+    assert.equal(sub.startDate, '01/01/2025');
+    const readings = await h.post('/billing/readings/get-readings', env('Retrieve', 'Retrieve Readings', { subscriptionID: sub.subscriptionID }));
+    assert.equal(readings.body.data.readings.length, 1);
+    assert.equal(readings.body.data.readings[0].value, '7.5');
+    assert.equal(readings.body.data.readings[0].source, 'import');
+    assert.equal(readings.body.data.readings[0].readingDate, '01/01/2025');
+  });
+
+  test('one bad row in the middle of 10,000 leaves the database as it was, and is reported by row and column', async () => {
+    const before = withoutJobs(await databaseDigest(h.db));
+    const csv = csvOf(10_000, 'BIG', (i, l) => (i === 5_000 ? l.replace('c5000@example.com', 'not-an-email') : l));
+    const r = await upload(h, csv, 'kind=accounts&fileName=big.csv');
+    assertError(r, 400, 'VALIDATION_FAILED', 'rows[5001].email');
+    assert.equal(r.body.error.details.length, 1);
+    assert.match(r.body.message, /1 bad row/);
+    assert.deepEqual(withoutJobs(await databaseDigest(h.db)), before, 'nothing of the import was written');
+    const id = Number(r.headers.get('x-billrun-import-id'));
+    const job = (await imports(h, { importID: id })).body.data.imports[0];
+    assert.equal(job.status, 'failed');
+    assert.equal(job.rowsRead, 10_000);
+    assert.equal(job.accountsWritten, 0);
+    assert.equal(job.errorCount, 1);
+    assert.deepEqual(job.errors, [{ row: 5001, column: 'email', path: 'rows[5001].email', message: 'must be an e-mail address' }]);
+  });
+
+  test('every bad row is found: duplicates in the file and in the app, template rules, a short row; the list is capped', async () => {
+    await makeAccount(h, 'EXISTS-1');
+    const rows = [
+      HEADER,
+      line(1, 'DUPS'),
+      line(1, 'DUPS'), // row 3: the same number again
+      line(2, 'DUPS').replace('DUPS-000002', 'EXISTS-1'), // row 4: already in the app
+      line(3, 'DUPS').replace(',ZONE-A,', ',ZONE-X,'), // row 5: no such batch
+      line(4, 'DUPS').replace(',M4,', ',,'), // row 6: required connection input missing
+      line(5, 'DUPS').replace(/,[0-9.]+$/, ',12.55'), // row 7: two decimals on a one-decimal meter
+      'DUPS-9,short row', // row 8: too few fields
+      line(6, 'DUPS').replace('01/01/2025', '31/02/2025'), // row 9: not a date
+    ];
+    const r = await upload(h, rows.join('\n'));
+    assertError(r, 400, 'VALIDATION_FAILED');
+    const paths = r.body.error.details.map((d: { path: string }) => d.path);
+    for (const p of ['rows[3].accountNumber', 'rows[4].accountNumber', 'rows[5].batchCode', 'rows[6].connection.METER_NO', 'rows[7].reading.METER', 'rows[8]', 'rows[9].startDate']) {
+      assert.ok(paths.includes(p), `${p} in ${JSON.stringify(r.body.error.details)}`);
+    }
+    assert.ok(!paths.some((p: string) => p.startsWith('rows[2].')), 'the first of the duplicates is fine');
+    const none = await h.post('/billing/accounts/get-accounts', env('Retrieve', 'Retrieve Accounts', { name: 'Customer' }));
+    assert.ok(none.body.data.accounts.every((a: { accountNumber: string }) => !a.accountNumber.startsWith('DUPS')));
+
+    const many = await upload(h, csvOf(150, 'CAP', (_i, l) => l.replace(/c\d+@example\.com/, 'bad')));
+    assertError(many, 400, 'VALIDATION_FAILED');
+    assert.equal(many.body.error.details.length, 100);
+    assert.match(many.body.message, /150 bad row/);
+    const job = (await imports(h, { importID: Number(many.headers.get('x-billrun-import-id')) })).body.data.imports[0];
+    assert.equal(job.errorCount, 150);
+    assert.equal(job.errors.length, 100);
+  });
+
+  test('a header with an unknown or missing column stops the import at row 1', async () => {
+    const r = await upload(h, 'accountNumber,nmae\nA-1,Jane\n');
+    assertError(r, 400, 'VALIDATION_FAILED', 'rows[1].nmae');
+    assert.ok(r.body.error.details.some((d: { path: string }) => d.path === 'rows[1].name'));
+    assertError(await upload(h, ''), 400, 'VALIDATION_FAILED', 'rows[1]');
+    assertError(await upload(h, 'accountNumber,name\n"A-1,Jane\n'), 400, 'VALIDATION_FAILED');
+  });
+
+  test('JSON rows through make-import, reported by their JSON path', async () => {
+    const make = (data: unknown, token = h.tokens.biller) => h.post('/billing/imports/make-import', env('Create', 'Create Import', data), token);
+    const good = await make({
+      kind: 'accounts',
+      rows: [
+        { accountNumber: 'J-1', name: 'Json One' },
+        { accountNumber: 'J-2', name: 'Json Two', serviceCode: 'WATER', batchCode: 'ZONE-B', startDate: '2025-02-01', connectionInputs: { METER_NO: 'JM2', SIZE: 15, SEWER: true }, unmeteredInputs: { ROOMS: 2 }, openingReadings: { METER: '10.5' } },
+      ],
+    });
+    assert.equal(good.status, 200, JSON.stringify(good.body));
+    assert.deepEqual(good.body.data, {});
+    const j2 = await h.post('/billing/accounts/get-account', env('Retrieve', 'Retrieve Account', { accountNumber: 'J-2' }));
+    assert.deepEqual(j2.body.data.subscriptions[0].connectionInputs, { METER_NO: 'JM2', SIZE: 15, SEWER: true });
+    assert.equal(j2.body.data.subscriptions[0].startDate, '01/02/2025');
+
+    const bad = await make({
+      kind: 'accounts',
+      rows: [
+        { accountNumber: 'J-3', name: 'Fine' },
+        { accountNumber: 'J-4', name: 'Typed', serviceCode: 'WATER', batchCode: 'ZONE-A', startDate: '01/01/2025', connectionInputs: { METER_NO: 5, COLOUR: 'red' }, unmeteredInputs: { ROOMS: 'many' } },
+        { accountNumber: 'J-5', nmae: 'Typo' },
+      ],
+    });
+    assertError(bad, 400, 'VALIDATION_FAILED');
+    const paths = bad.body.error.details.map((d: { path: string }) => d.path);
+    for (const p of ['data.rows[1].connectionInputs.METER_NO', 'data.rows[1].connectionInputs.COLOUR', 'data.rows[1].unmeteredInputs.ROOMS', 'data.rows[2].nmae', 'data.rows[2].name']) {
+      assert.ok(paths.includes(p), `${p} in ${JSON.stringify(paths)}`);
+    }
+    const j3 = await h.post('/billing/accounts/get-accounts', env('Retrieve', 'Retrieve Accounts', { accountNumber: 'J-3' }));
+    assert.equal(j3.body.data.accounts.length, 0, 'the good row of a failed import is not written');
+    assertError(await make({ kind: 'accounts', rows: [{ accountNumber: 'V-1', name: 'V' }] }, h.tokens.viewer), 403, 'FORBIDDEN');
+  });
+
+  test('subscriptions and readings imports, and a dry run that writes nothing', async () => {
+    await makeAccount(h, 'S-1');
+    await makeAccount(h, 'S-2');
+    const subs = await upload(h, 'accountNumber,serviceCode,batchCode,startDate,connection.METER_NO,unmetered.ROOMS,reading.METER\nS-1,WATER,ZONE-A,01/03/2025,X1,1,9990\nS-2,WATER,ZONE-B,01/03/2025,X2,2,100\n', 'kind=subscriptions');
+    assert.equal(subs.status, 200, JSON.stringify(subs.body));
+    const s1 = (await h.post('/billing/subscriptions/get-subscriptions', env('Retrieve', 'Retrieve Subscriptions', { accountNumber: 'S-1' }))).body.data.subscriptions[0];
+    const missing = await upload(h, 'accountNumber,serviceCode,batchCode,startDate,connection.METER_NO,unmetered.ROOMS\nNOPE,WATER,ZONE-A,01/03/2025,X,1\n', 'kind=subscriptions');
+    assertError(missing, 400, 'VALIDATION_FAILED', 'rows[2].accountNumber');
+
+    // 9990 -> 20 rolls over a meter of 10000; S-2's 100 -> 50 is an error.
+    const readings = `subscriptionID,accountNumber,serviceCode,inputCode,readingDate,value,kind\n${s1.subscriptionID},,,METER,31/03/2025,20,actual\n,S-2,WATER,METER,31/03/2025,50,estimated\n`;
+    const refused = await upload(h, readings, 'kind=readings');
+    assertError(refused, 400, 'VALIDATION_FAILED', 'rows[3].value');
+    assert.match(refused.body.error.details[0].message, /lower than the reading before it \(100 on 01\/03\/2025\)/);
+    const ok = await upload(h, readings.replace(',50,estimated', ',150,estimated'), 'kind=readings');
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    const hist = await h.post('/billing/readings/get-readings', env('Retrieve', 'Retrieve Readings', { subscriptionID: s1.subscriptionID }));
+    assert.deepEqual(hist.body.data.readings.map((r: { consumption: string | null; consumptionKind: string }) => [r.consumption, r.consumptionKind]), [
+      [null, 'first'],
+      ['30', 'rollover'],
+    ]);
+
+    const before = withoutJobs(await databaseDigest(h.db));
+    const dry = await upload(h, csvOf(20, 'DRY'), 'kind=accounts&dryRun=true');
+    assert.equal(dry.status, 200, JSON.stringify(dry.body));
+    assert.deepEqual(withoutJobs(await databaseDigest(h.db)), before);
+    const job = (await imports(h, { importID: Number(dry.headers.get('x-billrun-import-id')) })).body.data.imports[0];
+    assert.equal(job.status, 'validated');
+    assert.equal(job.dryRun, true);
+  });
+
+  test('refusals of the upload itself: role, content type, kind, version; another app sees no import', async () => {
+    assertError(await upload(h, csvOf(1, 'R'), 'kind=accounts', h.tokens.viewer), 403, 'FORBIDDEN');
+    assertError(await upload(h, csvOf(1, 'R'), 'kind=people'), 400, 'VALIDATION_FAILED');
+    assertError(await upload(h, csvOf(1, 'R'), 'kind=accounts&apiVersion=v1'), 400, 'UNSUPPORTED_API_VERSION');
+    const json = await h.request('POST', '/billing/imports/upload-import?kind=accounts', { token: h.tokens.biller, body: { rows: [] } });
+    assertError(json, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    const mine = await upload(h, csvOf(1, 'ISO'));
+    const id = Number(mine.headers.get('x-billrun-import-id'));
+    assertError(await imports(h, { importID: id }, h.tokens.otherAdmin), 404, 'NOT_FOUND', 'data.importID');
+    assert.deepEqual((await imports(h, undefined, h.tokens.otherAdmin)).body.data.imports, []);
+  });
+
+  test('a large import shows its progress while it runs', async () => {
+    const running = upload(h, csvOf(40_000, 'PROG'));
+    let seen: any;
+    for (let i = 0; i < 400 && !seen; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const r = await imports(h, { status: 'running' });
+      seen = r.body.data.imports.find((j: { rowsRead: number }) => j.rowsRead > 0);
+    }
+    const done = await running;
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.ok(seen, 'a running import was seen with rows read');
+    assert.ok(seen.rowsRead < 40_000);
+    assert.ok(seen.percent === null || (seen.percent >= 0 && seen.percent <= 100));
+  });
+
+  test('the command line imports a CSV of a few thousand customers, then the API lists them', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'billrun-import-'));
+    const file = path.join(dir, 'customers.csv');
+    fs.writeFileSync(file, csvOf(3000, 'CLI'));
+    const main = path.resolve(import.meta.dirname, '../../src/main.ts');
+    const r = spawnSync(process.execPath, [main, 'import', '--app', String(h.appCode), '--kind', 'accounts', '--as', 'ops@a.test', file], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: h.dbUrl, LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr, /succeeded: 3000 rows, 3000 accounts, 3000 subscriptions, 3000 readings written/);
+    const listed = await h.post('/billing/accounts/get-accounts', env('Retrieve', 'Retrieve Accounts', { name: 'Customer', limit: 1000, offset: 2000 }), h.tokens.viewer);
+    assert.ok(listed.body.data.paging.total >= 3000);
+    const one = await h.post('/billing/accounts/get-account', env('Retrieve', 'Retrieve Account', { accountNumber: 'CLI-002999' }));
+    assert.equal(one.body.data.account.createdBy, 'ops@a.test');
+    assert.equal(one.body.data.subscriptions.length, 1);
+
+    fs.writeFileSync(file, csvOf(10, 'CLIBAD', (i, l) => (i === 4 ? l.replace('WATER', 'GAS') : l)));
+    const bad = spawnSync(process.execPath, [main, 'import', '--app', String(h.appCode), '--kind', 'accounts', file], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: h.dbUrl, LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /rows\[5\]\.serviceCode: no pricing template with code "GAS"/);
+    const usage = spawnSync(process.execPath, [main, 'import', '--kind', 'accounts', file], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: h.dbUrl }, encoding: 'utf8' });
+    assert.equal(usage.status, 2);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
