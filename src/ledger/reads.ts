@@ -100,7 +100,7 @@ type OpenBillRow = {
   bill_date: string;
   due_date: string;
   total: string;
-  lines: { componentCode?: string; name?: string; amount?: string }[];
+  lines: { componentCode?: string; name?: string; amount?: string | number }[];
 };
 
 /**
@@ -143,7 +143,7 @@ export async function getOpenBills(db: Queryable, caller: Caller, q: OpenBillsQu
     paid.set(p.debit_entry_id, m);
   }
   const bills = r.rows.map((b) => {
-    const lineAmounts = (Array.isArray(b.lines) ? b.lines : []).map((l, i) => ({ lineNo: i + 1, amount: new Dec(typeof l.amount === 'string' ? l.amount : '0') }));
+    const lineAmounts = (Array.isArray(b.lines) ? b.lines : []).map((l, i) => ({ lineNo: i + 1, amount: new Dec(typeof l.amount === 'string' || typeof l.amount === 'number' ? String(l.amount) : '0') }));
     const open = new Dec(b.open_amount);
     const split = debitLines(open, new Dec(b.amount), lineAmounts, paid.get(b.entry_id));
     const byLine = split[0]?.lineNo === null ? null : new Map(split.map((l) => [l.lineNo, l.open]));

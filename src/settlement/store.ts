@@ -61,14 +61,14 @@ export async function loadOpenItems(db: Queryable, appCode: number, accountIds: 
 export type BillLineRow = { bill_id: string; line_no: number; amount: string };
 
 /**
- * The lines of the bills, in each bill's order: bill.lines is a JSON array and a line's
+ * The lines of the bills, in each bill's order: bill.lines is a JSON array (json or jsonb) and a line's
  * number is its place in it, from 1. The one place that reads bill lines.
  */
 export async function loadBillLines(db: Queryable, billIds: readonly string[]): Promise<BillLineRow[]> {
   if (billIds.length === 0) return [];
   const r = await db.query<BillLineRow>(
     `SELECT b.bill_id, l.n::integer AS line_no, (l.line->>'amount')::numeric AS amount
-       FROM bill b CROSS JOIN LATERAL jsonb_array_elements(b.lines) WITH ORDINALITY AS l(line, n)
+       FROM bill b CROSS JOIN LATERAL jsonb_array_elements(b.lines::jsonb) WITH ORDINALITY AS l(line, n)
       WHERE b.bill_id = ANY($1::bigint[])
       ORDER BY b.bill_id, l.n`,
     [billIds],
