@@ -226,9 +226,6 @@ TABLE open_item
   app_code integer NOT NULL
   account_id bigint NOT NULL
   open_amount numeric(20,4) NOT NULL
-  CONSTRAINT open_item_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
-  CONSTRAINT open_item_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
-  CONSTRAINT open_item_entry_id_fkey FOREIGN KEY (entry_id) REFERENCES ledger_entry(entry_id)
   CONSTRAINT open_item_pkey PRIMARY KEY (entry_id)
   CREATE INDEX open_item_account_idx ON open_item (app_code, account_id)
   CREATE INDEX open_item_credit_idx ON open_item (app_code, account_id) WHERE (open_amount < (0)::numeric)
