@@ -7,7 +7,7 @@
 // are found by the database, which sees this transaction's own earlier chunks.
 import type pg from 'pg';
 import { AppError, type ErrorDetail } from '../http/errors.ts';
-import { checkAccount } from '../accounts/rules.ts';
+import { checkAccount, type AccountFields } from '../accounts/rules.ts';
 import { checkSubscription, type CheckedSubscription, type Issue } from '../subscriptions/check.ts';
 import { loadBatchCodes, loadTemplates, type TemplateContext } from '../subscriptions/templateContext.ts';
 import { checkReadingDate, fitGroups, type MeterSubscription } from '../readings/captureReadings.ts';
@@ -109,19 +109,34 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
       report,
       progress,
     };
-    const processChunk = o.kind === 'readings' ? readingsChunk : accountsChunk;
     const size = o.chunkRows ?? CHUNK_ROWS;
+    // While the database takes one chunk, the next is read and checked: the writes of
+    // one chunk and the parsing of the next overlap instead of taking turns.
+    let writing: Promise<void> = Promise.resolve();
+    const nextChunk = async (rows: ImportRow[]) => {
+      if (o.kind === 'readings') {
+        await writing;
+        writing = readingsChunk(ctx, rows);
+      } else {
+        const good = checkAccountRows(ctx, o.kind, rows);
+        await writing;
+        writing = writeAccountRows(ctx, o.kind, good);
+      }
+      // Observed now, awaited later: a failed write must not count as an unhandled rejection.
+      writing.catch(() => {});
+    };
     let chunk: ImportRow[] = [];
     for await (const row of o.rows) {
       progress.rowsRead++;
       chunk.push(row);
       if (chunk.length >= size) {
-        await processChunk(ctx, o.kind, chunk);
+        await nextChunk(chunk);
         chunk = [];
         await tick();
       }
     }
-    if (chunk.length > 0) await processChunk(ctx, o.kind, chunk);
+    if (chunk.length > 0) await nextChunk(chunk);
+    await writing;
     if (progress.errorCount === 0 && progress.rowsRead === 0) {
       add({ row: 0, column: '', path: o.format === 'csv' ? 'rows' : 'data.rows', message: 'there are no rows to import' });
     }
@@ -165,10 +180,11 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
   return { importId, status, progress };
 }
 
-/** accounts (each with an optional subscription and its opening readings) or subscriptions of existing accounts. */
-async function accountsChunk(ctx: Context, kind: ImportKind, rows: ImportRow[]): Promise<void> {
-  type Good = { row: ImportRow; account?: ReturnType<typeof checkAccount>; accountNumber: string; sub: CheckedSubscription | null };
-  const good: Good[] = [];
+type GoodRow = { row: ImportRow; account?: AccountFields; accountNumber: string; sub: CheckedSubscription | null };
+
+/** The checks of accounts (each with an optional subscription and its opening readings) or subscriptions that need no database. */
+function checkAccountRows(ctx: Context, kind: ImportKind, rows: ImportRow[]): GoodRow[] {
+  const good: GoodRow[] = [];
   const firstRow = new Map<string, number>();
   for (const row of rows) {
     const issues: Issue[] = [];
@@ -193,6 +209,11 @@ async function accountsChunk(ctx: Context, kind: ImportKind, rows: ImportRow[]):
     if (issues.length > 0 || row.problems.length > 0 || accountNumber === undefined) continue;
     good.push({ row, account: account ?? undefined, accountNumber, sub });
   }
+  return good;
+}
+
+/** Checks against the database (numbers taken, accounts missing or closed), then COPYs the rows that pass. */
+async function writeAccountRows(ctx: Context, kind: ImportKind, good: GoodRow[]): Promise<void> {
   if (good.length === 0) return;
 
   const found = await ctx.client.query<{ account_number: string; account_id: string; status: string }>(
@@ -200,7 +221,7 @@ async function accountsChunk(ctx: Context, kind: ImportKind, rows: ImportRow[]):
     [ctx.appCode, good.map((g) => g.accountNumber)],
   );
   const existing = new Map(found.rows.map((r) => [r.account_number, r]));
-  const writable: (Good & { accountId?: string })[] = [];
+  const writable: (GoodRow & { accountId?: string })[] = [];
   for (const g of good) {
     const e = existing.get(g.accountNumber);
     const path = g.row.at('accountNumber');
@@ -243,7 +264,7 @@ async function accountsChunk(ctx: Context, kind: ImportKind, rows: ImportRow[]):
 }
 
 /** Readings of existing subscriptions, each fitted among the meter's readings like capture-readings does. */
-async function readingsChunk(ctx: Context, _kind: ImportKind, rows: ImportRow[]): Promise<void> {
+async function readingsChunk(ctx: Context, rows: ImportRow[]): Promise<void> {
   const { client, appCode } = ctx;
   // Which subscription each row is about: by subscriptionID, or by accountNumber + serviceCode.
   const byId = new Set<string>();
