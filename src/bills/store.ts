@@ -20,18 +20,22 @@ export const BILL_COPY_COLUMNS =
 // the server as written, so every backslash is doubled. JSON text has no raw tab or newline.
 const copyText = (s: string) => (s.indexOf('\\') === -1 ? s : s.replaceAll('\\', '\\\\'));
 
-/** One COPY row of a bill (columns as BILL_COPY_COLUMNS). */
-export function billRow(appCode: number, termId: string, number: bigint, billDate: string, dueDate: string, b: NewBill): string {
+/**
+ * A bill's COPY row (columns as BILL_COPY_COLUMNS) in two parts around its number, built
+ * before the write transaction so that the transaction, which holds the app's bill-number
+ * counter, only streams text.
+ */
+export function billRowParts(appCode: number, termId: string, billDate: string, dueDate: string, b: NewBill): [string, string] {
   const r = b.bill;
-  return (
-    `${appCode}\t${termId}\t${b.subscriptionId}\t${b.accountId}\t${number}\t${billDate}\t${dueDate}\t` +
-    `${r.activePeriod.start}\t${r.activePeriod.end}\t${r.charges}\t${r.tax}\t${r.total}\t` +
-    `${r.balanceBroughtForward}\t${r.totalDue}\t${r.estimated ? 't' : 'f'}\t${copyText(JSON.stringify(r.lines))}\n`
-  );
+  return [
+    `${appCode}\t${termId}\t${b.subscriptionId}\t${b.accountId}\t`,
+    `\t${billDate}\t${dueDate}\t${r.activePeriod.start}\t${r.activePeriod.end}\t${r.charges}\t${r.tax}\t${r.total}\t` +
+      `${r.balanceBroughtForward}\t${r.totalDue}\t${r.estimated ? 't' : 'f'}\t${copyText(JSON.stringify(r.lines))}\n`,
+  ];
 }
 
 /**
- * Writes rows built by billRow with one COPY. Rows are
+ * Writes rows (billRowParts joined by their numbers) with one COPY. Rows are
  * streamed in slices so a chunk's bills never sit in memory as one huge string.
  */
 export async function copyBills(client: pg.PoolClient, rows: Iterable<string>): Promise<void> {

@@ -137,19 +137,15 @@ TABLE bill
   balance_brought_forward numeric(20,4) NOT NULL
   total_due numeric(20,4) NOT NULL
   estimated boolean NOT NULL DEFAULT false
-  lines jsonb NOT NULL
+  lines json NOT NULL
   status text NOT NULL DEFAULT 'draft'::text
   posted_at timestamp with time zone
   withdrawn_at timestamp with time zone
   created_at timestamp with time zone NOT NULL DEFAULT now()
-  CONSTRAINT bill_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
   CONSTRAINT bill_app_code_bill_number_key UNIQUE (app_code, bill_number)
-  CONSTRAINT bill_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT bill_check CHECK (((total = (charges + tax)) AND (total_due = (total + balance_brought_forward))))
   CONSTRAINT bill_pkey PRIMARY KEY (bill_id)
   CONSTRAINT bill_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'posted'::text, 'withdrawn'::text])))
-  CONSTRAINT bill_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
-  CONSTRAINT bill_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
   CREATE INDEX bill_account_idx ON bill (account_id, bill_id)
   CREATE UNIQUE INDEX bill_one_per_subscription ON bill (term_id, subscription_id) WHERE (status <> 'withdrawn'::text)
 

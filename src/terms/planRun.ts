@@ -3,7 +3,7 @@ import { inTransaction, type Queryable } from '../db/pool.ts';
 import { moveTerm, TERM_STATUS } from './states.ts';
 import { loadRoster, lockTerm, readTerm, readingWatermark, setStatus, type TermRow } from './store.ts';
 import { runContext } from './rateRoster.ts';
-import { blockingExceptions, countReadings } from './checkReadings.ts';
+import { blockingExceptions } from './checkReadings.ts';
 import { addChunkJobs, addFinishJob } from './jobs.ts';
 
 const JOB_USER = 'billrun';
@@ -81,11 +81,14 @@ export async function planRun(db: pg.Pool, termId: string, round: number, chunkS
           return;
         }
       }
-      await tx.query('UPDATE term SET approved_at = now(), reading_watermark = $2, reading_count = $3 WHERE term_id = $1', [
-        t.term_id,
-        mark,
-        await countReadings(tx, ctx),
-      ]);
+      // Validated here or by validate-term: the count stands (here, every roster
+      // subscription has its readings, or the term failed above).
+      await tx.query(
+        `UPDATE term SET approved_at = now(), reading_watermark = $2,
+                reading_count = CASE WHEN validated_at IS NULL AND $3 THEN subscription_count ELSE reading_count END
+          WHERE term_id = $1`,
+        [t.term_id, mark, ctx.meteredCodes.length > 0],
+      );
     }
     const slices = await rosterSlices(tx, t.term_id, chunkSize);
     await tx.query(

@@ -161,11 +161,22 @@ export const READINGS_SQL = `
          AND NOT EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id AND c.reading_id <= $6::bigint)
        ORDER BY r.reading_date, r.reading_id LIMIT 1) first ON true`;
 
-/** Rates each input; a subscription that cannot be rated is a failure with its reason, not a stop. */
-export function rateRoster(ctx: RunContext, inputs: RosterInput[]): { rated: RatedEntry[]; failed: FailedEntry[] } {
+/** Bills rated between two yields to the event loop (about 5 ms of work). */
+const SLICE = 256;
+export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Rates each input; a subscription that cannot be rated is a failure with its reason,
+ * not a stop. It yields every few milliseconds: another chunk of the same process may be
+ * streaming its bills to the database while holding the run's locks, and must not wait
+ * for this one's arithmetic.
+ */
+export async function rateRoster(ctx: RunContext, inputs: RosterInput[]): Promise<{ rated: RatedEntry[]; failed: FailedEntry[] }> {
   const rated: RatedEntry[] = [];
   const failed: FailedEntry[] = [];
-  for (const input of inputs) {
+  for (let i = 0; i < inputs.length; i++) {
+    if (i % SLICE === SLICE - 1) await yieldToEventLoop();
+    const input = inputs[i] as RosterInput;
     try {
       const bill = rateBill({
         tariff: ctx.tariff,

@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
 import { Dec } from '../rating/index.ts';
-import { billRow, copyBills, takeBillNumbers } from '../bills/store.ts';
+import { billRowParts, copyBills, takeBillNumbers } from '../bills/store.ts';
 import { TERM_STATUS } from './states.ts';
 import { readTerm } from './store.ts';
-import { loadRosterInputs, rateRoster, runContext } from './rateRoster.ts';
+import { loadRosterInputs, rateRoster, runContext, yieldToEventLoop } from './rateRoster.ts';
 import { addFinishJob } from './jobs.ts';
 
 /**
@@ -26,7 +26,16 @@ export async function runChunk(db: pg.Pool, termId: string, round: number, chunk
 
   // The rating, the slow part, holds no lock: workers rate side by side.
   const ctx = await runContext(db, term);
-  const { rated, failed } = rateRoster(ctx, await loadRosterInputs(db, ctx, chunk.from_id, chunk.to_id));
+  const { rated, failed } = await rateRoster(ctx, await loadRosterInputs(db, ctx, chunk.from_id, chunk.to_id));
+  // The bill date is the day the run rates, in the app's time zone.
+  const today = await db.query<{ d: string }>('SELECT (now() AT TIME ZONE a.time_zone)::date AS d FROM app a WHERE a.app_code = $1', [term.app_code]);
+  const billDate = today.rows[0]!.d;
+  const rows: [string, string][] = [];
+  for (let i = 0; i < rated.length; i++) {
+    if (i % 256 === 255) await yieldToEventLoop();
+    const r = rated[i]!;
+    rows.push(billRowParts(term.app_code, termId, billDate, term.due_date, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill }));
+  }
   let charges = new Dec(0);
   let tax = new Dec(0);
   let total = new Dec(0);
@@ -42,11 +51,7 @@ export async function runChunk(db: pg.Pool, termId: string, round: number, chunk
 
   await inTransaction(db, async (tx) => {
     // Lock order everywhere: term, then the app's bill-number counter.
-    const t = await tx.query<{ status: string; job_round: number; bill_date: string }>(
-      `SELECT t.status, t.job_round, (now() AT TIME ZONE a.time_zone)::date AS bill_date
-         FROM term t JOIN app a ON a.app_code = t.app_code WHERE t.term_id = $1 FOR UPDATE OF t`,
-      [termId],
-    );
+    const t = await tx.query<{ status: string; job_round: number }>('SELECT status, job_round FROM term WHERE term_id = $1 FOR UPDATE', [termId]);
     const now = t.rows[0];
     if (!now || now.status !== TERM_STATUS.Processing || now.job_round !== round) return;
     const c = await tx.query('SELECT 1 FROM term_chunk WHERE term_id = $1 AND round = $2 AND chunk_no = $3 AND done_at IS NULL', [termId, round, chunkNo]);
@@ -54,16 +59,12 @@ export async function runChunk(db: pg.Pool, termId: string, round: number, chunk
 
     if (rated.length > 0) {
       let number = await takeBillNumbers(tx, term.app_code, rated.length);
-      const rows = function* () {
-        for (const r of rated) {
-          yield billRow(term.app_code, termId, number++, now.bill_date, term.due_date, {
-            subscriptionId: r.input.subscriptionId,
-            accountId: r.input.accountId,
-            bill: r.bill,
-          });
-        }
-      };
-      await copyBills(tx, rows());
+      await copyBills(
+        tx,
+        (function* () {
+          for (const [head, tail] of rows) yield head + String(number++) + tail;
+        })(),
+      );
     }
     let newFailures = 0;
     if (failed.length > 0) {

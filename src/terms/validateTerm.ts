@@ -46,7 +46,7 @@ export async function validateTerm(
     let failures = 0;
     const sum = { charges: new Dec(0), tax: new Dec(0), total: new Dec(0), balanceBroughtForward: new Dec(0), totalDue: new Dec(0) };
     for (const [from, to] of await rosterSlices(tx, term.term_id, opts.chunkSize)) {
-      const { rated, failed } = rateRoster(ctx, await loadRosterInputs(tx, ctx, from, to));
+      const { rated, failed } = await rateRoster(ctx, await loadRosterInputs(tx, ctx, from, to));
       for (const f of failed) {
         failures++;
         exceptions.push({

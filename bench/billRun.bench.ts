@@ -1,0 +1,192 @@
+// A whole bill run on the embedded PostgreSQL: a template with a flat charge, three
+// graduated metered tiers, a percentage surcharge and VAT; N subscriptions with
+// readings; from process-term to every bill written, by worker processes that take the
+// run's jobs from the queue. Prints bills per second, each process's peak memory, and
+// the floor: the time to COPY the same bills into the same table, measured here.
+// Flags: --million (N = 1,000,000), --n=N (default 100,000), --workers=K (default 1),
+// --concurrency=C (jobs per worker process, default 2), --chunk=S (default 5000).
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { startEmbedded } from '../src/db/embedded.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createPool } from '../src/db/pool.ts';
+import { createApp } from '../src/auth/store.ts';
+import type { Caller } from '../src/auth/roles.ts';
+import { makeService } from '../src/templates/makeService.ts';
+import { makeTerm } from '../src/terms/makeTerm.ts';
+import { processTerm } from '../src/terms/processTerm.ts';
+import { BILL_COPY_COLUMNS } from '../src/bills/store.ts';
+import type { ServiceDefinition } from '../src/templates/schemas.ts';
+
+// `--n=20000` (bench/run.ts passes on only arguments that start with a dash) or `--n 20000`.
+const arg = (name: string, fallback: number) => {
+  const eq = process.argv.find((a) => a.startsWith(`${name}=`));
+  if (eq) return Number(eq.slice(name.length + 1));
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const N = process.argv.includes('--million') ? 1_000_000 : arg('--n', 100_000);
+const WORKERS = arg('--workers', 1);
+const CONCURRENCY = arg('--concurrency', 2);
+const CHUNK = arg('--chunk', 5000);
+const root = path.resolve(import.meta.dirname, '..');
+const say = (s: string) => process.stdout.write(s + '\n');
+const secs = (ms: number) => (ms / 1000).toFixed(2);
+
+const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-billrun'), port: 54372, database: 'postgres' });
+const adminUrl = server.url;
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+await admin.query('DROP DATABASE IF EXISTS billrun_bench WITH (FORCE)');
+await admin.query('CREATE DATABASE billrun_bench');
+await admin.end();
+const url = adminUrl.replace(/\/postgres$/, '/billrun_bench');
+await migrate(url);
+const db = createPool(url, 4);
+const children: ChildProcess[] = [];
+
+try {
+  const appCode = await createApp(db, 'Bench', 'UTC', 'USD', 2);
+  const caller: Caller = { userId: '0', appCode, email: 'bench@billrun.test', role: 'admin', tokenHash: Buffer.alloc(0) };
+  const service: ServiceDefinition = {
+    code: 'WATER',
+    name: 'Domestic water',
+    serviceType: 'Sale',
+    chargingType: 'Postpaid',
+    postType: 'Post Subscription',
+    billingCycle: 1,
+    dueDateOffset: 14,
+    values: [{ code: 'VAT', label: 'VAT rate', value: '16' }],
+    components: [
+      { code: 'STANDING', name: 'Standing charge', model: 'flat', amount: '150.00' },
+      {
+        code: 'WATER',
+        name: 'Water',
+        model: 'graduated',
+        input: 'METER',
+        tiers: [
+          { upTo: 10, rate: '50.25' },
+          { upTo: 30, rate: '70.5' },
+          { upTo: null, rate: '90.75' },
+        ],
+      },
+      { code: 'SEWER', name: 'Sewer surcharge', model: 'percentage', percentage: '12.5', of: ['WATER'] },
+      { code: 'VAT', name: 'VAT', model: 'percentage', category: 'tax', percentage: { value: 'VAT' }, of: ['STANDING', 'WATER', 'SEWER'] },
+    ],
+    meteredInputs: [{ code: 'METER', label: 'Water meter', unit: 'm3', decimals: 0, rolloverAt: 100000 }],
+    batches: ['ZONE-A'],
+  };
+  await makeService(db, caller, service);
+
+  let t0 = Date.now();
+  await db.query(
+    `INSERT INTO account (app_code, account_number, name, created_by, modified_by)
+     SELECT $1, 'ACC-' || g, 'Customer ' || g, 'bench', 'bench' FROM generate_series(1, $2) g`,
+    [appCode, N],
+  );
+  await db.query(
+    `INSERT INTO subscription (app_code, account_id, service_id, batch_id, start_date, created_by, modified_by)
+     SELECT $1, a.account_id, s.service_id, b.batch_id,
+            CASE WHEN a.account_id % 50 = 0 THEN date '2026-11-16' ELSE date '2020-01-01' END, 'bench', 'bench'
+       FROM account a, service s, batch b WHERE a.app_code = $1 AND s.app_code = $1 AND b.app_code = $1`,
+    [appCode],
+  );
+  // Previous reading at the end of October, current at the end of November: 0 to 59 m3,
+  // so bills fall in each of the three tiers.
+  await db.query(
+    `INSERT INTO reading (app_code, subscription_id, input_code, reading_date, value, created_by)
+     SELECT $1, s.subscription_id, 'METER', d.day, CASE WHEN d.n = 1 THEN (s.subscription_id * 37) % 90000 ELSE (s.subscription_id * 37) % 90000 + (s.subscription_id * 7) % 60 END, 'bench'
+       FROM subscription s, (VALUES (1, date '2026-10-31'), (2, date '2026-11-30')) AS d(n, day) WHERE s.app_code = $1`,
+    [appCode],
+  );
+  await db.query('ANALYZE');
+  say(`setup: ${N} accounts, subscriptions and 2 readings each in ${secs(Date.now() - t0)} s`);
+
+  const termId = await makeTerm(db, caller, {
+    serviceCode: 'WATER',
+    batchCode: 'ZONE-A',
+    billingPeriodID: 202611,
+    startDate: '01/11/2026',
+    endDate: '30/11/2026',
+  });
+
+  const env = {
+    ...process.env,
+    DATABASE_URL: url,
+    LOG_LEVEL: 'silent',
+    WORKER_CONCURRENCY: String(CONCURRENCY),
+    BILLRUN_CHUNK_SIZE: String(CHUNK),
+  };
+  for (let i = 0; i < WORKERS; i++) {
+    children.push(spawn(process.execPath, [path.join(root, 'src/main.ts'), 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+  }
+  // Let the workers connect and migrate-check before the clock starts.
+  for (;;) {
+    const r = await db.query('SELECT count(*)::int AS n FROM worker_heartbeat');
+    if (r.rows[0].n >= WORKERS) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const peak = new Map<number, number>();
+  const sample = () => {
+    for (const c of children) {
+      try {
+        const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${c.pid}/status`, 'utf8'));
+        if (m) peak.set(c.pid!, Math.max(peak.get(c.pid!) ?? 0, Number(m[1]) / 1024));
+      } catch {}
+    }
+  };
+
+  t0 = Date.now();
+  await processTerm(db, caller, Number(termId), undefined);
+  let planned = 0;
+  for (;;) {
+    const r = await db.query('SELECT status, chunks_total, chunks_done, bill_count, failure_count, job_last_error FROM term WHERE term_id = $1', [termId]);
+    const t = r.rows[0];
+    if (!planned && t.chunks_total > 0) planned = Date.now() - t0;
+    sample();
+    if (t.status === 'Processed' || t.status === 'Failed') {
+      if (t.status === 'Failed') throw new Error(`the run failed: ${t.job_last_error}`);
+      if (t.bill_count !== N) throw new Error(`${t.bill_count} bills and ${t.failure_count} failures for ${N} subscriptions`);
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const runMs = Date.now() - t0;
+  const check = await db.query(
+    `SELECT count(*)::int AS bills, count(DISTINCT subscription_id)::int AS subs, min(bill_number) AS lo, max(bill_number) AS hi,
+            pg_size_pretty(pg_total_relation_size('bill')) AS size FROM bill WHERE term_id = $1`,
+    [termId],
+  );
+  const c = check.rows[0];
+  say(`run: ${N} bills in ${secs(runMs)} s (plan ${secs(planned)} s) = ${Math.round(N / (runMs / 1000))} bills/s, ${WORKERS} worker process(es) x ${CONCURRENCY} jobs, chunks of ${CHUNK}`);
+  say(`check: ${c.bills} bills, ${c.subs} subscriptions, numbers ${c.lo}..${c.hi}; bill table ${c.size}`);
+  for (const [pid, mib] of peak) say(`peak RSS of worker ${pid}: ${Math.round(mib)} MiB`);
+  say(`peak RSS of this process (setup, polling): ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
+  for (const ch of children) ch.kill('SIGTERM');
+
+  // The floor: the same bill rows, COPY'd into the same (emptied) table with its indexes.
+  const file = path.join(root, '.data/bench-billrun-floor.copy');
+  const out = await db.connect();
+  try {
+    await pipeline(out.query(copyTo(`COPY (SELECT ${BILL_COPY_COLUMNS} FROM bill WHERE term_id = ${Number(termId)}) TO STDOUT`)), fs.createWriteStream(file));
+    await out.query('TRUNCATE bill CASCADE');
+    await out.query('CHECKPOINT');
+    t0 = Date.now();
+    await pipeline(fs.createReadStream(file, { highWaterMark: 1 << 20 }), out.query(copyFrom(`COPY bill (${BILL_COPY_COLUMNS}) FROM STDIN`)));
+  } finally {
+    out.release();
+  }
+  const floorMs = Date.now() - t0;
+  say(`floor: COPY of the same ${N} bills (${Math.round(fs.statSync(file).size / 1048576)} MiB) into the bill table in ${secs(floorMs)} s`);
+  say(`ratio: run / floor = ${(runMs / floorMs).toFixed(2)} (target: within 3; 1,000,000 bills under 60 s)`);
+  fs.rmSync(file, { force: true });
+} finally {
+  for (const ch of children) if (ch.exitCode === null) ch.kill('SIGTERM');
+  await db.end();
+  await server.stop();
+}
+process.exit(0);
