@@ -447,6 +447,7 @@ TABLE term_chunk
   from_id bigint NOT NULL
   to_id bigint NOT NULL
   done_at timestamp with time zone
+  done_by text
   bills integer NOT NULL DEFAULT 0
   failures integer NOT NULL DEFAULT 0
   CONSTRAINT term_chunk_pkey PRIMARY KEY (term_id, round, chunk_no)

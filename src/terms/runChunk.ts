@@ -14,7 +14,7 @@ import { addFinishJob } from './jobs.ts';
  * the finish. Killed at any instant, the chunk either committed (a re-run finds it done)
  * or left nothing (its numbers go back with it): one bill per subscription, no gaps.
  */
-export async function runChunk(db: pg.Pool, termId: string, round: number, chunkNo: number): Promise<void> {
+export async function runChunk(db: pg.Pool, termId: string, round: number, chunkNo: number, worker: string | null = null): Promise<void> {
   const found = await db.query<{ from_id: string; to_id: string; done: boolean }>(
     `SELECT c.from_id, c.to_id, c.done_at IS NOT NULL AS done FROM term_chunk c WHERE c.term_id = $1 AND c.round = $2 AND c.chunk_no = $3`,
     [termId, round, chunkNo],
@@ -83,13 +83,10 @@ export async function runChunk(db: pg.Pool, termId: string, round: number, chunk
       const r = await tx.query('DELETE FROM term_failure WHERE term_id = $1 AND subscription_id = ANY($2::bigint[])', [termId, rated.map((x) => x.input.subscriptionId)]);
       fixed = r.rowCount ?? 0;
     }
-    await tx.query('UPDATE term_chunk SET done_at = now(), bills = $4, failures = $5 WHERE term_id = $1 AND round = $2 AND chunk_no = $3', [
-      termId,
-      round,
-      chunkNo,
-      rated.length,
-      failed.length,
-    ]);
+    await tx.query(
+      'UPDATE term_chunk SET done_at = now(), done_by = $6, bills = $4, failures = $5 WHERE term_id = $1 AND round = $2 AND chunk_no = $3',
+      [termId, round, chunkNo, rated.length, failed.length, worker],
+    );
     const progress = await tx.query<{ chunks_done: number; chunks_total: number }>(
       `UPDATE term SET chunks_done = chunks_done + 1, bill_count = bill_count + $2, failure_count = failure_count + $3,
               total_charges = total_charges + $4, total_tax = total_tax + $5, total_amount = total_amount + $6,

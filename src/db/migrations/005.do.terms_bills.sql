@@ -83,6 +83,7 @@ CREATE TABLE term_chunk (
   from_id   bigint NOT NULL,
   to_id     bigint NOT NULL,
   done_at   timestamptz,
+  done_by   text,                -- the worker pool that committed it
   bills     integer NOT NULL DEFAULT 0,
   failures  integer NOT NULL DEFAULT 0,
   PRIMARY KEY (term_id, round, chunk_no)
