@@ -11,7 +11,8 @@ import { finishRun } from '../terms/finishRun.ts';
 export function taskList(db: pg.Pool, config: Config): TaskList {
   return {
     [TERM_TASKS.plan]: async (p) => planRun(db, (p as PlanPayload).termId, (p as PlanPayload).round, config.billRunChunkSize),
-    [TERM_TASKS.chunk]: async (p) => runChunk(db, (p as ChunkPayload).termId, (p as ChunkPayload).round, (p as ChunkPayload).chunk),
+    [TERM_TASKS.chunk]: async (p, helpers) =>
+      runChunk(db, (p as ChunkPayload).termId, (p as ChunkPayload).round, (p as ChunkPayload).chunk, helpers.job.locked_by),
     [TERM_TASKS.finish]: async (p) => finishRun(db, (p as PlanPayload).termId, (p as PlanPayload).round),
   };
 }
