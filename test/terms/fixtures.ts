@@ -29,7 +29,7 @@ export const tariff = (code = 'WATER', extra: Record<string, unknown> = {}) => (
     { code: 'VAT', name: 'VAT', model: 'percentage', category: 'tax', percentage: { value: 'VAT' }, of: ['STANDING', 'WATER', 'SEWER'] },
   ],
   meteredInputs: [{ code: 'METER', label: 'Water meter', unit: 'm3', decimals: 0, rolloverAt: 100000 }],
-  batches: ['ZONE-A', 'ZONE-B'],
+  batches: ['ZONE-A', 'ZONE-B', 'Z1', 'Z2', 'Z3', 'Z4'],
   ...extra,
 });
 
@@ -87,7 +87,7 @@ export async function subscriptions(
     `INSERT INTO subscription (app_code, account_id, service_id, batch_id, start_date, end_date, created_by, modified_by)
      SELECT $1, a, $2, $3, $4, $5, 'fixture', 'fixture' FROM unnest($6::bigint[]) WITH ORDINALITY AS u(a, n) ORDER BY n
      RETURNING subscription_id, account_id`,
-    [app, service_id, batch_id, o.startDate ?? '2020-01-01', o.endDate ?? null, accountIds],
+    [app, service_id, batch_id, o.startDate ?? '2000-01-01', o.endDate ?? null, accountIds],
   );
   const out = subs.rows.map((r) => ({ subscriptionId: r.subscription_id, accountId: r.account_id }));
   const rows: [string, string, number][] = [];
