@@ -4,7 +4,7 @@
 // run's jobs from the queue. Prints bills per second, each process's peak memory, and
 // the floor: the time to COPY the same bills into the same table, measured here.
 // Flags: --million (N = 1,000,000), --n=N (default 100,000), --workers=K (default 1),
-// --concurrency=C (jobs per worker process, default 2), --chunk=S (default 5000).
+// --concurrency=C (jobs per worker process, default 1), --chunk=S (default 5000).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,7 +31,7 @@ const arg = (name: string, fallback: number) => {
 };
 const N = process.argv.includes('--million') ? 1_000_000 : arg('--n', 100_000);
 const WORKERS = arg('--workers', 1);
-const CONCURRENCY = arg('--concurrency', 2);
+const CONCURRENCY = arg('--concurrency', 1);
 const CHUNK = arg('--chunk', 5000);
 const root = path.resolve(import.meta.dirname, '..');
 const say = (s: string) => process.stdout.write(s + '\n');

@@ -468,8 +468,6 @@ TABLE term_subscription
   term_id bigint NOT NULL
   subscription_id bigint NOT NULL
   CONSTRAINT term_subscription_pkey PRIMARY KEY (term_id, subscription_id)
-  CONSTRAINT term_subscription_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
-  CONSTRAINT term_subscription_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
 
 TABLE worker_heartbeat
   pool_id text NOT NULL

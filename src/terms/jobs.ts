@@ -38,3 +38,17 @@ export async function addFinishJob(db: Queryable, termId: string, round: number)
     [TERM_TASKS.finish, termId, round, `term:${termId}:finish`],
   );
 }
+
+/**
+ * Runs a job step; when it throws, the error is kept on the term (get-terms
+ * job.lastError) before the queue retries the job.
+ */
+export async function recordingErrors(db: Queryable, termId: string, step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    await db.query('UPDATE term SET job_last_error = $2 WHERE term_id = $1', [termId, message.slice(0, 1000)]).catch(() => {});
+    throw err;
+  }
+}

@@ -66,10 +66,12 @@ CREATE UNIQUE INDEX term_period_key ON term (app_code, service_id, batch_id, bil
 CREATE INDEX term_app_idx ON term (app_code, term_id);
 
 -- term_subscription: the roster, the subscriptions a term bills, fixed by
--- load-subscriptions. Exactly these get one bill each (or a recorded failure).
+-- load-subscriptions. Exactly these get one bill each (or a recorded failure). Like
+-- bill, no foreign keys: it is filled a million rows at a time from subscription rows
+-- read in the same statement, and a key check per row would double the time.
 CREATE TABLE term_subscription (
-  term_id         bigint NOT NULL REFERENCES term(term_id),
-  subscription_id bigint NOT NULL REFERENCES subscription(subscription_id),
+  term_id         bigint NOT NULL,
+  subscription_id bigint NOT NULL,
   PRIMARY KEY (term_id, subscription_id)
 );
 
