@@ -4,6 +4,7 @@ import { notFound } from '../http/errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import type { Queryable } from '../db/pool.ts';
 import { postTermBills } from '../bills/store.ts';
+import { settleAccounts } from '../settlement/settleAccounts.ts';
 import { moveTerm } from './states.ts';
 import { lockTerm, setStatus, type TermRow } from './store.ts';
 
@@ -20,6 +21,10 @@ export async function postTerm(db: pg.Pool, caller: Caller, termId: number): Pro
 export async function postLocked(tx: Queryable, term: TermRow, by: string): Promise<number> {
   const status = moveTerm(term.status, 'post');
   const posted = await postTermBills(tx, term.term_id, by);
+  // Credit already on an account (a payment before the bill, a credit note) settles the
+  // bill it has just been given, in the same transaction as the posting.
+  const accounts = await tx.query<{ account_id: string }>(`SELECT DISTINCT account_id FROM bill WHERE term_id = $1 AND status = 'posted'`, [term.term_id]);
+  await settleAccounts(tx, term.app_code, accounts.rows.map((r) => r.account_id), by);
   await setStatus(tx, term.term_id, status, by, 'posted_at = now()');
   return posted;
 }

@@ -106,4 +106,38 @@ describe('the six steps of a bill run', () => {
     const acc = await h.db.query('SELECT balance FROM account WHERE account_id = $1', [subs[0]!.accountId]);
     assert.equal(acc.rows[0].balance, '2191.8000');
   });
+
+  test('a payment that arrives before the bill settles it when the bill is posted', async () => {
+    const [sub] = await subscriptions(h, { n: 1, readings: [['2026-10-31', 100]], prefix: 'EARLY', batchCode: 'ZONE-B' });
+    const accountNumber = (await h.db.query('SELECT account_number FROM account WHERE account_id = $1', [sub!.accountId])).rows[0].account_number;
+    const paid = await h.post('/billing/payments/make-payment', {
+      method: 'Create',
+      action: 'Create Payment',
+      apiVersion: 'v2',
+      data: { accountNumber, amount: '1000.00', paymentDate: '25/11/2026', reference: 'EARLY-1', channel: 'bank' },
+    });
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    const termID = await makeTerm(h, { batchCode: 'ZONE-B' });
+    await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID });
+    await step(h, 'capture-readings', 'Capture Term Readings', {
+      termID,
+      readings: [{ subscriptionID: Number(sub!.subscriptionId), inputCode: 'METER', readingDate: '30/11/2026', value: 125 }],
+    });
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID })).status, 200);
+    await waitForStatus(h, termID, ['Processed']);
+    assert.equal((await step(h, 'post-term', 'Post Term', { termID })).status, 200);
+    const open = await h.post('/billing/ledger/get-open-bills', {
+      method: 'Retrieve',
+      action: 'Retrieve Open Bills',
+      apiVersion: 'v2',
+      data: { accountNumber },
+    });
+    assert.equal(open.status, 200, JSON.stringify(open.body));
+    const [bill] = open.body.data.bills;
+    assert.equal(bill.total, BILL.total);
+    assert.equal(bill.paid, '1000.00');
+    assert.equal(bill.due, '1151.80');
+    const acc = await h.db.query('SELECT balance FROM account WHERE account_id = $1', [sub!.accountId]);
+    assert.equal(acc.rows[0].balance, '1151.8000');
+  });
 });
