@@ -23,13 +23,19 @@ import { termRoutes } from './terms/routes.ts';
 import { billRoutes } from './bills/routes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
 
-export type AppOptions = { config: Config; db: pg.Pool; logger?: boolean | object };
+export type AppOptions = {
+  config: Config;
+  db: pg.Pool;
+  logger?: boolean | object;
+  /** Where the production logger writes instead of stdout (tests read it to prove no secret is logged). */
+  logStream?: { write(line: string): void };
+};
 
 const REDACT = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger ?? { level: opts.config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
+    logger: opts.logger ?? { level: opts.config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, ...(opts.logStream ? { stream: opts.logStream } : {}) },
     bodyLimit: opts.config.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
