@@ -4,6 +4,7 @@
 // database of its own, so tests never share mutable state.
 import { spawnSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbedded } from '../src/db/embedded.ts';
@@ -18,25 +19,48 @@ say('# tsc --noEmit');
 const tsc = spawnSync(node, [path.join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', root], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(1);
 
+// Runs may overlap (two terminals, two engineers): each has its own id, its own
+// embedded server and its own databases, and cleans up only what it made.
+const runId = `${process.pid}`;
 let serverUrl: string;
 let stop = async () => {};
+const embeddedDir = path.join(root, '.data/test-pg', runId);
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+// Data folders of earlier runs that are over (kept after a failure, for a look).
+fs.mkdirSync(path.join(root, '.data/test-pg'), { recursive: true });
+for (const d of fs.readdirSync(path.join(root, '.data/test-pg'))) {
+  if (/^\d+$/.test(d) && !alive(Number(d))) fs.rmSync(path.join(root, '.data/test-pg', d), { recursive: true, force: true });
+}
 if (process.env.DATABASE_URL) {
   serverUrl = process.env.DATABASE_URL;
   say(`# PostgreSQL from DATABASE_URL`);
 } else {
-  const server = await startEmbedded({ dataDir: path.join(root, '.data/test-pg'), port: 54339, database: 'postgres' });
+  const server = await startEmbedded({ dataDir: embeddedDir, port: await freePort(), database: 'postgres' });
   serverUrl = server.url;
-  stop = server.stop;
+  stop = async () => {
+    await server.stop();
+    if (code === 0) fs.rmSync(embeddedDir, { recursive: true, force: true });
+  };
   say('# embedded PostgreSQL');
 }
+let code = 1;
 
-const TEMPLATE = 'billrun_test_template';
+const TEMPLATE = `billrun_tpl_${runId}`;
 const admin = new pg.Client({ connectionString: serverUrl });
 await admin.connect();
 const version = (await admin.query('SHOW server_version')).rows[0].server_version;
 say(`# server ${version}`);
-for (const r of (await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE 'billrun_t\\_%' OR datname = $1`, [TEMPLATE])).rows) {
-  await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(r.datname)} WITH (FORCE)`);
+// Databases of runs that are over, on a shared server (DATABASE_URL).
+for (const r of (await admin.query(`SELECT datname FROM pg_database WHERE datname ~ '^billrun_(t|tpl)_[0-9]+'`)).rows) {
+  const pid = Number(/^billrun_(?:t|tpl)_(\d+)/.exec(r.datname)?.[1]);
+  if (!alive(pid)) await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(r.datname)} WITH (FORCE)`).catch(() => {});
 }
 await admin.query(`CREATE DATABASE ${TEMPLATE}`);
 const templateUrl = withDatabase(serverUrl, TEMPLATE);
@@ -51,6 +75,7 @@ await migrate(templateUrl);
   if (dump !== committed && process.env.BILLRUN_TEST_SCHEMA_CHECK !== '0') {
     fs.writeFileSync(path.join(root, '.data/schema.actual.sql'), dump);
     say('not ok - src/db/schema.sql differs from what the migrations make (see .data/schema.actual.sql; run npm run schema:dump)');
+    await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE}`).catch(() => {});
     await admin.end();
     await stop();
     process.exit(1);
@@ -59,21 +84,35 @@ await migrate(templateUrl);
 }
 
 const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : findTests(path.join(root, 'test'));
-const child = spawn(node, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
+const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
   stdio: 'inherit',
-  env: { ...process.env, BILLRUN_TEST_SERVER_URL: serverUrl, BILLRUN_TEST_TEMPLATE: TEMPLATE, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
+  env: {
+    ...process.env,
+    BILLRUN_TEST_SERVER_URL: serverUrl,
+    BILLRUN_TEST_TEMPLATE: TEMPLATE,
+    BILLRUN_TEST_RUN_ID: runId,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+  },
 });
-const code: number = await new Promise((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
+code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
 
 if (code === 0) {
-  // Kept when a test failed, so its database can be looked at.
-  for (const r of (await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE 'billrun_t\\_%'`)).rows) {
+  // Kept when a test failed, so its database can be looked at (until the next run).
+  for (const r of (await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`, [`billrun\\_t\\_${runId}\\_%`, TEMPLATE])).rows) {
     await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(r.datname)} WITH (FORCE)`).catch(() => {});
   }
 }
 await admin.end();
 await stop();
 process.exit(code);
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
 
 function withDatabase(url: string, db: string): string {
   const u = new URL(url);

@@ -30,21 +30,34 @@ export type Harness = {
 
 export const PASSWORD = 'correct horse battery';
 
-export async function startHarness(overrides: Partial<Config> = {}, beforeListen?: (app: FastifyInstance) => void): Promise<Harness> {
+export type HarnessOptions = {
+  /** Called before the server listens (extra routes, hooks). */
+  beforeListen?: (app: FastifyInstance) => void;
+  /** The server logs here, as in production (level from config.logLevel, same redaction), instead of nowhere. */
+  logStream?: { write(line: string): void };
+};
+
+export async function startHarness(overrides: Partial<Config> = {}, beforeListen?: (app: FastifyInstance) => void, options: HarnessOptions = {}): Promise<Harness> {
   const serverUrl = process.env.BILLRUN_TEST_SERVER_URL;
   const template = process.env.BILLRUN_TEST_TEMPLATE;
   if (!serverUrl || !template) throw new Error('run the tests with npm test (test/run.ts prepares the database)');
-  const name = `billrun_t_${crypto.randomBytes(6).toString('hex')}`;
+  // Named after the run, so that a run cleans up only its own databases.
+  const name = `billrun_t_${process.env.BILLRUN_TEST_RUN_ID ?? 'x'}_${crypto.randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
   await admin.end();
   const u = new URL(serverUrl);
   u.pathname = `/${name}`;
-  const dbUrl = u.toString();
+  return harnessOn(u.toString(), overrides, { beforeListen, ...options });
+}
+
+/** A harness on a database that is already migrated (a private PostgreSQL of one test, say). */
+export async function harnessOn(dbUrl: string, overrides: Partial<Config> = {}, options: HarnessOptions = {}): Promise<Harness> {
   const config: Config = { ...loadConfig({ LOG_LEVEL: 'silent' }), databaseUrl: dbUrl, ...overrides };
   const db = createPool(dbUrl, 10);
-  const app = await buildApp({ config, db, logger: false });
+  const app = await buildApp(options.logStream ? { config, db, logStream: options.logStream } : { config, db, logger: false });
+  const beforeListen = options.beforeListen;
   beforeListen?.(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
