@@ -1,4 +1,5 @@
 import type { AccountRecord } from './schemas.ts';
+import { moneyText } from '../rating/money.ts';
 import type { AccountRow } from './store.ts';
 
 export function accountRecord(r: AccountRow): AccountRecord {
@@ -11,7 +12,7 @@ export function accountRecord(r: AccountRow): AccountRecord {
     phone: r.phone,
     address: r.address,
     status: r.status,
-    balance: r.balance,
+    balance: moneyText(r.balance, r.minor_units),
     subscriptionCount: Number(r.subscription_count),
     createdAt: r.created_at,
     createdBy: r.created_by,

@@ -13,6 +13,7 @@ export type AccountRow = {
   address: string | null;
   status: string;
   balance: string;
+  minor_units: number;
   subscription_count: string;
   created_at: string;
   created_by: string;
@@ -32,7 +33,7 @@ export type AccountFilters = {
 };
 
 const SELECT = `
-  SELECT ac.account_id, ac.app_code, ac.account_number, ac.name, ac.email, ac.phone, ac.address, ac.status, ac.balance,
+  SELECT ac.account_id, ac.app_code, ac.account_number, ac.name, ac.email, ac.phone, ac.address, ac.status, ac.balance, a.minor_units,
          (SELECT count(*) FROM subscription s WHERE s.account_id = ac.account_id AND s.status <> 'terminated') AS subscription_count,
          to_char(ac.created_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS created_at, ac.created_by,
          to_char(ac.modified_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS modified_at, ac.modified_by

@@ -2,7 +2,7 @@
 // dates as the API writes them (dd/mm/yyyy, as terms do), amounts as exact decimals,
 // and finding the account an operation is about.
 import { Type } from 'typebox';
-import { Dec, formatMoney } from '../rating/money.ts';
+import { Dec } from '../rating/money.ts';
 import { dayNumber } from '../rating/days.ts';
 import type { Queryable } from '../db/pool.ts';
 import { notFound, validationFailed, type ErrorDetail } from '../http/errors.ts';
@@ -47,7 +47,8 @@ export async function appMoney(db: Queryable, appCode: number): Promise<AppMoney
 }
 
 /** An amount as the API shows it: fixed decimals of the app's currency ("12.50"). */
-export const money = (amount: string | Dec, minorUnits: number) => formatMoney(new Dec(amount), minorUnits);
+import { moneyText as money } from '../rating/money.ts';
+export { money };
 
 /**
  * Reads an amount a client sent: more than zero and no finer than the currency's minor

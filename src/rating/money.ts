@@ -74,6 +74,14 @@ export function formatMoney(amount: Dec, minorUnits: number): string {
   return text.startsWith('-') && amount.isZero() ? text.slice(1) : text;
 }
 
+/**
+ * A stored amount (numeric text such as "1437.2400") written at the currency's minor
+ * unit. Stored sums are sums of rounded lines, so this drops zeros and never rounds.
+ */
+export function moneyText(amount: string | Dec, minorUnits: number): string {
+  return formatMoney(new Dec(amount), minorUnits);
+}
+
 /** Plain text of a decimal, no exponent, no padding ("0.0000001", "1000000000000"). */
 export function decimalText(x: Dec): string {
   return x.toFixed();

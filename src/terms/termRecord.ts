@@ -63,8 +63,5 @@ export function termRecord(t: TermRow): TermRecord {
   };
 }
 
-/** numeric(20,4) text at the currency's minor unit: the stored sums are sums of rounded amounts, so this only drops zeros. */
-export function money(text: string, minorUnits: number): string {
-  const [int, frac = ''] = text.split('.');
-  return minorUnits === 0 ? (int as string) : `${int}.${frac.padEnd(minorUnits, '0').slice(0, minorUnits)}`;
-}
+import { moneyText as money } from '../rating/money.ts';
+export { money };

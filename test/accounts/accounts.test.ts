@@ -30,7 +30,7 @@ describe('accounts', () => {
         phone: '+254 700 000001',
         address: '1 River Road\nNairobi',
         status: 'active',
-        balance: '0.0000',
+        balance: '0.00', // at the app's minor unit, like every amount
         subscriptionCount: 0,
         createdAt: undefined,
         createdBy: 'biller@a.test',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Dec, formatMoney, roundMoney, toDecimal, type RoundingMode } from '../../src/rating/money.ts';
+import { Dec, formatMoney, moneyText, roundMoney, toDecimal, type RoundingMode } from '../../src/rating/money.ts';
 import { RatingError } from '../../src/rating/errors.ts';
 
 describe('toDecimal', () => {
@@ -74,5 +74,15 @@ describe('roundMoney: the one rounding rule', () => {
     assert.equal(formatMoney(new Dec('12.5'), 2), '12.50');
     assert.equal(formatMoney(roundMoney(new Dec('-0.001'), 2, 'halfUp'), 2), '0.00');
     assert.equal(formatMoney(new Dec('-0'), 2), '0.00');
+  });
+});
+
+describe('moneyText', () => {
+  test('writes a stored amount at the minor unit without rounding it', () => {
+    assert.equal(moneyText('1437.2400', 2), '1437.24');
+    assert.equal(moneyText('0.0000', 2), '0.00');
+    assert.equal(moneyText('-12.5000', 2), '-12.50');
+    assert.equal(moneyText('150.0000', 0), '150');
+    assert.equal(moneyText('-0.0000', 2), '0.00');
   });
 });
