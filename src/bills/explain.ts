@@ -34,7 +34,13 @@ export function explainLine(line: RatedLine): string {
       parts.push(`${t.percentage}% of ${t.base} (${t.of.map((o) => `${o.code} ${o.amount}`).join(' + ')})`);
       break;
   }
-  if (t.proration) parts.push(`prorated ${t.proration.factor} days: ${t.proration.before} to ${t.proration.after}`);
+  if (t.proration) {
+    const p = t.proration;
+    const suspended = p.suspendedDays
+      ? ` (${p.suspendedDays} day(s) suspended, not billed: ${(p.suspended ?? []).map((s) => (s.start === s.end ? s.start : `${s.start} to ${s.end}`)).join(', ')})`
+      : '';
+    parts.push(`prorated ${p.factor} days${suspended}: ${p.before} to ${p.after}`);
+  }
   if (t.limit) parts.push(`${t.limit.applied} ${t.limit.applied === 'minimum' ? t.limit.minimum : t.limit.maximum} applied to ${t.limit.before}`);
   parts.push(`${t.unrounded} rounded ${t.rounding} to ${line.amount}`);
   return `${line.name}: ${parts.join('; ')}.`;

@@ -45,3 +45,17 @@ function daysFromCivil(y: number, m: number, d: number): number {
 export function daysInclusive(start: number, end: number): number {
   return end - start + 1;
 }
+
+/** The 'YYYY-MM-DD' date of a day number: the inverse of dayNumber (Hinnant's civil_from_days). */
+export function dateOfDay(day: number): string {
+  const z = day + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}

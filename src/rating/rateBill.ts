@@ -1,12 +1,12 @@
 import { consumptionBetween } from './consumption.ts';
-import { dayNumber } from './days.ts';
+import { dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
 import { type Dec, DECIMAL_TEXT, formatMoney, parseDecimal, ROUNDING_MODES, type RoundingMode, ZERO } from './money.ts';
 import type { ModelContext } from './models/context.ts';
 import { type PreparedMeteredInput, type PreparedUnmeteredInput, prepareTariff } from './prepareTariff.ts';
 import { type LineSettings, type RatedLine, rateLine } from './rateLine.ts';
 import type { Tariff } from './tariff.ts';
-import type { InputTrace, ReadingTrace } from './trace.ts';
+import type { InputTrace, ReadingTrace, SuspendedPeriod } from './trace.ts';
 
 export type ReadingPoint = { date: string; value: string | number };
 
@@ -33,6 +33,12 @@ export type RateBillInput = {
     endDate?: string | null;
     /** Quantities of unmetered inputs by code (e.g. { rooms: 3 }); a missing one takes the input's default. */
     unmetered?: Readonly<Record<string, string | number>>;
+    /**
+     * Periods the subscription was suspended, 'YYYY-MM-DD', both dates included; `end`
+     * absent or null while still suspended. Their days inside the active period are not
+     * billed: they are taken off activeDays. They may overlap or reach outside the term.
+     */
+    suspended?: readonly { start: string; end?: string | null }[];
   };
   /** Readings by metered input code. A metered input some component uses must have them. */
   readings?: Readonly<Record<string, MeterReadings | undefined>>;
@@ -56,10 +62,15 @@ export type RatedBill = {
   balanceBroughtForward: string;
   /** total + balanceBroughtForward. */
   totalDue: string;
+  /** Days of the term the subscription is connected and not suspended: the days billed. */
   activeDays: number;
   termDays: number;
-  /** The part of the term the subscription is active, both dates included. */
+  /** The part of the term the subscription is connected, both dates included (suspended days inside it are listed below). */
   activePeriod: { start: string; end: string };
+  /** Days of activePeriod the subscription was suspended (not billed). */
+  suspendedDays: number;
+  /** Those days as periods inside activePeriod, merged and in date order; empty when none. */
+  suspendedPeriods: SuspendedPeriod[];
   /** True when a reading used by the bill is an estimate. */
   estimated: boolean;
 };
@@ -97,9 +108,14 @@ export function rateBill(input: RateBillInput): RatedBill {
   const activeStart = Math.max(termStart, subStart);
   const activeEnd = subEnd === null ? termEnd : Math.min(termEnd, subEnd);
   const termDays = termEnd - termStart + 1;
-  const activeDays = activeEnd - activeStart + 1;
-  if (activeDays <= 0) {
+  const connectedDays = activeEnd - activeStart + 1;
+  if (connectedDays <= 0) {
     throw new RatingError('NOT_ACTIVE', `the subscription is not active between ${input.term.start} and ${input.term.end}`);
+  }
+  const suspension = suspendedWithin(sub.suspended, activeStart, activeEnd);
+  const activeDays = connectedDays - suspension.days;
+  if (activeDays <= 0) {
+    throw new RatingError('NOT_ACTIVE', `the subscription is suspended on every day it is connected between ${input.term.start} and ${input.term.end}`);
   }
 
   // ---- quantities, once per input even when several components use it
@@ -130,6 +146,7 @@ export function rateBill(input: RateBillInput): RatedBill {
   const amounts: (Dec | undefined)[] = new Array(prepared.components.length);
   const lines: RatedLine[] = new Array(prepared.components.length);
   const context: ModelContext = { activeDays, termDays, minorUnits, amounts };
+  if (suspension.days > 0) context.suspended = { days: suspension.days, periods: suspension.periods };
   for (const c of prepared.evaluationOrder) {
     let quantity = ZERO;
     let source: Parameters<typeof rateLine>[4] = {};
@@ -172,8 +189,47 @@ export function rateBill(input: RateBillInput): RatedBill {
       start: activeStart === termStart ? input.term.start : sub.startDate,
       end: activeEnd === termEnd ? input.term.end : (sub.endDate as string),
     },
+    suspendedDays: suspension.days,
+    suspendedPeriods: suspension.periods,
     estimated,
   };
+}
+
+/**
+ * The suspended days inside [from, to] (day numbers, both included): the periods
+ * clipped to it, merged where they overlap or touch, in date order. Overlapping input
+ * periods count their common days once.
+ */
+function suspendedWithin(
+  periods: RateBillInput['subscription']['suspended'],
+  from: number,
+  to: number,
+): { days: number; periods: SuspendedPeriod[] } {
+  if (periods === undefined || periods === null || periods.length === 0) return { days: 0, periods: [] };
+  const spans: [number, number][] = [];
+  periods.forEach((p, i) => {
+    const path = `subscription.suspended[${i}]`;
+    const start = dayNumber(p?.start, `${path}.start`);
+    const end = p.end === undefined || p.end === null ? null : dayNumber(p.end, `${path}.end`);
+    if (end !== null && end < start) {
+      throw new RatingError('INVALID_PERIOD', `suspension ends (${String(p.end)}) before it starts (${p.start})`, [
+        { path: `${path}.end`, message: 'before the start' },
+      ]);
+    }
+    const a = Math.max(start, from);
+    const b = end === null ? to : Math.min(end, to);
+    if (a <= b) spans.push([a, b]);
+  });
+  spans.sort((x, y) => x[0] - y[0]);
+  const merged: [number, number][] = [];
+  for (const [a, b] of spans) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+    else merged.push([a, b]);
+  }
+  let days = 0;
+  for (const [a, b] of merged) days += b - a + 1;
+  return { days, periods: merged.map(([a, b]) => ({ start: dateOfDay(a), end: dateOfDay(b) })) };
 }
 
 function readingValue(meter: PreparedMeteredInput, point: ReadingPoint | undefined, which: string): Dec {

@@ -79,6 +79,10 @@ export function rateLine(
       before: before.toFixed(),
       after: amount.toFixed(),
     };
+    if (context.suspended !== undefined) {
+      trace.proration.suspendedDays = context.suspended.days;
+      trace.proration.suspended = context.suspended.periods;
+    }
   }
   if (minimum !== null && amount.lt(minimum)) {
     trace.limit = { minimum: minimum.toFixed(), applied: 'minimum', before: amount.toFixed() };

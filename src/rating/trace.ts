@@ -25,6 +25,8 @@ export type TierTrace = {
 export type TierProrationTrace = {
   basisDays: number;
   activeDays: number;
+  /** Connected days not counted in activeDays because the subscription was suspended. */
+  suspendedDays?: number;
   decimals: number;
   rounding: 'down' | 'up' | 'halfUp';
   /** Each written bound and the bound used: upTo x activeDays / basisDays, rounded. */
@@ -68,9 +70,16 @@ export type ReadingTrace = {
 
 export type InputTrace = { input: string; value: string; source: 'subscription' | 'default' };
 
+/** Days a subscription was suspended, both dates included, 'YYYY-MM-DD'. */
+export type SuspendedPeriod = { start: string; end: string };
+
 export type ProrationTrace = {
+  /** Days billed: connected and not suspended. */
   activeDays: number;
   termDays: number;
+  /** Connected days taken off activeDays because the subscription was suspended, and when. */
+  suspendedDays?: number;
+  suspended?: SuspendedPeriod[];
   /** activeDays/termDays as a fraction, e.g. "15/31": applied exactly, never as a rounded decimal. */
   factor: string;
   before: string;

@@ -28,14 +28,13 @@ export function tierBounds(
     bounds.push(scaled);
     traced.push({ upTo: t.upTo.toFixed(), scaled: scaled.toFixed() });
   }
-  return {
-    bounds,
-    trace: {
-      basisDays: proration.basisDays,
-      activeDays: context.activeDays,
-      decimals: proration.decimals,
-      rounding: proration.rounding,
-      bounds: traced,
-    },
+  const trace: TierProrationTrace = {
+    basisDays: proration.basisDays,
+    activeDays: context.activeDays,
+    decimals: proration.decimals,
+    rounding: proration.rounding,
+    bounds: traced,
   };
+  if (context.suspended !== undefined) trace.suspendedDays = context.suspended.days;
+  return { bounds, trace };
 }
