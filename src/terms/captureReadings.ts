@@ -4,7 +4,7 @@ import { notFound, validationFailed, type ErrorDetail } from '../http/errors.ts'
 import type { Caller } from '../auth/roles.ts';
 import type { Tariff } from '../rating/index.ts';
 import { parseDecimal } from '../rating/money.ts';
-import { isoFromDmy } from './dates.ts';
+import { dmyFromIso as dmy, isoFromDmy } from './dates.ts';
 import { canMove, moveTerm } from './states.ts';
 import type { ReadingRow } from './schemas.ts';
 import { lockTerm, setStatus } from './store.ts';
@@ -27,13 +27,14 @@ export async function captureReadings(db: pg.Pool, caller: Caller, termId: numbe
     const ctx = await runContext(tx, term, null);
     const meters = new Map(((ctx.tariff as Tariff).meteredInputs ?? []).map((m) => [m.code, m]));
     const ids = [...new Set(rows.map((r) => String(r.subscriptionID)))];
-    const roster = await tx.query<{ subscription_id: string; billed: boolean }>(
-      `SELECT ts.subscription_id,
+    const roster = await tx.query<{ subscription_id: string; billed: boolean; start_date: string; end_date: string | null }>(
+      `SELECT ts.subscription_id, s.start_date, s.end_date,
               EXISTS (SELECT 1 FROM bill b WHERE b.term_id = ts.term_id AND b.subscription_id = ts.subscription_id AND b.status <> 'withdrawn') AS billed
-         FROM term_subscription ts WHERE ts.term_id = $1 AND ts.subscription_id = ANY($2::bigint[])`,
+         FROM term_subscription ts JOIN subscription s ON s.subscription_id = ts.subscription_id
+        WHERE ts.term_id = $1 AND ts.subscription_id = ANY($2::bigint[])`,
       [term.term_id, ids],
     );
-    const inRoster = new Map(roster.rows.map((r) => [r.subscription_id, r.billed]));
+    const inRoster = new Map(roster.rows.map((r) => [r.subscription_id, r]));
 
     const issues: ErrorDetail[] = [];
     const seen = new Set<string>();
@@ -41,14 +42,18 @@ export async function captureReadings(db: pg.Pool, caller: Caller, termId: numbe
     rows.forEach((row, i) => {
       const at = (field: string, message: string) => issues.length < MAX_REPORTED && issues.push({ path: `data.readings[${i}].${field}`, message });
       const sub = String(row.subscriptionID);
-      const billed = inRoster.get(sub);
-      if (billed === undefined) return at('subscriptionID', "is not in this term's roster");
-      if (billed) return at('subscriptionID', 'is billed in this term already');
+      const member = inRoster.get(sub);
+      if (member === undefined) return at('subscriptionID', "is not in this term's roster");
+      if (member.billed) return at('subscriptionID', 'is billed in this term already');
       const meter = meters.get(row.inputCode);
       if (!meter) return at('inputCode', "is not a metered input of the term's template");
       const date = isoFromDmy(row.readingDate);
       if (date === null) return at('readingDate', 'is not a calendar date (dd/mm/yyyy)');
       if (date > term.end_date) return at('readingDate', 'is after the end of the term');
+      // A reading outside the subscription's dates would bill another subscription's
+      // consumption (the one before a move, after a termination), as readings/ refuses.
+      if (member.end_date !== null && date > member.end_date) return at('readingDate', `is after the subscription's end date ${dmy(member.end_date)}`);
+      if (date < member.start_date) return at('readingDate', `is before the subscription's start date ${dmy(member.start_date)}`);
       const value = parseDecimal(row.value);
       if (value === null || value.isNegative()) return at('value', 'must be a decimal number, zero or more');
       if (value.decimalPlaces() > meter.decimals) return at('value', `has more than the meter's ${meter.decimals} decimals`);

@@ -4,6 +4,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { consumptionBetween, dayNumber, Dec, prepareTariff, roundMoney } from '../rating/index.ts';
 import { READINGS_SQL, type RunContext } from './rateRoster.ts';
+import { dmyFromIso as dmy } from './dates.ts';
 import type { TermException } from './schemas.ts';
 
 const NO_MARK = '9223372036854775807';
@@ -22,17 +23,23 @@ function meters(ctx: RunContext) {
   }
 }
 
-/** Roster subscriptions with a reading dated in the term for every metered input the tariff uses. */
+/**
+ * Roster subscriptions with a reading for every metered input the tariff uses dated in
+ * their active part of the term, after its first day when the subscription starts in
+ * the term (a new connection's opening reading on its start date is where its
+ * consumption starts, not a reading of the term).
+ */
 export async function countReadings(db: Queryable, ctx: RunContext): Promise<number> {
   if (ctx.meteredCodes.length === 0) return 0;
   const r = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM term_subscription ts
+    `SELECT count(*)::int AS n FROM term_subscription ts JOIN subscription s ON s.subscription_id = ts.subscription_id
       WHERE ts.term_id = $1 AND NOT EXISTS (
         SELECT 1 FROM unnest($4::text[]) AS m(code)
          WHERE NOT EXISTS (
            SELECT 1 FROM reading r
             WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
-              AND r.reading_date BETWEEN $2::date AND $3::date AND r.reading_id <= $5::bigint AND ${EFFECTIVE('r')}))`,
+              AND r.reading_date >= $2::date AND r.reading_date > s.start_date AND r.reading_date <= least($3::date, s.end_date)
+              AND r.reading_id <= $5::bigint AND ${EFFECTIVE('r')}))`,
     [ctx.termId, ctx.start, ctx.end, ctx.meteredCodes, ctx.watermark ?? NO_MARK],
   );
   return r.rows[0]!.n;
@@ -52,6 +59,7 @@ export async function blockingExceptions(db: Queryable, ctx: RunContext, limit =
     subscription_id: string;
     account_id: string;
     code: string;
+    active_end: string;
     cur_date: string | null;
     cur_value: string | null;
     prev_date: string | null;
@@ -67,10 +75,14 @@ export async function blockingExceptions(db: Queryable, ctx: RunContext, limit =
   const out: TermException[] = [];
   for (const row of r.rows) {
     const base = { subscriptionID: Number(row.subscription_id), accountID: Number(row.account_id), severity: 'error' as const, path: `readings.${row.code}` };
-    if (row.cur_date === null) {
-      out.push({ ...base, code: 'MISSING_READING', message: `no reading of ${row.code} dated in the term` });
-    } else if (row.prev_date === null) {
-      out.push({ ...base, code: 'MISSING_READING', message: `no earlier reading of ${row.code} to measure the consumption from` });
+    if (row.prev_date === null) {
+      out.push({ ...base, code: 'MISSING_READING', message: `no reading of ${row.code} to measure the consumption from (none before or in the term)` });
+    } else if (row.cur_date === null) {
+      out.push({
+        ...base,
+        code: 'MISSING_READING',
+        message: `no reading of ${row.code} dated in the term after the one of ${dmy(row.prev_date)}${row.active_end < ctx.end ? ` and up to the subscription's end, ${dmy(row.active_end)}` : ''}`,
+      });
     } else {
       const c = consumptionBetween(new Dec(row.prev_value as string), new Dec(row.cur_value as string), byCode.get(row.code)?.rolloverAt ?? null);
       if (c.kind === 'negative') {
@@ -85,6 +97,7 @@ type HistoryRow = {
   subscription_id: string;
   account_id: string;
   code: string;
+  active_end: string;
   cur_date: string | null;
   cur_value: string | null;
   prev_date: string | null;
@@ -96,7 +109,7 @@ type HistoryRow = {
 /** Each roster reading pair with the oldest reading of the year before it: the history. */
 async function withHistory(db: Queryable, ctx: RunContext, onlyMissing: boolean): Promise<HistoryRow[]> {
   const r = await db.query<HistoryRow>(
-    `SELECT x.subscription_id, x.code, x.cur_date, x.cur_value, x.prev_date, x.prev_value, s.account_id,
+    `SELECT x.subscription_id, x.code, x.active_end, x.cur_date, x.cur_value, x.prev_date, x.prev_value, s.account_id,
             h.reading_date AS h_date, h.value AS h_value
        FROM (${READINGS_SQL} WHERE ts.term_id = $1) x
        JOIN subscription s ON s.subscription_id = x.subscription_id
@@ -152,27 +165,29 @@ export async function unusualConsumption(db: Queryable, ctx: RunContext): Promis
 
 /**
  * Estimates the current reading of every roster meter that has none: the previous
- * reading plus the history's daily consumption up to the term's end, at the meter's
- * decimals, recorded as an 'estimated' reading dated the term's end. Answers how many.
+ * reading plus the history's daily consumption up to the end of the subscription's
+ * active part (the term's end, or its own end when it ends in the term), at the
+ * meter's decimals, recorded as an 'estimated' reading dated that day. Answers how many.
  */
 export async function estimateMissing(db: Queryable, ctx: RunContext, by: string): Promise<number> {
   if (ctx.meteredCodes.length === 0) return 0;
   const byCode = meters(ctx);
-  const rows: { sub: string; code: string; value: string }[] = [];
+  const rows: { sub: string; code: string; date: string; value: string }[] = [];
   for (const row of await withHistory(db, ctx, true)) {
     const history = dailyHistory(row);
     const meter = byCode.get(row.code);
-    if (history === null || meter === undefined) continue;
-    let value = roundMoney(new Dec(row.prev_value as string).plus(history.times(days(row.prev_date as string, ctx.end))), meter.decimals, 'halfUp');
+    // A previous reading on the last active day leaves no day to estimate.
+    if (history === null || meter === undefined || (row.prev_date as string) >= row.active_end) continue;
+    let value = roundMoney(new Dec(row.prev_value as string).plus(history.times(days(row.prev_date as string, row.active_end))), meter.decimals, 'halfUp');
     if (meter.rolloverAt !== null && value.gte(meter.rolloverAt)) value = value.minus(meter.rolloverAt);
-    rows.push({ sub: row.subscription_id, code: row.code, value: value.toFixed() });
+    rows.push({ sub: row.subscription_id, code: row.code, date: row.active_end, value: value.toFixed() });
   }
   if (rows.length === 0) return 0;
   await db.query(
     `INSERT INTO reading (app_code, subscription_id, input_code, reading_date, value, kind, source, note, created_by)
-     SELECT $1, u.sub, u.code, $2::date, u.value, 'estimated', 'term', $3, $4
-       FROM unnest($5::bigint[], $6::text[], $7::numeric[]) AS u(sub, code, value)`,
-    [ctx.appCode, ctx.end, `estimated from history for term ${ctx.termId}`, by, rows.map((r) => r.sub), rows.map((r) => r.code), rows.map((r) => r.value)],
+     SELECT $1, u.sub, u.code, u.day, u.value, 'estimated', 'term', $2, $3
+       FROM unnest($4::bigint[], $5::text[], $6::date[], $7::numeric[]) AS u(sub, code, day, value)`,
+    [ctx.appCode, `estimated from history for term ${ctx.termId}`, by, rows.map((r) => r.sub), rows.map((r) => r.code), rows.map((r) => r.date), rows.map((r) => r.value)],
   );
   return rows.length;
 }

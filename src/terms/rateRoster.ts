@@ -3,6 +3,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { prepareTariff, rateBill, RatingError, type RatedBill, type RoundingMode, type Tariff } from '../rating/index.ts';
 import { tariffOf, type TermRow } from './store.ts';
+import { suspendedPeriods, suspensionPeriodsSql } from './suspensions.ts';
 
 export type RunContext = {
   termId: string;
@@ -24,6 +25,8 @@ export type RosterInput = {
   startDate: string;
   endDate: string | null;
   unmetered: Record<string, string | number>;
+  /** Suspensions from its history (first and last suspended day; end null while suspended); absent when none. */
+  suspended?: { start: string; end: string | null }[];
   balance: string;
   readings: Record<string, { previous: { date: string; value: string }; current: { date: string; value: string }; estimated: boolean } | undefined>;
 };
@@ -69,10 +72,18 @@ const NO_MARK = '9223372036854775807';
  * The inputs of the roster subscriptions with ids in [fromId, toId] that have no live
  * bill in this term yet (so a chunk run twice rates nothing twice).
  *
- * Readings, per metered input: the current one is the last effective reading dated in
- * the term; the previous one is the last effective reading dated before the term, or,
- * for a subscription with none (a new connection), the first one in the term before
- * the current. Effective: not corrected by another row (both up to the watermark).
+ * Suspensions come from the subscriptions' history in the same statement: one range
+ * scan of the event index over the chunk's ids, aggregated per subscription that has
+ * any, joined by hash (see suspensions.ts for what the dates mean).
+ *
+ * Readings, per metered input, over the subscription's active part of the term (from
+ * the later of the term's and the subscription's start to the earlier of their ends):
+ * the previous one is the last effective reading dated before the active part, or,
+ * when there is none (a new connection), the first one dated in it (the opening
+ * reading, on the start date); the current one is the last effective reading dated in
+ * the active part after the previous one. A moved-in subscription's carried reading is
+ * dated before its start, so it is the previous one. Effective: not corrected by
+ * another row (both up to the watermark).
  */
 export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: string, toId: string): Promise<RosterInput[]> {
   const subs = await db.query<{
@@ -82,25 +93,36 @@ export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: s
     end_date: string | null;
     unmetered_inputs: Record<string, string | number>;
     balance: string;
+    suspended: [string | null, string | null][] | null;
   }>(
-    `SELECT s.subscription_id, s.account_id, s.start_date, s.end_date, s.unmetered_inputs, ac.balance
+    `WITH suspended AS (
+       SELECT x.subscription_id, json_agg(json_build_array(lower(x.period), upper(x.period) - 1)) AS periods
+         FROM (${suspensionPeriodsSql('e.subscription_id BETWEEN $2 AND $3')}) x
+        GROUP BY x.subscription_id)
+     SELECT s.subscription_id, s.account_id, s.start_date, s.end_date, s.unmetered_inputs, ac.balance, u.periods AS suspended
        FROM term_subscription ts
        JOIN subscription s ON s.subscription_id = ts.subscription_id
        JOIN account ac ON ac.account_id = s.account_id
+       LEFT JOIN suspended u ON u.subscription_id = ts.subscription_id
       WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3
         AND NOT EXISTS (SELECT 1 FROM bill b WHERE b.term_id = $1 AND b.subscription_id = ts.subscription_id AND b.status <> 'withdrawn')
       ORDER BY ts.subscription_id`,
     [ctx.termId, fromId, toId],
   );
-  const inputs: RosterInput[] = subs.rows.map((s) => ({
-    subscriptionId: s.subscription_id,
-    accountId: s.account_id,
-    startDate: s.start_date,
-    endDate: s.end_date,
-    unmetered: s.unmetered_inputs,
-    balance: s.balance,
-    readings: {},
-  }));
+  const inputs: RosterInput[] = subs.rows.map((s) => {
+    const input: RosterInput = {
+      subscriptionId: s.subscription_id,
+      accountId: s.account_id,
+      startDate: s.start_date,
+      endDate: s.end_date,
+      unmetered: s.unmetered_inputs,
+      balance: s.balance,
+      readings: {},
+    };
+    const suspended = suspendedPeriods(s.suspended, s.start_date);
+    if (suspended !== undefined) input.suspended = suspended;
+    return input;
+  });
   if (ctx.meteredCodes.length === 0 || inputs.length === 0) return inputs;
   const byId = new Map(inputs.map((i) => [i.subscriptionId, i]));
   const readings = await db.query<{
@@ -130,36 +152,42 @@ export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: s
 }
 
 /**
- * Previous and current reading per roster subscription and metered input; parameters
- * $4 start, $5 end, $6 watermark, $7 metered input codes. The caller adds the WHERE on ts.
+ * Previous and current reading per roster subscription and metered input, over the
+ * subscription's active part of the term (active_start .. active_end, also answered);
+ * parameters $4 term start, $5 term end, $6 watermark, $7 metered input codes. The
+ * caller adds the WHERE on ts. The rule is loadRosterInputs's; validate-term, the run's
+ * own check and the estimates read it from here, so they agree with the bills.
  */
 export const READINGS_SQL = `
-  SELECT ts.subscription_id, m.code,
+  SELECT ts.subscription_id, m.code, a.active_start, a.active_end,
          cur.reading_date AS cur_date, cur.value AS cur_value, cur.kind AS cur_kind,
          coalesce(before.reading_date, first.reading_date) AS prev_date,
          coalesce(before.value, first.value) AS prev_value,
          coalesce(before.kind, first.kind) AS prev_kind
     FROM term_subscription ts
+    JOIN subscription s ON s.subscription_id = ts.subscription_id
+   CROSS JOIN LATERAL (SELECT greatest($4::date, s.start_date) AS active_start, least($5::date, s.end_date) AS active_end) a
    CROSS JOIN unnest($7::text[]) AS m(code)
     LEFT JOIN LATERAL (
       SELECT r.reading_date, r.value, r.kind FROM reading r
        WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
-         AND r.reading_date BETWEEN $4::date AND $5::date AND r.reading_id <= $6::bigint
-         AND NOT EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id AND c.reading_id <= $6::bigint)
-       ORDER BY r.reading_date DESC, r.reading_id DESC LIMIT 1) cur ON true
-    LEFT JOIN LATERAL (
-      SELECT r.reading_date, r.value, r.kind FROM reading r
-       WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
-         AND r.reading_date < $4::date AND r.reading_id <= $6::bigint
+         AND r.reading_date < a.active_start AND r.reading_id <= $6::bigint
          AND NOT EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id AND c.reading_id <= $6::bigint)
        ORDER BY r.reading_date DESC, r.reading_id DESC LIMIT 1) before ON true
     LEFT JOIN LATERAL (
       SELECT r.reading_date, r.value, r.kind FROM reading r
-       WHERE before.reading_date IS NULL AND cur.reading_date IS NOT NULL
+       WHERE before.reading_date IS NULL
          AND r.subscription_id = ts.subscription_id AND r.input_code = m.code
-         AND r.reading_date >= $4::date AND r.reading_date < cur.reading_date AND r.reading_id <= $6::bigint
+         AND r.reading_date BETWEEN a.active_start AND a.active_end AND r.reading_id <= $6::bigint
          AND NOT EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id AND c.reading_id <= $6::bigint)
-       ORDER BY r.reading_date, r.reading_id LIMIT 1) first ON true`;
+       ORDER BY r.reading_date, r.reading_id LIMIT 1) first ON true
+    LEFT JOIN LATERAL (
+      SELECT r.reading_date, r.value, r.kind FROM reading r
+       WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
+         AND r.reading_date > coalesce(before.reading_date, first.reading_date) AND r.reading_date <= a.active_end
+         AND r.reading_id <= $6::bigint
+         AND NOT EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id AND c.reading_id <= $6::bigint)
+       ORDER BY r.reading_date DESC, r.reading_id DESC LIMIT 1) cur ON true`;
 
 /** Bills rated between two yields to the event loop (about 5 ms of work). */
 const SLICE = 256;
@@ -181,7 +209,10 @@ export async function rateRoster(ctx: RunContext, inputs: RosterInput[]): Promis
       const bill = rateBill({
         tariff: ctx.tariff,
         term: { start: ctx.start, end: ctx.end },
-        subscription: { startDate: input.startDate, endDate: input.endDate, unmetered: input.unmetered },
+        subscription:
+          input.suspended === undefined
+            ? { startDate: input.startDate, endDate: input.endDate, unmetered: input.unmetered }
+            : { startDate: input.startDate, endDate: input.endDate, unmetered: input.unmetered, suspended: input.suspended },
         readings: input.readings,
         minorUnits: ctx.minorUnits,
         rounding: ctx.rounding,

@@ -1,6 +1,7 @@
 // SQL for terms: the term row, its roster and failures. Every query is scoped by app.
 import type { Queryable } from '../db/pool.ts';
 import type { TermStatus } from './states.ts';
+import { suspensionPeriodsSql } from './suspensions.ts';
 
 export type TermRow = {
   term_id: string;
@@ -107,15 +108,29 @@ export async function setStatus(db: Queryable, termId: string, status: TermStatu
 
 /**
  * The roster: the batch's subscriptions to the term's template active on at least one
- * day of the term. Replaces an earlier roster of the same term.
+ * day of the term, less those suspended on every day of it they are connected (they
+ * get no bill and are no failure). Replaces an earlier roster of the same term.
+ * Suspensions are read only for the batch's subscriptions that have suspension events
+ * (a join from the event table), merged per subscription (range_agg), and left-joined
+ * by hash: a batch without suspensions costs one empty scan.
  */
 export async function loadRoster(db: Queryable, term: TermRow): Promise<number> {
   await db.query('DELETE FROM term_subscription WHERE term_id = $1', [term.term_id]);
   const r = await db.query(
-    `INSERT INTO term_subscription (term_id, subscription_id)
+    `WITH suspended AS (
+       SELECT x.subscription_id, range_agg(x.period) AS days
+         FROM (${suspensionPeriodsSql(
+           `e.subscription_id IN (SELECT c.subscription_id FROM subscription c
+                                   WHERE c.app_code = $2 AND c.service_id = $3 AND c.batch_id = $4
+                                     AND c.start_date <= $6 AND (c.end_date IS NULL OR c.end_date >= $5))`,
+         )}) x
+        GROUP BY x.subscription_id)
+     INSERT INTO term_subscription (term_id, subscription_id)
      SELECT $1, s.subscription_id FROM subscription s
+       LEFT JOIN suspended u ON u.subscription_id = s.subscription_id
       WHERE s.app_code = $2 AND s.service_id = $3 AND s.batch_id = $4
-        AND s.start_date <= $6 AND (s.end_date IS NULL OR s.end_date >= $5)`,
+        AND s.start_date <= $6 AND (s.end_date IS NULL OR s.end_date >= $5)
+        AND (u.days IS NULL OR NOT u.days @> daterange(greatest(s.start_date, $5::date), least(s.end_date, $6::date), '[]'))`,
     [term.term_id, term.app_code, term.service_id, term.batch_id, term.start_date, term.end_date],
   );
   return r.rowCount ?? 0;
