@@ -96,15 +96,12 @@ export async function moveSubscription(db: pg.Pool, caller: Caller, d: MoveInput
     );
     const to = { subscriptionID: Number(newId), serviceCode, batchCode };
     await insertEvent(tx, caller.appCode, s.subscription_id, 'moved_out', date, { to }, caller.email);
-    await insertEvent(
-      tx,
-      caller.appCode,
-      newId,
-      'moved_in',
-      date,
-      { from: { subscriptionID: Number(s.subscription_id), serviceCode: s.service_code, batchCode: s.batch_code } },
-      caller.email,
-    );
+    const from = { subscriptionID: Number(s.subscription_id), serviceCode: s.service_code, batchCode: s.batch_code };
+    await insertEvent(tx, caller.appCode, newId, 'moved_in', date, { from }, caller.email);
+    // The new subscription is suspended as the old one was: its history says so from
+    // its first day, so the bill run (which reads suspensions from these events) does
+    // not bill it until it is resumed.
+    if (s.status === 'suspended') await insertEvent(tx, caller.appCode, newId, 'suspended', date, { reason: 'moved while suspended', from }, caller.email);
     return newId;
   });
 }
