@@ -4,7 +4,10 @@
 // run's jobs from the queue. Prints bills per second, each process's peak memory, and
 // the floor: the time to COPY the same bills into the same table, measured here.
 // Flags: --million (N = 1,000,000), --n=N (default 100,000), --workers=K (default 1),
-// --concurrency=C (jobs per worker process, default 1), --chunk=S (default 5000).
+// --concurrency=C (jobs per worker process, default 1), --chunk=S (default 5000),
+// --suspended=P (P% of the subscriptions suspended from 11 to 20 November, through
+// subscription_event rows as suspend/resume write them, and one in ten of those
+// suspended all term instead, so left off the roster; default 0).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,6 +36,7 @@ const N = process.argv.includes('--million') ? 1_000_000 : arg('--n', 100_000);
 const WORKERS = arg('--workers', 1);
 const CONCURRENCY = arg('--concurrency', 1);
 const CHUNK = arg('--chunk', 5000);
+const SUSPENDED = arg('--suspended', 0);
 const root = path.resolve(import.meta.dirname, '..');
 const say = (s: string) => process.stdout.write(s + '\n');
 const secs = (ms: number) => (ms / 1000).toFixed(2);
@@ -103,8 +107,25 @@ try {
        FROM subscription s, (VALUES (1, date '2026-10-31'), (2, date '2026-11-30')) AS d(n, day) WHERE s.app_code = $1`,
     [appCode],
   );
+  // Every (100 / P)th subscription is suspended for 10 days; every tenth of those since
+  // October and not resumed (suspended all term: no bill).
+  let unbilled = 0;
+  if (SUSPENDED > 0) {
+    const every = Math.max(1, Math.round(100 / SUSPENDED));
+    await db.query(
+      `INSERT INTO subscription_event (app_code, subscription_id, kind, effective_date, created_by)
+       SELECT $1, s.subscription_id, k.kind, k.day, 'bench'
+         FROM subscription s, (VALUES (1, 'suspended', date '2026-11-11'), (2, 'resumed', date '2026-11-21')) AS k(n, kind, day)
+        WHERE s.app_code = $1 AND s.subscription_id % $2 = 0 AND s.subscription_id % ($2 * 10) <> 0
+        UNION ALL
+       SELECT $1, s.subscription_id, 'suspended', date '2026-10-15', 'bench'
+         FROM subscription s WHERE s.app_code = $1 AND s.subscription_id % ($2 * 10) = 0`,
+      [appCode, every],
+    );
+    unbilled = (await db.query('SELECT count(*)::int AS n FROM subscription WHERE app_code = $1 AND subscription_id % $2 = 0', [appCode, every * 10])).rows[0].n;
+  }
   await db.query('ANALYZE');
-  say(`setup: ${N} accounts, subscriptions and 2 readings each in ${secs(Date.now() - t0)} s`);
+  say(`setup: ${N} accounts, subscriptions and 2 readings each${SUSPENDED > 0 ? `, ${SUSPENDED}% suspended (${unbilled} all term)` : ''} in ${secs(Date.now() - t0)} s`);
 
   const termId = await makeTerm(db, caller, {
     serviceCode: 'WATER',
@@ -150,7 +171,7 @@ try {
     sample();
     if (t.status === 'Processed' || t.status === 'Failed') {
       if (t.status === 'Failed') throw new Error(`the run failed: ${t.job_last_error}`);
-      if (t.bill_count !== N) throw new Error(`${t.bill_count} bills and ${t.failure_count} failures for ${N} subscriptions`);
+      if (t.bill_count !== N - unbilled) throw new Error(`${t.bill_count} bills and ${t.failure_count} failures for ${N} subscriptions, ${unbilled} suspended all term`);
       break;
     }
     await new Promise((r) => setTimeout(r, 50));
@@ -162,7 +183,7 @@ try {
     [termId],
   );
   const c = check.rows[0];
-  say(`run: ${N} bills in ${secs(runMs)} s (plan ${secs(planned)} s) = ${Math.round(N / (runMs / 1000))} bills/s, ${WORKERS} worker process(es) x ${CONCURRENCY} jobs, chunks of ${CHUNK}`);
+  say(`run: ${N - unbilled} bills in ${secs(runMs)} s (plan ${secs(planned)} s) = ${Math.round((N - unbilled) / (runMs / 1000))} bills/s, ${WORKERS} worker process(es) x ${CONCURRENCY} jobs, chunks of ${CHUNK}`);
   say(`check: ${c.bills} bills, ${c.subs} subscriptions, numbers ${c.lo}..${c.hi}; bill table ${c.size}`);
   for (const [pid, mib] of peak) say(`peak RSS of worker ${pid}: ${Math.round(mib)} MiB`);
   say(`peak RSS of this process (setup, polling): ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
