@@ -65,7 +65,7 @@ export async function blockingExceptions(db: Queryable, ctx: RunContext, limit =
     prev_date: string | null;
     prev_value: string | null;
   }>(
-    `SELECT x.*, s.account_id FROM (${READINGS_SQL} WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3) x
+    `SELECT x.*, s.account_id, least($5::date, s.end_date) AS active_end FROM (${READINGS_SQL} WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3) x
        JOIN subscription s ON s.subscription_id = x.subscription_id
       WHERE x.cur_date IS NULL OR x.prev_date IS NULL OR x.cur_value < x.prev_value
       ORDER BY x.subscription_id, x.code LIMIT $8`,
@@ -109,7 +109,7 @@ type HistoryRow = {
 /** Each roster reading pair with the oldest reading of the year before it: the history. */
 async function withHistory(db: Queryable, ctx: RunContext, onlyMissing: boolean): Promise<HistoryRow[]> {
   const r = await db.query<HistoryRow>(
-    `SELECT x.subscription_id, x.code, x.active_end, x.cur_date, x.cur_value, x.prev_date, x.prev_value, s.account_id,
+    `SELECT x.subscription_id, x.code, least($5::date, s.end_date) AS active_end, x.cur_date, x.cur_value, x.prev_date, x.prev_value, s.account_id,
             h.reading_date AS h_date, h.value AS h_value
        FROM (${READINGS_SQL} WHERE ts.term_id = $1) x
        JOIN subscription s ON s.subscription_id = x.subscription_id

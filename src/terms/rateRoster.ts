@@ -152,39 +152,44 @@ export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: s
 }
 
 /**
- * Previous and current reading per roster subscription and metered input, over the
- * subscription's active part of the term (active_start .. active_end, also answered);
- * parameters $4 term start, $5 term end, $6 watermark, $7 metered input codes. The
- * caller adds the WHERE on ts. The rule is loadRosterInputs's; validate-term, the run's
- * own check and the estimates read it from here, so they agree with the bills.
+ * Previous and current reading per roster subscription and metered input; parameters
+ * $4 term start, $5 term end, $6 watermark, $7 metered input codes. The caller adds the
+ * WHERE on ts. The rule is loadRosterInputs's; validate-term, the run's own check and
+ * the estimates read it from here, so they agree with the bills.
+ *
+ * It is written with the term's dates, not the subscription's: every reading of a
+ * subscription is dated within its dates (readings/, imports and the term's
+ * capture-readings refuse others; estimates are dated at its end), except the readings
+ * a move carries over, dated before its start and older than any other of its readings.
+ * So "before the active part" and "before the term" find the same reading, or the
+ * carried one is the first in the term, and "the last in the active part" is the last
+ * in the term; reading the subscription row for its dates would cost a fifth more.
  */
 export const READINGS_SQL = `
-  SELECT ts.subscription_id, m.code, a.active_start, a.active_end,
+  SELECT ts.subscription_id, m.code,
          cur.reading_date AS cur_date, cur.value AS cur_value, cur.kind AS cur_kind,
          coalesce(before.reading_date, first.reading_date) AS prev_date,
          coalesce(before.value, first.value) AS prev_value,
          coalesce(before.kind, first.kind) AS prev_kind
     FROM term_subscription ts
-    JOIN subscription s ON s.subscription_id = ts.subscription_id
-   CROSS JOIN LATERAL (SELECT greatest($4::date, s.start_date) AS active_start, least($5::date, s.end_date) AS active_end) a
    CROSS JOIN unnest($7::text[]) AS m(code)
     LEFT JOIN LATERAL (
       SELECT r.reading_date, r.value, r.kind FROM reading r
        WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
-         AND r.reading_date < a.active_start AND r.reading_id <= $6::bigint
+         AND r.reading_date < $4::date AND r.reading_id <= $6::bigint
          AND NOT EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id AND c.reading_id <= $6::bigint)
        ORDER BY r.reading_date DESC, r.reading_id DESC LIMIT 1) before ON true
     LEFT JOIN LATERAL (
       SELECT r.reading_date, r.value, r.kind FROM reading r
        WHERE before.reading_date IS NULL
          AND r.subscription_id = ts.subscription_id AND r.input_code = m.code
-         AND r.reading_date BETWEEN a.active_start AND a.active_end AND r.reading_id <= $6::bigint
+         AND r.reading_date BETWEEN $4::date AND $5::date AND r.reading_id <= $6::bigint
          AND NOT EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id AND c.reading_id <= $6::bigint)
        ORDER BY r.reading_date, r.reading_id LIMIT 1) first ON true
     LEFT JOIN LATERAL (
       SELECT r.reading_date, r.value, r.kind FROM reading r
        WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
-         AND r.reading_date > coalesce(before.reading_date, first.reading_date) AND r.reading_date <= a.active_end
+         AND r.reading_date > coalesce(before.reading_date, first.reading_date) AND r.reading_date <= $5::date
          AND r.reading_id <= $6::bigint
          AND NOT EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id AND c.reading_id <= $6::bigint)
        ORDER BY r.reading_date DESC, r.reading_id DESC LIMIT 1) cur ON true`;
