@@ -1,0 +1,294 @@
+// One valid request per business route, naming records of the calling app, for the
+// suites that change one thing at a time: another app's record in place of one's own
+// (tenancy), a role that may not (roles), an impossible value in one field (bad values).
+// A route in the OpenAPI document without an example here fails those suites, so a new
+// route cannot slip past them.
+import assert from 'node:assert/strict';
+import { tariff } from '../terms/fixtures.ts';
+import type { Harness } from '../support/harness.ts';
+import type { Role } from '../../src/auth/roles.ts';
+
+/** Records of one app, made through its API by setupRecords. */
+export type Refs = {
+  prefix: string;
+  serviceCode: string;
+  batchCode: string;
+  otherBatchCode: string;
+  accountNumber: string;
+  accountID: number;
+  /** An account without subscriptions (update-account may close it). */
+  spareAccountNumber: string;
+  subscriptionID: number;
+  readingID: number;
+  termID: number;
+  /** A term of December 2026 with its roster loaded (accepts readings and validation). */
+  loadedTermID: number;
+  billID: number;
+  billNumber: number;
+  paymentID: number;
+  paymentReference: string;
+  importID: number;
+  plantId: number;
+};
+
+export type Example = {
+  /** The least role that may call it. */
+  role: Role;
+  body: (r: Refs) => Record<string, unknown>;
+  /** Fields that name the record being made (not one looked up): naming another app's there is no leak. */
+  newKeys?: string[];
+};
+
+const env = (method: string, action: string, data: Record<string, unknown>, schedule = false) => ({
+  method,
+  action,
+  apiVersion: 'v2',
+  ...(schedule ? { operation: 'schedule' } : {}),
+  data,
+});
+const term = (action: string, data: Record<string, unknown>, method = 'Update') => env(method, action, data, true);
+const service = (r: Refs) => tariff(r.serviceCode, { batches: [r.batchCode, r.otherBatchCode], dueDateOffset: 14 });
+let unique = 0;
+const next = (r: Refs, what: string) => `${r.prefix}-${what}-${Date.now().toString(36)}${unique++}`;
+
+export const EXAMPLES: Record<string, Example> = {
+  '/billing/services/make-service': {
+    role: 'admin',
+    newKeys: ['code'],
+    body: (r) => ({ method: 'Create', action: 'Create Package', apiVersion: 'v2', service: { ...service(r), code: next(r, 'SVC') } }),
+  },
+  '/billing/services/get-services': { role: 'viewer', body: (r) => ({ method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2', serviceCode: r.serviceCode }) },
+  '/billing/services/update-service': { role: 'admin', body: (r) => ({ method: 'Update', action: 'Update Package', apiVersion: 'v2', service: service(r) }) },
+  '/billing/services/archive-service': {
+    role: 'admin',
+    body: (r) => ({ method: 'Update', action: 'Archive Package', apiVersion: 'v2', serviceCode: r.serviceCode, archiveStatus: 0 }),
+  },
+  '/billing/batches/make-batch': { role: 'admin', newKeys: ['batchCode'], body: (r) => env('Create', 'Create Batch', { batchCode: next(r, 'B'), label: 'A batch' }) },
+  '/billing/batches/update-batch': { role: 'admin', body: (r) => env('Update', 'Update Batch', { batchCode: r.batchCode, label: 'Zone one' }) },
+  '/billing/batches/get-batches': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Batches', { batchCode: r.batchCode }) },
+  '/billing/accounts/make-account': {
+    role: 'biller',
+    newKeys: ['accountNumber'],
+    body: (r) => env('Create', 'Create Account', { accountNumber: next(r, 'ACC'), name: 'Jane Doe', email: 'jane@example.com', phone: '+254 700 000000', address: '1 Main St' }),
+  },
+  '/billing/accounts/update-account': { role: 'biller', body: (r) => env('Update', 'Update Account', { accountNumber: r.spareAccountNumber, name: 'Jane Roe', phone: '+254 700 000001' }) },
+  '/billing/accounts/get-accounts': {
+    role: 'viewer',
+    body: (r) => env('Retrieve', 'Retrieve Accounts', { accountNumber: r.accountNumber, batchCode: r.batchCode, serviceCode: r.serviceCode, limit: 10, offset: 0 }),
+  },
+  '/billing/accounts/get-account': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Account', { accountNumber: r.accountNumber }) },
+  '/billing/subscriptions/make-subscription': {
+    role: 'biller',
+    body: (r) =>
+      env('Create', 'Create Subscription', { accountNumber: r.accountNumber, serviceCode: r.serviceCode, batchCode: r.otherBatchCode, startDate: '01/01/2027', endDate: '31/12/2027', openingReadings: { METER: 5 } }),
+  },
+  '/billing/subscriptions/get-subscriptions': {
+    role: 'viewer',
+    body: (r) => env('Retrieve', 'Retrieve Subscriptions', { subscriptionID: r.subscriptionID, accountNumber: r.accountNumber, batchCode: r.batchCode, serviceCode: r.serviceCode }),
+  },
+  '/billing/subscriptions/update-subscription': { role: 'biller', body: (r) => env('Update', 'Update Subscription', { subscriptionID: r.subscriptionID, date: '01/12/2026', unmeteredInputs: {} }) },
+  '/billing/subscriptions/suspend-subscription': { role: 'biller', body: (r) => env('Update', 'Suspend Subscription', { subscriptionID: r.subscriptionID, date: '01/12/2026', reason: 'away' }) },
+  '/billing/subscriptions/resume-subscription': { role: 'biller', body: (r) => env('Update', 'Resume Subscription', { subscriptionID: r.subscriptionID, date: '05/12/2026', reason: 'back' }) },
+  '/billing/subscriptions/terminate-subscription': { role: 'biller', body: (r) => env('Update', 'Terminate Subscription', { subscriptionID: r.subscriptionID, endDate: '31/12/2026', reason: 'moved out' }) },
+  '/billing/subscriptions/move-subscription': {
+    role: 'biller',
+    body: (r) => env('Update', 'Move Subscription', { subscriptionID: r.subscriptionID, date: '01/12/2026', batchCode: r.otherBatchCode, serviceCode: r.serviceCode }),
+  },
+  '/billing/readings/capture-readings': {
+    role: 'biller',
+    body: (r) => env('Create', 'Capture Readings', { readings: [{ subscriptionID: r.subscriptionID, inputCode: 'METER', readingDate: '15/12/2026', value: '190', kind: 'actual', source: 'handheld', note: 'ok' }] }),
+  },
+  '/billing/readings/correct-reading': { role: 'biller', body: (r) => env('Update', 'Correct Reading', { readingID: r.readingID, value: '151', readingDate: '31/10/2026', note: 'typo' }) },
+  '/billing/readings/get-readings': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Readings', { subscriptionID: r.subscriptionID, inputCode: 'METER' }) },
+  '/billing/imports/make-import': {
+    role: 'biller',
+    body: (r) => env('Create', 'Create Import', { kind: 'readings', dryRun: true, fileName: 'r.json', rows: [{ subscriptionID: r.subscriptionID, inputCode: 'METER', readingDate: '20/12/2026', value: '195' }] }),
+  },
+  '/billing/imports/get-imports': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Imports', { importID: r.importID }) },
+  '/billing/payments/make-payment': {
+    role: 'biller',
+    newKeys: ['reference'],
+    body: (r) => env('Create', 'Create Payment', { accountNumber: r.accountNumber, amount: '10.50', paymentDate: '02/12/2026', reference: next(r, 'PAY'), channel: 'bank', description: 'cash' }),
+  },
+  '/billing/payments/import-payments': {
+    role: 'biller',
+    newKeys: ['reference'],
+    body: (r) => env('Create', 'Import Payments', { fileName: 'p.json', payments: [{ accountNumber: r.accountNumber, amount: '5.00', paymentDate: '03/12/2026', reference: next(r, 'IMP'), channel: 'bank' }] }),
+  },
+  '/billing/payments/reverse-payment': { role: 'biller', body: (r) => env('Update', 'Reverse Payment', { reference: r.paymentReference, reason: 'bounced', reversalDate: '04/12/2026' }) },
+  '/billing/payments/get-payments': {
+    role: 'viewer',
+    body: (r) => env('Retrieve', 'Retrieve Payments', { paymentID: r.paymentID, reference: r.paymentReference, accountNumber: r.accountNumber, fromDate: '01/01/2026', toDate: '31/12/2026' }),
+  },
+  '/billing/ledger/make-adjustment': {
+    role: 'biller',
+    body: (r) => env('Create', 'Create Adjustment', { accountNumber: r.accountNumber, kind: 'credit', amount: '1.25', reason: 'goodwill', adjustmentDate: '05/12/2026', billID: r.billID }),
+  },
+  '/billing/ledger/get-statement': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Statement', { accountNumber: r.accountNumber, fromDate: '01/01/2026', toDate: '31/12/2026' }) },
+  '/billing/ledger/get-open-bills': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Open Bills', { accountNumber: r.accountNumber, limit: 10 }) },
+  '/billing/ledger/get-ageing': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Ageing', { accountNumber: r.accountNumber, asOf: '31/12/2026' }) },
+  '/billing/ledger/check-ledger': { role: 'viewer', body: (r) => env('Retrieve', 'Check Ledger', { accountNumber: r.accountNumber }) },
+  '/billing/terms/make-term': {
+    role: 'biller',
+    body: (r) =>
+      term(
+        'Create Bill Term',
+        { serviceCode: r.serviceCode, batchCode: r.batchCode, billingPeriodID: 202701, label: 'January', startDate: '01/01/2027', endDate: '31/01/2027', dueDate: '14/02/2027', postType: 'Post Subscription' },
+        'Create',
+      ),
+  },
+  '/billing/terms/get-terms': {
+    role: 'viewer',
+    body: (r) => term('Retrieve Terms', { termID: r.termID, serviceCode: r.serviceCode, batchCode: r.batchCode, billingPeriodID: 202611 }, 'Retrieve'),
+  },
+  '/billing/terms/load-subscriptions': { role: 'biller', body: (r) => term('Load Term Subscriptions', { termID: r.termID }) },
+  '/billing/terms/capture-readings': {
+    role: 'biller',
+    body: (r) => term('Capture Term Readings', { termID: r.loadedTermID, readings: [{ subscriptionID: r.subscriptionID, inputCode: 'METER', readingDate: '28/12/2026', value: '210', kind: 'actual', note: 'n' }] }),
+  },
+  '/billing/terms/validate-term': { role: 'biller', body: (r) => term('Validate Term', { termID: r.loadedTermID, estimateMissing: false, previewLimit: 5 }) },
+  '/billing/terms/approve-term': { role: 'biller', body: (r) => term('Approve Term', { termID: r.termID }) },
+  '/billing/terms/process-term': { role: 'biller', body: (r) => term('Process Term', { termID: r.termID, sheduleTime: '2026-12-01T10:00:00' }) },
+  '/billing/terms/retry-failures': { role: 'biller', body: (r) => term('Retry Term Failures', { termID: r.termID }) },
+  '/billing/terms/cancel-term': { role: 'biller', body: (r) => term('Cancel Term', { termID: r.termID }) },
+  '/billing/terms/reverse-term': { role: 'biller', body: (r) => term('Reverse Term', { termID: r.termID }) },
+  '/billing/terms/post-term': { role: 'biller', body: (r) => term('Post Term', { termID: r.termID }) },
+  '/billing/bills/get-bills': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Bills', { termID: r.termID, accountID: r.accountID, billID: r.billID, billNumber: r.billNumber, status: 'posted' }) },
+};
+
+/** Routes that are not JSON business operations and have tests of their own below. */
+export const NOT_JSON = new Set(['/billing/imports/upload-import']);
+
+/** Identifiers that do not exist in any app, one per kind of reference. */
+export const MISSING: Record<string, string | number> = {
+  serviceCode: 'NO-SUCH-SERVICE',
+  code: 'NO-SUCH-SERVICE',
+  batchCode: 'NO-SUCH-BATCH',
+  accountNumber: 'NO-SUCH-ACCOUNT',
+  accountID: 987654321,
+  subscriptionID: 987654321,
+  readingID: 987654321,
+  termID: 987654321,
+  loadedTermID: 987654321,
+  billID: 987654321,
+  billNumber: 987654321,
+  paymentID: 987654321,
+  reference: 'NO-SUCH-REFERENCE',
+  importID: 987654321,
+};
+
+/** The value of Refs that a field of that name names. */
+export function refFor(field: string, r: Refs): string | number | undefined {
+  switch (field) {
+    case 'serviceCode':
+    case 'code':
+      return r.serviceCode;
+    case 'batchCode':
+      return r.batchCode;
+    case 'reference':
+      return r.paymentReference;
+    default:
+      return (r as unknown as Record<string, string | number>)[field];
+  }
+}
+
+const header = (a: { headers: Headers }, name: string) => {
+  const v = a.headers.get(name);
+  assert.ok(v, `header ${name}`);
+  return Number(v.split(',')[0]);
+};
+
+/**
+ * Records of one app made through its API with an admin token: a template, two batches,
+ * accounts, a subscription with readings, a processed and posted term with its bill, a
+ * payment, an import and a plant. `runTerm` makes the term's bills (a worker must run).
+ */
+export async function setupRecords(
+  h: Harness,
+  token: string,
+  prefix: string,
+  runTerm: (termID: number) => Promise<void>,
+  opts: { spareBilledFirst?: boolean } = {},
+): Promise<Refs> {
+  const r = { prefix, serviceCode: `${prefix}WATER`, batchCode: `${prefix}Z1`, otherBatchCode: `${prefix}Z2` } as Refs;
+  const ok = async (path: string, body: unknown) => {
+    const a = await h.post(path, body, token);
+    assert.equal(a.status, 200, `${path}: ${JSON.stringify(a.body)}`);
+    return a;
+  };
+  await ok('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: service(r) });
+  r.accountNumber = `${prefix}-ACC-1`;
+  r.spareAccountNumber = `${prefix}-ACC-2`;
+  r.accountID = header(await ok('/billing/accounts/make-account', env('Create', 'Create Account', { accountNumber: r.accountNumber, name: `Customer of ${prefix}` })), 'x-billrun-account-id');
+  await ok('/billing/accounts/make-account', env('Create', 'Create Account', { accountNumber: r.spareAccountNumber, name: `Spare of ${prefix}` }));
+  if (opts.spareBilledFirst) {
+    // Billed before the main account, so this app's bill numbers differ from an app without it
+    // (bill numbers count per app: two apps' bill 1 are both legitimately "bill 1").
+    const spare = header(
+      await ok(
+        '/billing/subscriptions/make-subscription',
+        env('Create', 'Create Subscription', { accountNumber: r.spareAccountNumber, serviceCode: r.serviceCode, batchCode: r.batchCode, startDate: '01/01/2026', openingReadings: { METER: 7 } }),
+      ),
+      'x-billrun-subscription-id',
+    );
+    await ok('/billing/readings/capture-readings', env('Create', 'Capture Readings', { readings: [{ subscriptionID: spare, inputCode: 'METER', readingDate: '30/11/2026', value: '9' }] }));
+  }
+  r.subscriptionID = header(
+    await ok(
+      '/billing/subscriptions/make-subscription',
+      env('Create', 'Create Subscription', { accountNumber: r.accountNumber, serviceCode: r.serviceCode, batchCode: r.batchCode, startDate: '01/01/2026', openingReadings: { METER: 100 } }),
+    ),
+    'x-billrun-subscription-id',
+  );
+  const captured = await ok(
+    '/billing/readings/capture-readings',
+    env('Create', 'Capture Readings', { readings: [{ subscriptionID: r.subscriptionID, inputCode: 'METER', readingDate: '31/10/2026', value: '150' }, { subscriptionID: r.subscriptionID, inputCode: 'METER', readingDate: '30/11/2026', value: '180' }] }),
+  );
+  r.readingID = header(captured, 'x-billrun-reading-ids');
+  r.termID = header(
+    await ok('/billing/terms/make-term', term('Create Bill Term', { serviceCode: r.serviceCode, batchCode: r.batchCode, billingPeriodID: 202611, startDate: '01/11/2026', endDate: '30/11/2026' }, 'Create')),
+    'x-billrun-term-id',
+  );
+  await ok('/billing/terms/process-term', term('Process Term', { termID: r.termID }));
+  await runTerm(r.termID);
+  await ok('/billing/terms/post-term', term('Post Term', { termID: r.termID }));
+  r.loadedTermID = header(
+    await ok('/billing/terms/make-term', term('Create Bill Term', { serviceCode: r.serviceCode, batchCode: r.batchCode, billingPeriodID: 202612, startDate: '01/12/2026', endDate: '31/12/2026' }, 'Create')),
+    'x-billrun-term-id',
+  );
+  await ok('/billing/terms/load-subscriptions', term('Load Term Subscriptions', { termID: r.loadedTermID }));
+  const bills = await ok('/billing/bills/get-bills', env('Retrieve', 'Retrieve Bills', { accountID: r.accountID }));
+  r.billID = bills.body.data.bills[0].billID;
+  r.billNumber = bills.body.data.bills[0].billNumber;
+  r.paymentReference = `${prefix}-PAY-1`;
+  r.paymentID = header(
+    await ok('/billing/payments/make-payment', env('Create', 'Create Payment', { accountNumber: r.accountNumber, amount: '20.00', paymentDate: '01/12/2026', reference: r.paymentReference, channel: 'bank' })),
+    'x-billrun-payment-id',
+  );
+  r.importID = header(await ok('/billing/imports/make-import', env('Create', 'Create Import', { kind: 'accounts', rows: [{ accountNumber: `${prefix}-IMP-1`, name: 'Imported' }] })), 'x-billrun-import-id');
+  const plant = await h.request('POST', '/sandbox/plants', { token: `Bearer ${token}`, body: { name: `${prefix} fern`, tag: prefix } });
+  assert.equal(plant.status, 201, JSON.stringify(plant.body));
+  r.plantId = plant.body.id;
+  return r;
+}
+
+/** Every leaf of a body with its path, e.g. ['data', 'readings', 0, 'subscriptionID']. */
+export function leaves(v: unknown, path: (string | number)[] = []): { path: (string | number)[]; value: unknown }[] {
+  if (Array.isArray(v)) return v.flatMap((x, i) => leaves(x, [...path, i]));
+  if (v && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => leaves(x, [...path, k]));
+  return [{ path, value: v }];
+}
+
+/** A copy of body with the value at path replaced. */
+export function withValue<T>(body: T, path: (string | number)[], value: unknown): T {
+  const copy = structuredClone(body) as Record<string | number, unknown>;
+  let at: Record<string | number, unknown> = copy;
+  for (const k of path.slice(0, -1)) at = at[k] as Record<string | number, unknown>;
+  at[path[path.length - 1]!] = value;
+  return copy as T;
+}
+
+/** The error-detail form of a path: data.readings[0].value. */
+export function pathText(path: (string | number)[]): string {
+  return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
+}
