@@ -32,10 +32,25 @@ export type AppOptions = {
 };
 
 const REDACT = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
+// A client that puts its token in the query string (?access_token=...) would have it
+// written into every request log line: such values are masked in the logged url.
+const SECRET_QUERY = /([?&][^=&#]*(?:token|pass|secret|key|auth|session|sig)[^=&#]*=)[^&#]*/gi;
+const requestLog = (req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+  method: req.method,
+  url: req.url.replace(SECRET_QUERY, '$1[redacted]'),
+  host: req.host,
+  remoteAddress: req.ip,
+  remotePort: req.socket?.remotePort,
+});
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger ?? { level: opts.config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, ...(opts.logStream ? { stream: opts.logStream } : {}) },
+    logger: opts.logger ?? {
+      level: opts.config.logLevel,
+      redact: { paths: REDACT, censor: '[redacted]' },
+      serializers: { req: requestLog },
+      ...(opts.logStream ? { stream: opts.logStream } : {}),
+    },
     bodyLimit: opts.config.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
