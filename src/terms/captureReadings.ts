@@ -27,6 +27,10 @@ export async function captureReadings(db: pg.Pool, caller: Caller, termId: numbe
     const ctx = await runContext(tx, term, null);
     const meters = new Map(((ctx.tariff as Tariff).meteredInputs ?? []).map((m) => [m.code, m]));
     const ids = [...new Set(rows.map((r) => String(r.subscriptionID)))];
+    // readings/ and imports/ write meters too, under a lock on the subscriptions: take the
+    // same locks in the same order, or one day's reading sent both ways at once makes two
+    // effective readings of one meter on one day (test/hardening/concurrency.test.ts).
+    await tx.query('SELECT 1 FROM subscription WHERE app_code = $1 AND subscription_id = ANY($2::bigint[]) ORDER BY subscription_id FOR UPDATE', [caller.appCode, ids]);
     const roster = await tx.query<{ subscription_id: string; billed: boolean; start_date: string; end_date: string | null }>(
       `SELECT ts.subscription_id, s.start_date, s.end_date,
               EXISTS (SELECT 1 FROM bill b WHERE b.term_id = ts.term_id AND b.subscription_id = ts.subscription_id AND b.status <> 'withdrawn') AS billed
