@@ -75,7 +75,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     else request.log.info({ code: appErr.code }, 'request refused');
     if (appErr.headers) reply.headers(appErr.headers);
     reply.code(appErr.statusCode);
-    if (request.url.startsWith('/sandbox')) return { code: appErr.code, message: appErr.message };
+    // The sandbox's { code, message } has no details: the bad fields go into the message.
+    if (request.url.startsWith('/sandbox')) {
+      const fields = (appErr.details ?? []).map((d) => `${d.path}: ${d.message}`).join('; ');
+      return { code: appErr.code, message: fields ? `${appErr.message} ${fields}` : appErr.message };
+    }
     return failure(appErr);
   });
   app.setNotFoundHandler(async (request, reply) => {
