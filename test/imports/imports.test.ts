@@ -46,7 +46,7 @@ describe('bulk import', () => {
 
     const acc = await h.post('/billing/accounts/get-account', env('Retrieve', 'Retrieve Account', { accountNumber: 'IMP-000007' }));
     assert.equal(acc.body.data.account.address, '7 Long Road, Town');
-    assert.equal(acc.body.data.account.balance, '0.0000');
+    assert.equal(acc.body.data.account.balance, '0.00');
     const [sub] = acc.body.data.subscriptions;
     assert.deepEqual(sub.connectionInputs, { METER_NO: 'M7' });
     assert.deepEqual(sub.unmeteredInputs, { ROOMS: '3' });
