@@ -71,7 +71,14 @@ async function waitForTerm(h: Harness, termID: number, done: (t: TermRow) => boo
   for (;;) {
     const t = await termRow(h, termID);
     if (t && done(t)) return t;
-    if (Date.now() > deadline) throw new Error(`term ${termID}: ${JSON.stringify(t)} after ${timeoutMs} ms`);
+    if (Date.now() > deadline) {
+      // What the queue holds says why a run stalled (a job locked by a live worker, a job out of attempts ...).
+      const jobs = await h.db
+        .query(`SELECT task_identifier, key, locked_by, locked_at, attempts, max_attempts, run_at, left(last_error, 200) AS last_error FROM graphile_worker.jobs ORDER BY id LIMIT 10`)
+        .then((r) => r.rows)
+        .catch((err) => String(err));
+      throw new Error(`term ${termID}: ${JSON.stringify(t)} after ${timeoutMs} ms; jobs: ${JSON.stringify(jobs)}`);
+    }
     await sleep(50);
   }
 }
@@ -199,10 +206,7 @@ describe('faults during a bill run', () => {
       fs.rmSync(dataDir, { recursive: true, force: true });
     });
 
-    // Open defect (issue 6): after an immediate PostgreSQL restart the worker process
-    // lives on but the run stalls at the chunk it was writing (seen: 3 of 50 chunks done,
-    // still Processing 90 s later). Kept as a todo so it runs and reports, not hidden.
-    test('immediate shutdown mid-run, restart: the run finishes with one bill each', { todo: 'run stalls after an immediate PostgreSQL restart (open defect)' }, () =>
+    test('immediate shutdown mid-run, restart: the run finishes with one bill each', () =>
       counts.track(async () => {
         const n = 2500;
         const { termID, preview, previewBills } = await preparedTerm(h!, n);

@@ -8,6 +8,9 @@ import { buildApp } from '../../src/app.ts';
 import { createPool } from '../../src/db/pool.ts';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
+import { suiteCounts } from './counts.ts';
+
+const counts = suiteCounts('database unreachable');
 
 /** A TCP pass-through to PostgreSQL that the test can cut and restore. */
 function cuttableProxy(target: URL) {
@@ -61,39 +64,45 @@ describe('database unreachable', () => {
     base = `http://127.0.0.1:${(app.server.address() as net.AddressInfo).port}`;
   });
   after(async () => {
+    counts.print();
     await app.close();
     await pool.end().catch(() => {});
     proxy.server.close();
     await h.close();
   });
 
-  const list = () =>
-    fetch(base + '/billing/services/get-services', {
+  const list = () => {
+    counts.requests++;
+    return fetch(base + '/billing/services/get-services', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: h.tokens.admin },
       body: JSON.stringify({ method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2' }),
     });
+  };
 
-  test('503 in the envelope while down, recovery without a restart', async () => {
-    assert.equal((await list()).status, 200);
-    assert.equal((await fetch(base + '/readyz')).status, 200);
+  test('503 in the envelope while down, recovery without a restart', () =>
+    counts.track(async () => {
+      assert.equal((await list()).status, 200);
+      assert.equal((await fetch(base + '/readyz')).status, 200);
 
-    proxy.cut();
-    const down = await list();
-    assert.equal(down.status, 503);
-    const body = (await down.json()) as { success: boolean; error: { code: string } };
-    assert.equal(body.success, false);
-    assert.equal(body.error.code, 'UNAVAILABLE');
-    assert.equal(down.headers.get('retry-after'), '5');
-    assert.equal((await fetch(base + '/readyz')).status, 503);
+      proxy.cut();
+      counts.faults++;
+      const down = await list();
+      assert.equal(down.status, 503);
+      const body = (await down.json()) as { success: boolean; error: { code: string } };
+      assert.equal(body.success, false);
+      assert.equal(body.error.code, 'UNAVAILABLE');
+      assert.equal(down.headers.get('retry-after'), '5');
+      assert.equal((await fetch(base + '/readyz')).status, 503);
 
-    proxy.restore();
-    let recovered = false;
-    for (let i = 0; i < 50 && !recovered; i++) {
-      recovered = (await list()).status === 200;
-      if (!recovered) await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.ok(recovered, 'business routes answer again');
-    assert.equal((await fetch(base + '/readyz')).status, 200);
-  });
+      proxy.restore();
+      let recovered = false;
+      for (let i = 0; i < 50 && !recovered; i++) {
+        recovered = (await list()).status === 200;
+        if (!recovered) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(recovered, 'business routes answer again');
+      assert.equal((await fetch(base + '/readyz')).status, 200);
+      counts.records += 4;
+    }));
 });
