@@ -1,5 +1,5 @@
-// A whole bill run on the embedded PostgreSQL: a template with a flat charge, three
-// graduated metered tiers, a percentage surcharge and VAT; N subscriptions with
+// A whole bill run on the embedded PostgreSQL: the tests' water template (a flat charge,
+// three graduated metered tiers, a percentage surcharge and VAT); N subscriptions with
 // readings; from process-term to every bill written, by worker processes that take the
 // run's jobs from the queue. Prints bills per second, each process's peak memory, and
 // the floor: the time to COPY the same bills into the same table, measured here.
@@ -23,7 +23,7 @@ import { makeService } from '../src/templates/makeService.ts';
 import { makeTerm } from '../src/terms/makeTerm.ts';
 import { processTerm } from '../src/terms/processTerm.ts';
 import { BILL_COPY_COLUMNS } from '../src/bills/store.ts';
-import type { ServiceDefinition } from '../src/templates/schemas.ts';
+import { waterService } from '../test/fixtures/tariffs.ts';
 
 // `--n=20000` (bench/run.ts passes on only arguments that start with a dash) or `--n 20000`.
 const arg = (name: string, fallback: number) => {
@@ -56,34 +56,8 @@ const children: ChildProcess[] = [];
 try {
   const appCode = await createApp(db, 'Bench', 'UTC', 'USD', 2);
   const caller: Caller = { userId: '0', appCode, email: 'bench@billrun.test', role: 'admin', tokenHash: Buffer.alloc(0) };
-  const service: ServiceDefinition = {
-    code: 'WATER',
-    name: 'Domestic water',
-    serviceType: 'Sale',
-    chargingType: 'Postpaid',
-    postType: 'Post Subscription',
-    billingCycle: 1,
-    dueDateOffset: 14,
-    values: [{ code: 'VAT', label: 'VAT rate', value: '16' }],
-    components: [
-      { code: 'STANDING', name: 'Standing charge', model: 'flat', amount: '150.00' },
-      {
-        code: 'WATER',
-        name: 'Water',
-        model: 'graduated',
-        input: 'METER',
-        tiers: [
-          { upTo: 10, rate: '50.25' },
-          { upTo: 30, rate: '70.5' },
-          { upTo: null, rate: '90.75' },
-        ],
-      },
-      { code: 'SEWER', name: 'Sewer surcharge', model: 'percentage', percentage: '12.5', of: ['WATER'] },
-      { code: 'VAT', name: 'VAT', model: 'percentage', category: 'tax', percentage: { value: 'VAT' }, of: ['STANDING', 'WATER', 'SEWER'] },
-    ],
-    meteredInputs: [{ code: 'METER', label: 'Water meter', unit: 'm3', decimals: 0, rolloverAt: 100000 }],
-    batches: ['ZONE-A'],
-  };
+  // The tests' tariff (test/terms/billRun.test.ts proves its bills), not a copy of it.
+  const service = waterService('WATER');
   await makeService(db, caller, service);
 
   let t0 = Date.now();

@@ -4,6 +4,7 @@
 // the same tables of a fresh database, measured in the same run. Prints both, the ratio,
 // rows per second and the peak memory of this process (it should stay flat as N grows:
 // try --rows 20000 and --rows 500000).
+// Then N readings of those meters by accountNumber + serviceCode.
 // Flags: --rows N (default 100,000), also --rows=N.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,7 +19,7 @@ import { createPool } from '../src/db/pool.ts';
 import { createApp } from '../src/auth/store.ts';
 import type { Caller } from '../src/auth/roles.ts';
 import { makeService } from '../src/templates/makeService.ts';
-import type { ServiceDefinition } from '../src/templates/schemas.ts';
+import { waterService } from '../test/fixtures/tariffs.ts';
 import { csvRows } from '../src/imports/rows.ts';
 import { byteCounter } from '../src/imports/routes.ts';
 import { runImport } from '../src/imports/runImport.ts';
@@ -35,20 +36,16 @@ const say = (s: string) => process.stdout.write(s + '\n');
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
 const BY = 'bench@billrun.test';
 
-const service: ServiceDefinition = {
-  code: 'WATER',
-  name: 'Domestic water',
-  serviceType: 'Sale',
-  chargingType: 'Postpaid',
-  postType: 'Post Subscription',
-  billingCycle: 1,
-  dueDateOffset: 14,
+// The shared water template (test/fixtures/tariffs.ts) with the inputs the import's rows
+// fill: a required meter number, rooms, and a meter read to 0.1 m3. Its price is not
+// measured here, so a single per-unit line stands for the tiers.
+const service = waterService('WATER', {
+  values: [],
   components: [{ code: 'WATER', name: 'Water', model: 'perUnit', input: 'METER', rate: '50' }],
   connectionInputs: [{ code: 'METER_NO', label: 'Meter number', type: 'string', required: true }],
   meteredInputs: [{ code: 'METER', label: 'Water meter', unit: 'm3', decimals: 1, rolloverAt: 100000 }],
   unmeteredInputs: [{ code: 'ROOMS', label: 'Rooms', default: 1 }],
-  batches: ['ZONE-A'],
-};
+});
 
 // One customer, the same in the CSV and in the COPY floor.
 const customer = (i: number) => {
@@ -143,12 +140,28 @@ try {
   clearInterval(sampler);
   clearInterval(liveSampler);
   peak = Math.max(peak, process.memoryUsage().rss);
+  // ---- a readings import of the same meters by accountNumber + serviceCode (the path
+  // that locks and checks each meter through readings/write.ts), one month later
+  const readingsCsv = path.join(dir, 'readings.csv');
+  await writeFile(
+    readingsCsv,
+    (i) => {
+      const c = customer(i);
+      return `${c.accountNumber},WATER,METER,01/02/2025,${(i % 90000) + 10}.5\n`;
+    },
+    'accountNumber,serviceCode,inputCode,readingDate,value\n',
+  );
+  const readingsCounter = byteCounter();
+  fs.createReadStream(readingsCsv).pipe(readingsCounter);
+  const t2 = performance.now();
+  await runImport(a.db, { appCode: a.appCode, email: BY }, { kind: 'readings', format: 'csv', rows: csvRows(readingsCounter, 'readings'), fileName: 'readings.csv' });
+  const readingsMs = performance.now() - t2;
   const counted = await a.db.query<{ a: string; s: string; r: string }>(
     'SELECT (SELECT count(*) FROM account) AS a, (SELECT count(*) FROM subscription) AS s, (SELECT count(*) FROM reading) AS r',
   );
   await a.db.end();
   const c1 = counted.rows[0]!;
-  if (Number(c1.a) !== N || Number(c1.s) !== N || Number(c1.r) !== N) throw new Error(`import wrote ${JSON.stringify(c1)}, expected ${N} each`);
+  if (Number(c1.a) !== N || Number(c1.s) !== N || Number(c1.r) !== 2 * N) throw new Error(`import wrote ${JSON.stringify(c1)}, expected ${N} accounts and subscriptions, ${2 * N} readings`);
 
   // ---- the floor: plain COPY of the same rows into the same tables of a fresh database
   const b = await freshDatabase('billrun_bench_copy');
@@ -182,6 +195,7 @@ try {
   say(`import             ${(importMs / 1000).toFixed(2)} s  (${Math.round(N / (importMs / 1000))} rows/s, import ${out.importId} ${out.status})`);
   say(`plain COPY         ${(copyMs / 1000).toFixed(2)} s  (${Math.round(N / (copyMs / 1000))} rows/s, same rows, same tables)`);
   say(`ratio              ${ratio.toFixed(2)} x COPY  (target: under 3)`);
+  say(`readings import    ${(readingsMs / 1000).toFixed(2)} s  (${Math.round(N / (readingsMs / 1000))} rows/s, by accountNumber + serviceCode, over the meters above)`);
   say(`target 20 s        ${importMs < 20_000 ? 'met' : 'MISSED'}`);
   say(`peak RSS           ${mb(peak)} during the import (${mb(rssBefore)} before it; +${mb(peak - rssBefore)}), process max ${mb(process.resourceUsage().maxRSS * 1024)}`);
   say(`peak live heap     ${global.gc ? mb(peakLive) : 'n/a (run with --expose-gc)'} (after a full GC each second; flat as --rows grows)`);

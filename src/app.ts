@@ -1,16 +1,18 @@
 // Builds the HTTP server: infrastructure first (logging, errors, OpenAPI), then the
 // feature routes. It listens nowhere: main.ts and the tests decide that.
 import crypto from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import http from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import type pg from 'pg';
 import type { Config } from './config.ts';
-import { AppError } from './http/errors.ts';
-import { failure, toAppError } from './http/envelope.ts';
-import { authenticate } from './http/authenticate.ts';
+import type { Socket } from 'node:net';
+import { AppError } from './errors.ts';
+import { errorBody, headersOf, statusOf, toAppError } from './http/errors.ts';
+import { jsonBodies } from './http/body.ts';
 import type { Services } from './http/operation.ts';
-import { authRoutes } from './auth/routes.ts';
+import { authRoutes, sessionRoutes } from './login/routes.ts';
 import { templateRoutes } from './templates/routes.ts';
 import { batchRoutes } from './batches/routes.ts';
 import { accountRoutes } from './accounts/routes.ts';
@@ -22,6 +24,9 @@ import { ledgerRoutes } from './ledger/routes.ts';
 import { termRoutes } from './terms/routes.ts';
 import { billRoutes } from './bills/routes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
+import { consoleRoutes } from './http/console.ts';
+import { documentRoutes } from './documents/routes.ts';
+import { deliveryRoutes } from './delivery/routes.ts';
 
 export type AppOptions = {
   config: Config;
@@ -57,10 +62,19 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ajv: {
       // Unknown fields are refused, not silently dropped, and nothing is coerced: a
       // client that sends "12" for a number hears about it.
-      customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true },
+      customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true, discriminator: true },
     },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Errors Fastify makes before routing (a path that is not valid percent-encoding) answer
+    // like any other; Node's HTTP parser's refusals (a control byte in a header, a broken
+    // Content-Length) come to clientErrorHandler with no request at all.
+    frameworkErrors: (err, request, reply) => {
+      const appErr = toAppError(err);
+      request.log.info({ code: appErr.code }, 'request refused before routing');
+      void (reply as FastifyReply).code(statusOf(appErr)).headers(headersOf(appErr)).send(errorBody(appErr, request.raw.url));
+    },
+    clientErrorHandler: (err, socket) => answerClientError(err, socket),
   });
   const services: Services = { db: opts.db, config: opts.config };
 
@@ -68,25 +82,18 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
+  jsonBodies(app);
   // Every failure answers in the product's envelope (the sandbox in its own { code, message }).
   app.setErrorHandler(async (err, request, reply) => {
     const appErr = toAppError(err);
-    if (appErr.statusCode >= 500) request.log.error({ err }, 'request failed');
+    const status = statusOf(appErr);
+    if (status >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ code: appErr.code }, 'request refused');
-    if (appErr.headers) reply.headers(appErr.headers);
-    reply.code(appErr.statusCode);
-    // The sandbox's { code, message } has no details: the bad fields go into the message.
-    if (request.url.startsWith('/sandbox')) {
-      const fields = (appErr.details ?? []).map((d) => `${d.path}: ${d.message}`).join('; ');
-      return { code: appErr.code, message: fields ? `${appErr.message} ${fields}` : appErr.message };
-    }
-    return failure(appErr);
+    reply.code(status).headers(headersOf(appErr));
+    return errorBody(appErr, request.url);
   });
-  app.setNotFoundHandler(async (request, reply) => {
-    const err = new AppError('ROUTE_NOT_FOUND', `No operation at ${request.method} ${request.url.split('?')[0]}.`);
-    reply.code(404);
-    if (request.url.startsWith('/sandbox')) return { code: err.code, message: err.message };
-    return failure(err);
+  app.setNotFoundHandler(async (request) => {
+    throw new AppError('ROUTE_NOT_FOUND', `No operation at ${request.method} ${request.url.split('?')[0]}.`);
   });
 
   await app.register(swagger, {
@@ -121,32 +128,42 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(async (scope) => {
-    await authRoutes(scope, services);
+    await consoleRoutes(scope);
   });
-  // Business operations: authenticated before anything else is read.
-  await app.register(async (scope) => {
-    scope.addHook('onRequest', async (request) => {
-      await authenticate(opts.db, request, false);
-    });
-    await templateRoutes(scope, services);
-    await batchRoutes(scope, services);
-    await accountRoutes(scope, services);
-    await subscriptionRoutes(scope, services);
-    await readingRoutes(scope, services);
-    await importRoutes(scope, services);
-    await paymentRoutes(scope, services);
-    await ledgerRoutes(scope, services);
-    await termRoutes(scope, services);
-    await billRoutes(scope, services);
-  });
-  await app.register(
-    async (scope) => {
-      scope.addHook('onRequest', async (request) => {
-        await authenticate(opts.db, request, true);
-      });
-      await sandboxRoutes(scope, services);
-    },
-    { prefix: '/sandbox' },
-  );
+  // Each operation authenticates its caller itself (http/operation.ts), before anything else is read.
+  await authRoutes(app, services);
+  await sessionRoutes(app, services);
+  await templateRoutes(app, services);
+  await batchRoutes(app, services);
+  await accountRoutes(app, services);
+  await subscriptionRoutes(app, services);
+  await readingRoutes(app, services);
+  await importRoutes(app, services);
+  await paymentRoutes(app, services);
+  await ledgerRoutes(app, services);
+  await termRoutes(app, services);
+  await billRoutes(app, services);
+  await documentRoutes(app, services);
+  await deliveryRoutes(app, services);
+  await app.register(async (scope) => sandboxRoutes(scope, services), { prefix: '/sandbox' });
   return app;
+}
+
+/**
+ * A request Node's HTTP parser could not read (a control byte in Authorization, a space in
+ * a header name, headers past the limit): no route ran, so the answer is written on the
+ * socket here, in the shape of the path the request line names, and the connection closed.
+ */
+function answerClientError(err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const appErr = toAppError(err);
+  if (socket.writable) {
+    const raw = Buffer.isBuffer(err.rawPacket) ? err.rawPacket.toString('latin1') : '';
+    const url = /^[A-Z]+ (\S+) HTTP\//.exec(raw)?.[1];
+    const status = statusOf(appErr);
+    const body = JSON.stringify(errorBody(appErr, url));
+    const headers = Object.entries({ ...headersOf(appErr), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
+    socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\n${headers.map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
 }

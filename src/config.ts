@@ -22,6 +22,14 @@ export type Config = {
   billRunChunkSize: number;
   /** A worker that has not beaten for this long is dead: its jobs are freed for others. */
   workerStaleSeconds: number;
+  /** How long a stop (SIGTERM, SIGINT) may take before the process gives up on finishing and exits. */
+  shutdownSeconds: number;
+  /** smtp:// or smtps:// of the mail server bills are sent through; none: .eml files in mailDir. */
+  smtpUrl: string | undefined;
+  /** The From of bill e-mails. */
+  mailFrom: string;
+  /** Where bill e-mails are written as .eml files when no SMTP_URL is set. */
+  mailDir: string;
 };
 
 export class ConfigError extends Error {
@@ -84,11 +92,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const currency = env.BILLRUN_CURRENCY || 'USD';
   if (!/^[A-Z]{3}$/.test(currency)) problems.push(`BILLRUN_CURRENCY must be a three-letter ISO 4217 code (got "${currency}")`);
 
+  const smtpUrl = env.SMTP_URL || undefined;
+  if (smtpUrl !== undefined) {
+    try {
+      const u = new URL(smtpUrl);
+      if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') problems.push(`SMTP_URL must start with smtp:// or smtps:// (got "${u.protocol}")`);
+    } catch {
+      problems.push('SMTP_URL is not a valid URL (expected smtp://user:pass@host:port)');
+    }
+  }
+  const mailFrom = env.BILLRUN_MAIL_FROM || 'billing@localhost';
+  if (!/^[^\s@]+@[^\s@]+$/.test(mailFrom)) problems.push(`BILLRUN_MAIL_FROM must be an e-mail address (got "${mailFrom}")`);
+  const dataDir = path.resolve(env.BILLRUN_DATA_DIR || '.data/pg');
+
   const config: Config = {
     port: int('PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
     databaseUrl,
-    dataDir: path.resolve(env.BILLRUN_DATA_DIR || '.data/pg'),
+    dataDir,
     embeddedPort: int('BILLRUN_EMBEDDED_PG_PORT', 54329, 1024, 65535),
     tokenTtlSeconds: int('TOKEN_TTL_SECONDS', 12 * 3600, 60, 366 * 24 * 3600),
     logLevel,
@@ -102,6 +123,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runWorker: env.BILLRUN_WORKER !== '0',
     billRunChunkSize: int('BILLRUN_CHUNK_SIZE', 5000, 1, 100000),
     workerStaleSeconds: int('BILLRUN_WORKER_STALE_SECONDS', 30, 2, 4 * 3600),
+    shutdownSeconds: int('BILLRUN_SHUTDOWN_SECONDS', 30, 1, 3600),
+    smtpUrl,
+    mailFrom,
+    // Beside the embedded PostgreSQL's folder: .data/mail by default.
+    mailDir: path.resolve(env.BILLRUN_MAIL_DIR || path.join(path.dirname(dataDir), 'mail')),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

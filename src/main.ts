@@ -9,20 +9,21 @@ import { connectDatabase } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool } from './db/pool.ts';
 import { dumpSchema } from './db/schemaDump.ts';
-import { bootstrapAdmin } from './db/bootstrap.ts';
+import { bootstrapAdmin } from './auth/bootstrap.ts';
 import { buildApp } from './app.ts';
 import { startWorker } from './jobs/worker.ts';
 import { hashPassword } from './auth/password.ts';
 import { createApp, createUser } from './auth/store.ts';
 import { ROLES, type Role } from './auth/roles.ts';
 import { importCommand } from './imports/cli.ts';
+import { ROUNDING_MODES, type RoundingMode } from './rating/money.ts';
 
-const USAGE = `usage: node src/main.ts <command>
+const USAGE = `usage: npm run cli -- <command>
   serve                      start the HTTP API (and a worker unless BILLRUN_WORKER=0)
   worker                     run bill-run jobs only
   migrate                    apply database migrations and exit
   schema-dump [--check]      write src/db/schema.sql (or check it is current)
-  app add --name N [--time-zone Z] [--currency C]
+  app add --name N [--time-zone Z] [--currency C] [--rounding halfUp|halfEven|halfDown|up|down|ceil|floor]
   user add --app CODE --email E --password P --role admin|biller|viewer
   import --app CODE --kind accounts|subscriptions|readings [--as EMAIL] [--dry-run] FILE.csv|FILE.json`;
 
@@ -64,7 +65,7 @@ async function main(argv: string[]): Promise<number> {
       const app = await buildApp({ config, db });
       const worker = config.runWorker ? await startWorker(db, config) : undefined;
       await app.listen({ port: config.port, host: config.host });
-      await untilSignal();
+      await untilSignal(config.shutdownSeconds);
       app.log.info('shutting down: finishing requests in flight');
       await app.close();
       await worker?.stop();
@@ -74,7 +75,7 @@ async function main(argv: string[]): Promise<number> {
     case 'worker': {
       const worker = await startWorker(db, config);
       say(`worker running (concurrency ${config.workerConcurrency})`);
-      await Promise.race([untilSignal(), worker.promise]);
+      await Promise.race([untilSignal(config.shutdownSeconds), worker.promise]);
       await worker.stop().catch(() => {});
       await closeAll();
       return 0;
@@ -97,13 +98,22 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'app': {
-      const { values } = parseArgs({ args: rest.slice(1), options: { name: { type: 'string' }, 'time-zone': { type: 'string' }, currency: { type: 'string' } } });
+      const { values } = parseArgs({
+        args: rest.slice(1),
+        options: { name: { type: 'string' }, 'time-zone': { type: 'string' }, currency: { type: 'string' }, rounding: { type: 'string' } },
+      });
       if (rest[0] !== 'add' || !values.name) {
         say(USAGE);
         await closeAll();
         return 2;
       }
-      const code = await createApp(db, values.name, values['time-zone'] ?? config.timeZone, values.currency ?? config.currency, config.minorUnits);
+      const rounding = (values.rounding ?? 'halfUp') as RoundingMode;
+      if (!ROUNDING_MODES.includes(rounding)) {
+        say(`--rounding must be one of ${ROUNDING_MODES.join(', ')}`);
+        await closeAll();
+        return 2;
+      }
+      const code = await createApp(db, values.name, values['time-zone'] ?? config.timeZone, values.currency ?? config.currency, config.minorUnits, rounding);
       process.stdout.write(`${code}\n`);
       await closeAll();
       return 0;
@@ -148,10 +158,29 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-function untilSignal(): Promise<void> {
+/**
+ * Resolves at the first SIGINT or SIGTERM; from then the stop has `deadlineSeconds` to
+ * finish. A stop waits for requests, jobs and the database, and the job queue's pool
+ * waits for a database that went away to come back: with the database gone for good a
+ * SIGTERM hung the process for ever. Past the deadline, or at a second signal, it exits.
+ */
+function untilSignal(deadlineSeconds: number): Promise<void> {
   return new Promise((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+    const stop = () => {
+      resolve();
+      setTimeout(() => {
+        say(`billrun: the stop did not finish in ${deadlineSeconds} s (is the database gone?); exiting without it`);
+        process.exit(1);
+      }, deadlineSeconds * 1000).unref();
+      const now = () => {
+        say('billrun: a second signal; exiting now');
+        process.exit(1);
+      };
+      process.once('SIGINT', now);
+      process.once('SIGTERM', now);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
   });
 }
 

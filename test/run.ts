@@ -4,12 +4,13 @@
 // database of its own, so tests never share mutable state.
 import { spawnSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbedded } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { dumpSchema } from '../src/db/schemaDump.ts';
+import { freePort } from './support/ports.ts';
+import { ensureBuilt, writeTypes } from '../console/build.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const say = (s: string) => process.stdout.write(s + '\n');
@@ -18,6 +19,13 @@ const node = process.execPath;
 say('# tsc --noEmit');
 const tsc = spawnSync(node, [path.join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', root], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(1);
+// The console is typed from the OpenAPI document the routes make: a changed route fails here.
+say('# console: types from /openapi.json, tsc -p console');
+await writeTypes();
+const consoleTsc = spawnSync(node, [path.join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', path.join(root, 'console')], { stdio: 'inherit' });
+if (consoleTsc.status !== 0) process.exit(1);
+// The browser test drives the built console: build it when a source is newer than the build.
+await ensureBuilt((s) => say(`# ${s}`));
 
 // Runs may overlap (two terminals, two engineers): each has its own id, its own
 // embedded server and its own databases, and cleans up only what it made.
@@ -105,14 +113,6 @@ if (code === 0) {
 await admin.end();
 await stop();
 process.exit(code);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 function withDatabase(url: string, db: string): string {
   const u = new URL(url);

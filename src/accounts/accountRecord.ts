@@ -11,6 +11,7 @@ export function accountRecord(r: AccountRow): AccountRecord {
     email: r.email,
     phone: r.phone,
     address: r.address,
+    deliveryPreference: r.delivery_preference,
     status: r.status,
     balance: moneyText(r.balance, r.minor_units),
     subscriptionCount: Number(r.subscription_count),

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { conflict } from '../http/errors.ts';
+import { conflict } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import type { AccountFields } from './rules.ts';
 import { insertAccount } from './store.ts';

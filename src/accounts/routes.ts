@@ -1,26 +1,24 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, requestSchema, type Services } from '../http/operation.ts';
-import { notFound, validationFailed } from '../http/errors.ts';
-import { Code } from '../rating/tariff.ts';
+import { notFound, validationFailed } from '../errors.ts';
+import { AccountNumber, Code, Id, NO_NUL, Paging, PagingInput } from '../primitives.ts';
 import { listEvents, listSubscriptions } from '../subscriptions/store.ts';
 import { subscriptionRecord } from '../subscriptions/subscriptionRecord.ts';
 import { SubscriptionRecord } from '../subscriptions/schemas.ts';
-import { AccountChanges, AccountInput, AccountNumber, AccountRecord, Paging, PagingInput } from './schemas.ts';
-import { ACCOUNT_STATUSES, NO_NUL } from './rules.ts';
+import { AccountChanges, AccountInput, AccountRecord } from './schemas.ts';
+import { ACCOUNT_STATUSES } from './rules.ts';
 import { makeAccount } from './makeAccount.ts';
 import { updateAccount } from './updateAccount.ts';
 import { listAccounts } from './store.ts';
 import { accountRecord } from './accountRecord.ts';
 
 const Empty = Type.Object({});
-const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991 });
 const TAG = 'accounts';
 
 export async function accountRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/accounts/make-account',
-    envelope: { method: 'Create', action: 'Create Account' },
     role: 'biller',
     tag: TAG,
     summary: 'Create an account',
@@ -30,7 +28,7 @@ export async function accountRoutes(app: FastifyInstance, services: Services): P
     data: Empty,
     handler: async (body, ctx) => {
       const d = body.data;
-      const id = await makeAccount(ctx.db, ctx.caller, { accountNumber: d.accountNumber, name: d.name, email: d.email ?? null, phone: d.phone ?? null, address: d.address ?? null });
+      const id = await makeAccount(ctx.db, ctx.caller, { accountNumber: d.accountNumber, name: d.name, email: d.email ?? null, phone: d.phone ?? null, address: d.address ?? null, deliveryPreference: d.deliveryPreference ?? 'print' });
       ctx.reply.header('x-billrun-account-id', id);
       return {};
     },
@@ -38,7 +36,6 @@ export async function accountRoutes(app: FastifyInstance, services: Services): P
 
   operation(app, services, {
     path: '/billing/accounts/update-account',
-    envelope: { method: 'Update', action: 'Update Account' },
     role: 'biller',
     tag: TAG,
     summary: 'Update an account',
@@ -53,12 +50,11 @@ export async function accountRoutes(app: FastifyInstance, services: Services): P
 
   operation(app, services, {
     path: '/billing/accounts/get-accounts',
-    envelope: { method: 'Retrieve', action: 'Retrieve Accounts' },
     role: 'viewer',
     tag: TAG,
     summary: 'List accounts',
     description:
-      'Filtered by any of accountID, accountNumber, name (contains, any case), email, phone, status, batchCode and serviceCode (accounts with a subscription there that is not terminated); ordered by accountID; limit (default 100, at most 1000) and offset; paging.total counts every match.',
+      'Filtered by any of accountID, accountNumber, name (contains, any case), search (accounts whose number starts with it, in number order, then those whose name contains it in any case), email, phone, status, batchCode and serviceCode (accounts with a subscription there that is not terminated); ordered by accountID; limit (default 100, at most 1000) and offset; paging.total counts every match, except that a search counts at most 1,000 (then paging.totalCapped is true: refine the search).',
     body: requestSchema({ method: 'Retrieve', action: 'Retrieve Accounts' }, {
       data: Type.Optional(
         Type.Object(
@@ -66,6 +62,7 @@ export async function accountRoutes(app: FastifyInstance, services: Services): P
             accountID: Type.Optional(Id),
             accountNumber: Type.Optional(AccountNumber),
             name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL })),
+            search: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL, description: 'account number prefix or name contained, any case' })),
             email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, pattern: NO_NUL })),
             phone: Type.Optional(Type.String({ minLength: 1, maxLength: 40, pattern: NO_NUL })),
             status: Type.Optional(Type.Enum(ACCOUNT_STATUSES)),
@@ -77,17 +74,16 @@ export async function accountRoutes(app: FastifyInstance, services: Services): P
         ),
       ),
     }),
-    data: Type.Object({ accounts: Type.Array(AccountRecord), paging: Paging }),
+    data: Type.Object({ accounts: Type.Array(AccountRecord), paging: Type.Object({ ...Paging.properties, totalCapped: Type.Optional(Type.Boolean({ description: 'true when a search matched more than total' })) }) }),
     handler: async (body, ctx) => {
       const { limit = 100, offset = 0, ...filters } = body.data ?? {};
-      const { rows, total } = await listAccounts(ctx.db, ctx.caller.appCode, filters, limit, offset);
-      return { accounts: rows.map(accountRecord), paging: { limit, offset, total } };
+      const { rows, total, totalCapped } = await listAccounts(ctx.db, ctx.caller.appCode, filters, limit, offset);
+      return { accounts: rows.map(accountRecord), paging: totalCapped ? { limit, offset, total, totalCapped } : { limit, offset, total } };
     },
   });
 
   operation(app, services, {
     path: '/billing/accounts/get-account',
-    envelope: { method: 'Retrieve', action: 'Retrieve Account' },
     role: 'viewer',
     tag: TAG,
     summary: 'Read one account',

@@ -1,26 +1,34 @@
 // What an account's fields may hold, in one place: the HTTP schemas are built from
 // these, and the bulk import checks each row with the same rules, so an account that
 // the API refuses cannot come in through a file.
-import type { ErrorDetail } from '../http/errors.ts';
+import type { ErrorDetail } from '../errors.ts';
+import { ACCOUNT_NUMBER, NO_NUL } from '../primitives.ts';
 
-// Text a client may send never holds control characters: PostgreSQL refuses a NUL byte
-// in text, and a tab or line break in a name breaks every export of it.
-export const NO_NUL = '^[^\\x00]*$';
+// A tab or line break in a name breaks every export of it.
 const LINE = '^[^\\s\\x00-\\x1f](?:[^\\x00-\\x1f]*[^\\s\\x00-\\x1f])?$';
-export const ACCOUNT_NUMBER = { pattern: LINE, maxLength: 64 };
 export const NAME = { pattern: LINE, maxLength: 200 };
 export const EMAIL = { pattern: '^[^\\s@\\x00-\\x1f]+@[^\\s@\\x00-\\x1f]+\\.[^\\s@\\x00-\\x1f]+$', maxLength: 254 };
 export const PHONE = { pattern: '^\\+?[0-9][0-9 ()./x-]*$', maxLength: 40 };
 export const ADDRESS = { pattern: NO_NUL, maxLength: 500 };
 const ADDRESS_RE = new RegExp(NO_NUL);
 export const ACCOUNT_STATUSES = ['active', 'closed'] as const;
+/** How an account takes its bills: e-mail (to its address), print (the term's print extract), both, or none. */
+export const DELIVERY_PREFERENCES = ['email', 'print', 'both', 'none'] as const;
+export type DeliveryPreference = (typeof DELIVERY_PREFERENCES)[number];
 
 const ACCOUNT_NUMBER_RE = new RegExp(ACCOUNT_NUMBER.pattern);
 const NAME_RE = new RegExp(NAME.pattern);
 const EMAIL_RE = new RegExp(EMAIL.pattern);
 const PHONE_RE = new RegExp(PHONE.pattern);
 
-export type AccountFields = { accountNumber: string; name: string; email: string | null; phone: string | null; address: string | null };
+export type AccountFields = {
+  accountNumber: string;
+  name: string;
+  email: string | null;
+  phone: string | null;
+  address: string | null;
+  deliveryPreference: DeliveryPreference;
+};
 
 /** A text field of an import row: absent, null and "" all mean "not given". */
 const text = (v: unknown): string | null | undefined => (v === undefined || v === null || v === '' ? null : typeof v === 'string' ? v : undefined);
@@ -35,7 +43,7 @@ export function checkAccount(get: (f: string) => unknown, at: (f: string) => str
   if (accountNumber === null) issues.push({ path: at('accountNumber'), message: 'is required' });
   else if (accountNumber === undefined) issues.push({ path: at('accountNumber'), message: 'must be a string' });
   else if (accountNumber.length > ACCOUNT_NUMBER.maxLength || !ACCOUNT_NUMBER_RE.test(accountNumber))
-    issues.push({ path: at('accountNumber'), message: `must be 1 to ${ACCOUNT_NUMBER.maxLength} characters, without leading or trailing spaces or control characters` });
+    issues.push({ path: at('accountNumber'), message: `must be 1 to ${ACCOUNT_NUMBER.maxLength} characters, without leading or trailing spaces, control or invisible characters` });
   const name = text(get('name'));
   if (name === null) issues.push({ path: at('name'), message: 'is required' });
   else if (name === undefined) issues.push({ path: at('name'), message: 'must be a string' });
@@ -51,6 +59,16 @@ export function checkAccount(get: (f: string) => unknown, at: (f: string) => str
   const address = text(get('address'));
   if (address === undefined) issues.push({ path: at('address'), message: 'must be a string' });
   else if (address !== null && (address.length > ADDRESS.maxLength || !ADDRESS_RE.test(address))) issues.push({ path: at('address'), message: `must be at most ${ADDRESS.maxLength} characters` });
+  const preference = text(get('deliveryPreference'));
+  if (preference !== null && !DELIVERY_PREFERENCES.includes(preference as DeliveryPreference))
+    issues.push({ path: at('deliveryPreference'), message: `must be one of ${DELIVERY_PREFERENCES.join(', ')}` });
   if (issues.length > before) return null;
-  return { accountNumber: accountNumber!, name: name!, email: email ?? null, phone: phone ?? null, address: address ?? null };
+  return {
+    accountNumber: accountNumber!,
+    name: name!,
+    email: email ?? null,
+    phone: phone ?? null,
+    address: address ?? null,
+    deliveryPreference: (preference ?? 'print') as DeliveryPreference,
+  };
 }

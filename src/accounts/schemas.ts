@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
-import { ACCOUNT_NUMBER, ACCOUNT_STATUSES, ADDRESS, EMAIL, NAME, PHONE } from './rules.ts';
+import { ACCOUNT_STATUSES, ADDRESS, DELIVERY_PREFERENCES, EMAIL, NAME, PHONE } from './rules.ts';
+import { AccountNumber } from '../primitives.ts';
 
-export const AccountNumber = Type.String({ minLength: 1, ...ACCOUNT_NUMBER, description: 'unique within the app' });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 export const AccountInput = {
@@ -10,6 +10,7 @@ export const AccountInput = {
   email: Type.Optional(Nullable(Type.String(EMAIL))),
   phone: Type.Optional(Nullable(Type.String(PHONE))),
   address: Type.Optional(Nullable(Type.String(ADDRESS))),
+  deliveryPreference: Type.Optional(Type.Enum(DELIVERY_PREFERENCES, { description: 'how bills go out: email (to email), print, both or none; print when not given' })),
 };
 
 export const AccountChanges = {
@@ -18,6 +19,7 @@ export const AccountChanges = {
   email: AccountInput.email,
   phone: AccountInput.phone,
   address: AccountInput.address,
+  deliveryPreference: AccountInput.deliveryPreference,
   status: Type.Optional(Type.Enum(ACCOUNT_STATUSES, { description: 'closed: only when no subscription is active or suspended' })),
 };
 
@@ -35,6 +37,7 @@ export const AccountRecord = Type.Object({
   email: Nullable(Type.String()),
   phone: Nullable(Type.String()),
   address: Nullable(Type.String()),
+  deliveryPreference: Type.String(),
   status: Type.String(),
   balance: Type.String({ description: 'what the customer owes (negative: credit), exact decimal; changed only by the ledger' }),
   subscriptionCount: Type.Integer({ description: 'subscriptions that are not terminated' }),
@@ -44,13 +47,3 @@ export const AccountRecord = Type.Object({
   modifiedBy: Type.String(),
 });
 export type AccountRecord = Static<typeof AccountRecord>;
-
-export const Paging = Type.Object({
-  limit: Type.Integer(),
-  offset: Type.Integer(),
-  total: Type.Integer({ description: 'records matching the filters' }),
-});
-export const PagingInput = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, default: 0 })),
-};

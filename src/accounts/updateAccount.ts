@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
-import { invalidState, notFound } from '../http/errors.ts';
+import { invalidState, notFound } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { lockAccount, openSubscriptionCount, updateAccountRow } from './store.ts';
 
@@ -10,6 +10,7 @@ export type AccountChanges = {
   email?: string | null;
   phone?: string | null;
   address?: string | null;
+  deliveryPreference?: 'email' | 'print' | 'both' | 'none';
   status?: 'active' | 'closed';
 };
 

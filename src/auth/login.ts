@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { verifyPassword } from './password.ts';
 import { findUserByEmail, insertToken, recordFailedLogin, recordSuccessfulLogin } from './store.ts';
 import { newToken } from './token.ts';
@@ -12,9 +12,7 @@ export async function login(db: pg.Pool, email: string, password: string, ttlSec
   const user = await findUserByEmail(db, email);
   if (user?.locked_until && user.locked_until.getTime() > Date.now()) {
     const wait = Math.max(1, Math.ceil((user.locked_until.getTime() - Date.now()) / 1000));
-    throw new AppError('RATE_LIMITED', `Too many failed logins; try again in ${wait} s.`, [{ path: 'data.email', message: 'temporarily locked' }], {
-      'Retry-After': String(wait),
-    });
+    throw new AppError('RATE_LIMITED', `Too many failed logins; try again in ${wait} s.`, [{ path: 'data.email', message: 'temporarily locked' }], wait);
   }
   const good = await verifyPassword(password, user?.password_hash);
   if (!user || !good || user.disabled) {

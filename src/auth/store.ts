@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import type { Caller, Role } from './roles.ts';
+import type { RoundingMode } from '../rating/money.ts';
 
 export type UserRow = {
   user_id: string;
@@ -59,12 +60,29 @@ export async function recordSuccessfulLogin(db: Queryable, userId: string): Prom
   await db.query('UPDATE app_user SET failed_logins = 0, locked_until = NULL WHERE user_id = $1', [userId]);
 }
 
-export async function createApp(db: Queryable, name: string, timeZone: string, currency: string, minorUnits: number): Promise<number> {
+export async function createApp(
+  db: Queryable,
+  name: string,
+  timeZone: string,
+  currency: string,
+  minorUnits: number,
+  rounding: RoundingMode = 'halfUp',
+): Promise<number> {
   const r = await db.query<{ app_code: number }>(
-    'INSERT INTO app (name, time_zone, currency, minor_units) VALUES ($1, $2, $3, $4) RETURNING app_code',
-    [name, timeZone, currency, minorUnits],
+    'INSERT INTO app (name, time_zone, currency, minor_units, rounding_mode) VALUES ($1, $2, $3, $4, $5) RETURNING app_code',
+    [name, timeZone, currency, minorUnits, rounding],
   );
   return r.rows[0]!.app_code;
+}
+
+export type AppSettings = { appCode: number; name: string; timeZone: string; currency: string; minorUnits: number };
+
+export async function readApp(db: Queryable, appCode: number): Promise<AppSettings | undefined> {
+  const r = await db.query<AppSettings>(
+    'SELECT app_code AS "appCode", name, time_zone AS "timeZone", currency, minor_units AS "minorUnits" FROM app WHERE app_code = $1',
+    [appCode],
+  );
+  return r.rows[0];
 }
 
 export async function createUser(db: Queryable, appCode: number, email: string, passwordHash: string, role: Role): Promise<string> {

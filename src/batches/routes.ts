@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, requestSchema, type Services } from '../http/operation.ts';
-import { conflict, notFound } from '../http/errors.ts';
+import { conflict, notFound } from '../errors.ts';
 import { BatchCode, BatchRecord } from './schemas.ts';
-import { NO_NUL } from '../accounts/rules.ts';
+import { NO_NUL } from '../primitives.ts';
 import { insertBatch, listBatches, updateBatchLabel, type BatchRow } from './store.ts';
 
 const Empty = Type.Object({});
@@ -23,7 +23,6 @@ const record = (r: BatchRow): BatchRecord => ({
 export async function batchRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/batches/make-batch',
-    envelope: { method: 'Create', action: 'Create Batch' },
     role: 'admin',
     tag: 'batches',
     summary: 'Create a batch',
@@ -44,7 +43,6 @@ export async function batchRoutes(app: FastifyInstance, services: Services): Pro
 
   operation(app, services, {
     path: '/billing/batches/update-batch',
-    envelope: { method: 'Update', action: 'Update Batch' },
     role: 'admin',
     tag: 'batches',
     summary: 'Rename a batch',
@@ -62,7 +60,6 @@ export async function batchRoutes(app: FastifyInstance, services: Services): Pro
 
   operation(app, services, {
     path: '/billing/batches/get-batches',
-    envelope: { method: 'Retrieve', action: 'Retrieve Batches' },
     role: 'viewer',
     tag: 'batches',
     summary: 'List batches',

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Code } from '../rating/tariff.ts';
+import { Code } from '../primitives.ts';
 
 export const BatchCode = Code;
 

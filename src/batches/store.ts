@@ -1,6 +1,7 @@
 // SQL for batches. A batch is also made by a template that names it (templates/store.ts
 // linkBatches); both paths write the same row.
 import type { Queryable } from '../db/pool.ts';
+import { localTimeSql } from '../calendar/calendar.ts';
 
 export type BatchRow = {
   batch_id: string;
@@ -30,7 +31,7 @@ export async function updateBatchLabel(db: Queryable, appCode: number, code: str
 export async function listBatches(db: Queryable, appCode: number, code?: string): Promise<BatchRow[]> {
   const r = await db.query<BatchRow>(
     `SELECT b.batch_id, b.app_code, b.batch_code, b.label,
-            to_char(b.created_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS created_at, b.created_by,
+            ${localTimeSql('b.created_at')} AS created_at, b.created_by,
             COALESCE((SELECT array_agg(s.service_code ORDER BY s.service_code)
                         FROM service_batch sb JOIN service s ON s.service_id = sb.service_id
                        WHERE sb.batch_id = b.batch_id), '{}') AS service_codes,

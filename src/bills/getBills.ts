@@ -1,18 +1,16 @@
 import type { Queryable } from '../db/pool.ts';
-import { validationFailed } from '../http/errors.ts';
+import { validationFailed } from '../errors.ts';
 import type { RatedLine } from '../rating/index.ts';
-import { dmyFromIso } from '../terms/dates.ts';
-import { money } from '../terms/termRecord.ts';
+import { formatDate } from '../calendar/calendar.ts';
+import { moneyText as money } from '../rating/money.ts';
 import type { BillRecord, GetBillsData } from './schemas.ts';
 import { explainLine } from './explain.ts';
+import { localTimeSql } from '../calendar/calendar.ts';
 
-type BillRow = {
+/** A bill's own columns as its readers select them (get-bills here, a bill's document in documents/). */
+export type BillColumns = {
   bill_id: string;
   bill_number: string;
-  term_id: string;
-  subscription_id: string;
-  account_id: string;
-  account_number: string;
   bill_date: string;
   due_date: string;
   period_start: string;
@@ -23,9 +21,16 @@ type BillRow = {
   balance_brought_forward: string;
   total_due: string;
   estimated: boolean;
+  lines: RatedLine[];
+};
+
+type BillRow = BillColumns & {
+  term_id: string;
+  subscription_id: string;
+  account_id: string;
+  account_number: string;
   status: string;
   posted_at: string | null;
-  lines: RatedLine[];
   minor_units: number;
 };
 
@@ -37,7 +42,7 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
   const r = await db.query<BillRow>(
     `SELECT b.bill_id, b.bill_number, b.term_id, b.subscription_id, b.account_id, ac.account_number, b.bill_date, b.due_date,
             b.period_start, b.period_end, b.charges, b.tax, b.total, b.balance_brought_forward, b.total_due, b.estimated,
-            b.status, to_char(b.posted_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS posted_at, b.lines, a.minor_units
+            b.status, ${localTimeSql('b.posted_at')} AS posted_at, b.lines, a.minor_units
        FROM bill b JOIN account ac ON ac.account_id = b.account_id JOIN app a ON a.app_code = b.app_code
       WHERE b.app_code = $1 AND ($2::bigint IS NULL OR b.term_id = $2) AND ($3::bigint IS NULL OR b.account_id = $3)
         AND ($4::bigint IS NULL OR b.bill_id = $4) AND ($5::bigint IS NULL OR b.bill_number = $5)
@@ -52,10 +57,10 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
     subscriptionID: Number(b.subscription_id),
     accountID: Number(b.account_id),
     accountNumber: b.account_number,
-    billDate: dmyFromIso(b.bill_date),
-    dueDate: dmyFromIso(b.due_date),
-    periodStart: dmyFromIso(b.period_start),
-    periodEnd: dmyFromIso(b.period_end),
+    billDate: formatDate(b.bill_date),
+    dueDate: formatDate(b.due_date),
+    periodStart: formatDate(b.period_start),
+    periodEnd: formatDate(b.period_end),
     charges: money(b.charges, b.minor_units),
     tax: money(b.tax, b.minor_units),
     total: money(b.total, b.minor_units),

@@ -7,7 +7,6 @@ import { getBills } from './getBills.ts';
 export async function billRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/bills/get-bills',
-    envelope: { method: 'Retrieve', action: 'Retrieve Bills' },
     role: 'viewer',
     tag: 'bills',
     summary: 'List bills',

@@ -1,6 +1,12 @@
 import { Type, type Static } from 'typebox';
+import { Id, Money } from '../primitives.ts';
 
-const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991 });
+
+// A bill's five amounts; a term's totals and a dry run's are the same five, summed.
+const AMOUNTS = { charges: Money, tax: Money, total: Money, balanceBroughtForward: Money, totalDue: Money };
+
+export const Totals = Type.Object(AMOUNTS);
+export type Totals = Static<typeof Totals>;
 
 export const GetBillsData = Type.Object(
   {
@@ -16,7 +22,6 @@ export const GetBillsData = Type.Object(
 );
 export type GetBillsData = Static<typeof GetBillsData>;
 
-const Money = Type.String();
 
 export const BillLine = Type.Object({
   componentCode: Type.String(),
@@ -41,14 +46,20 @@ export const BillRecord = Type.Object({
   dueDate: Type.String(),
   periodStart: Type.String(),
   periodEnd: Type.String(),
-  charges: Money,
-  tax: Money,
-  total: Money,
-  balanceBroughtForward: Money,
-  totalDue: Money,
+  ...AMOUNTS,
   estimated: Type.Boolean(),
   status: Type.String(),
   postedAt: Type.Union([Type.String(), Type.Null()]),
   lines: Type.Array(BillLine),
 });
 export type BillRecord = Static<typeof BillRecord>;
+
+/** A bill the dry run would write (validate-term's preview). */
+export const PreviewBill = Type.Object({
+  subscriptionID: Type.Integer(),
+  accountID: Type.Integer(),
+  ...AMOUNTS,
+  estimated: Type.Boolean(),
+  lines: Type.Array(Type.Object({ componentCode: Type.String(), quantity: Type.String(), rate: Type.Optional(Type.String()), amount: Money })),
+});
+export type PreviewBill = Static<typeof PreviewBill>;

@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Queryable } from '../db/pool.ts';
 import type { RatedBill } from '../rating/index.ts';
+import { addBillEntries } from '../ledger/store.ts';
 
 export type NewBill = {
   subscriptionId: string;
@@ -72,16 +73,8 @@ export async function takeBillNumbers(db: Queryable, appCode: number, count: num
  * caller's transaction. Answers how many were posted.
  */
 export async function postTermBills(db: Queryable, termId: string, by: string): Promise<number> {
-  const r = await db.query(
-    `WITH posted AS (
-       UPDATE bill SET status = 'posted', posted_at = now()
-        WHERE term_id = $1 AND status = 'draft'
-        RETURNING bill_id, app_code, account_id, bill_date, total, bill_number)
-     INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, bill_id, description, created_by)
-     SELECT app_code, account_id, bill_date, 'bill', total, bill_id, 'Bill ' || bill_number, $2 FROM posted`,
-    [termId, by],
-  );
-  return r.rowCount ?? 0;
+  const r = await db.query<{ bill_id: string }>(`UPDATE bill SET status = 'posted', posted_at = now() WHERE term_id = $1 AND status = 'draft' RETURNING bill_id`, [termId]);
+  return addBillEntries(db, r.rows.map((b) => b.bill_id), by);
 }
 
 /** Withdraws a term's draft bills (reverse-term); they keep their numbers. */

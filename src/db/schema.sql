@@ -24,10 +24,14 @@ TABLE account
   created_by text NOT NULL
   modified_at timestamp with time zone NOT NULL DEFAULT now()
   modified_by text NOT NULL
+  delivery_preference text NOT NULL DEFAULT 'print'::text
   CONSTRAINT account_app_code_account_number_key UNIQUE (app_code, account_number)
   CONSTRAINT account_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT account_delivery_preference_check CHECK ((delivery_preference = ANY (ARRAY['email'::text, 'print'::text, 'both'::text, 'none'::text])))
   CONSTRAINT account_pkey PRIMARY KEY (account_id)
   CONSTRAINT account_status_check CHECK ((status = ANY (ARRAY['active'::text, 'closed'::text])))
+  CREATE INDEX account_name_trgm_idx ON account USING gin (name ext.gin_trgm_ops)
+  CREATE INDEX account_number_prefix_idx ON account (app_code, account_number COLLATE "C")
 
 TABLE adjustment
   adjustment_id bigint NOT NULL IDENTITY
@@ -90,9 +94,10 @@ TABLE app
   minor_units smallint NOT NULL DEFAULT 2
   rounding_mode text NOT NULL DEFAULT 'halfUp'::text
   created_at timestamp with time zone NOT NULL DEFAULT now()
+  address text
   CONSTRAINT app_minor_units_check CHECK (((minor_units >= 0) AND (minor_units <= 4)))
   CONSTRAINT app_pkey PRIMARY KEY (app_code)
-  CONSTRAINT app_rounding_mode_check CHECK ((rounding_mode = ANY (ARRAY['halfUp'::text, 'halfEven'::text, 'halfDown'::text, 'up'::text, 'down'::text])))
+  CONSTRAINT app_rounding_mode_check CHECK ((rounding_mode = ANY (ARRAY['halfUp'::text, 'halfEven'::text, 'halfDown'::text, 'up'::text, 'down'::text, 'ceil'::text, 'floor'::text])))
 
 TABLE app_user
   user_id bigint NOT NULL IDENTITY
@@ -149,11 +154,86 @@ TABLE bill
   CREATE INDEX bill_account_idx ON bill (account_id, bill_id)
   CREATE UNIQUE INDEX bill_one_per_subscription ON bill (term_id, subscription_id) WHERE (status <> 'withdrawn'::text)
 
+TABLE bill_document
+  bill_id bigint NOT NULL
+  app_code integer NOT NULL
+  term_id bigint NOT NULL
+  status text NOT NULL DEFAULT 'pending'::text
+  template_id bigint NOT NULL
+  template_version integer NOT NULL
+  pdf bytea
+  sha256 text
+  bytes integer
+  attempts integer NOT NULL DEFAULT 0
+  error text
+  rendered_at timestamp with time zone
+  CONSTRAINT bill_document_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT bill_document_bill_id_fkey FOREIGN KEY (bill_id) REFERENCES bill(bill_id)
+  CONSTRAINT bill_document_check CHECK (((status = 'rendered'::text) = ((pdf IS NOT NULL) AND (sha256 IS NOT NULL))))
+  CONSTRAINT bill_document_pkey PRIMARY KEY (bill_id)
+  CONSTRAINT bill_document_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'rendered'::text, 'failed'::text])))
+  CREATE INDEX bill_document_term_idx ON bill_document (term_id, status, bill_id)
+
 TABLE bill_number_counter
   app_code integer NOT NULL
   last_number bigint NOT NULL DEFAULT 0
   CONSTRAINT bill_number_counter_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT bill_number_counter_pkey PRIMARY KEY (app_code)
+
+TABLE delivery
+  delivery_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  bill_id bigint NOT NULL
+  account_id bigint NOT NULL
+  term_id bigint NOT NULL
+  recipient text NOT NULL
+  status text NOT NULL DEFAULT 'queued'::text
+  message_id text NOT NULL
+  attempts integer NOT NULL DEFAULT 0
+  last_error text
+  resend_of bigint
+  transport text
+  queued_at timestamp with time zone NOT NULL DEFAULT now()
+  sending_at timestamp with time zone
+  sent_at timestamp with time zone
+  failed_at timestamp with time zone
+  created_by text NOT NULL
+  CONSTRAINT delivery_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
+  CONSTRAINT delivery_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT delivery_bill_id_fkey FOREIGN KEY (bill_id) REFERENCES bill(bill_id)
+  CONSTRAINT delivery_message_id_key UNIQUE (message_id)
+  CONSTRAINT delivery_pkey PRIMARY KEY (delivery_id)
+  CONSTRAINT delivery_resend_of_fkey FOREIGN KEY (resend_of) REFERENCES delivery(delivery_id)
+  CONSTRAINT delivery_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'sending'::text, 'sent'::text, 'failed'::text])))
+  CREATE INDEX delivery_app_idx ON delivery (app_code, term_id, delivery_id)
+  CREATE UNIQUE INDEX delivery_one_per_bill ON delivery (bill_id) WHERE (resend_of IS NULL)
+
+TABLE document_template
+  template_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  kind text NOT NULL
+  name text NOT NULL
+  current_version integer NOT NULL DEFAULT 1
+  archive_status smallint NOT NULL DEFAULT 0
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  modified_at timestamp with time zone NOT NULL DEFAULT now()
+  modified_by text NOT NULL
+  CONSTRAINT document_template_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT document_template_archive_status_check CHECK ((archive_status = ANY (ARRAY[0, 1])))
+  CONSTRAINT document_template_kind_check CHECK ((kind = ANY (ARRAY['invoice'::text, 'email'::text])))
+  CONSTRAINT document_template_pkey PRIMARY KEY (template_id)
+  CREATE INDEX document_template_app_idx ON document_template (app_code, kind, template_id)
+
+TABLE document_template_version
+  template_id bigint NOT NULL
+  version integer NOT NULL
+  subject text
+  body text NOT NULL
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  CONSTRAINT document_template_version_pkey PRIMARY KEY (template_id, version)
+  CONSTRAINT document_template_version_template_id_fkey FOREIGN KEY (template_id) REFERENCES document_template(template_id)
 
 TABLE idempotency_key
   app_code integer NOT NULL
@@ -477,6 +557,7 @@ TABLE worker_heartbeat
   beat_at timestamp with time zone NOT NULL DEFAULT now()
   CONSTRAINT worker_heartbeat_pkey PRIMARY KEY (pool_id)
 
+FUNCTION billrun_today(time_zone text)
 FUNCTION ledger_entry_apply()
 FUNCTION ledger_entry_immutable()
 FUNCTION ledger_entry_open()

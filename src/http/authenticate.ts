@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { Caller } from '../auth/roles.ts';
 import { callerByToken } from '../auth/store.ts';
 import { tokenHash } from '../auth/token.ts';
-import { AppError } from './errors.ts';
+import { AppError } from '../errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,64 +1,200 @@
-// One error type for the whole service. Domain code throws an AppError with a stable
-// code; only mapError (below) knows HTTP statuses, so an operation called from a job
-// and from a route fails the same way.
+// The one mapper from errors to HTTP answers. Domain code throws an AppError
+// (src/errors.ts) that carries a code only; here each code gets its status and headers,
+// and anything else thrown while answering (Fastify's own errors, Node's HTTP parser,
+// the rating core, a database that went away) becomes an AppError first, so every
+// answer of a business route is the envelope and every sandbox answer is { code, message }.
+import { AppError, fromRatingError, isDatabaseUnavailable, type ErrorCode, type ErrorDetail } from '../errors.ts';
+import { RatingError } from '../rating/errors.ts';
+import { CODE_PATTERN, IDENTIFIER_PATTERN } from '../primitives.ts';
+import { CHARGE_MODELS } from '../rating/models/registry.ts';
+import { DMY_PATTERN, RECORD_DATE_MESSAGE, RECORD_DATE_PATTERN } from '../calendar/calendar.ts';
 
-export type ErrorDetail = { path: string; message: string };
+// A pattern in words: the identifier rule spelled out as a regex holds invisible
+// characters, and "must match pattern ..." showed them to a person as a blank.
+// The values a discriminated union's tag may take, for the error that names them.
+const DISCRIMINATOR_VALUES: Record<string, readonly string[]> = { model: CHARGE_MODELS };
 
-export const ERROR_STATUS = Object.freeze({
+const PATTERN_WORDS: Record<string, string> = {
+  [IDENTIFIER_PATTERN]: 'must be visible characters: no control, zero-width or bidirectional characters, no space at either end',
+  [CODE_PATTERN]: 'must be letters, digits, _ . - (starting with a letter or digit)',
+  [DMY_PATTERN]: 'must be a date, dd/mm/yyyy',
+  [RECORD_DATE_PATTERN]: RECORD_DATE_MESSAGE,
+};
+
+export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   VALIDATION_FAILED: 400,
   MALFORMED_JSON: 400,
+  MALFORMED_REQUEST: 400,
   UNSUPPORTED_API_VERSION: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
   INVALID_STATE: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  HEADERS_TOO_LARGE: 431,
   RATE_LIMITED: 429,
   INTERNAL: 500,
   UNAVAILABLE: 503,
-} as const);
+});
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+/** Seconds to wait before a retry when the error does not say: the database is usually back by then. */
+const UNAVAILABLE_RETRY_SECONDS = 5;
 
-export class AppError extends Error {
-  readonly code: ErrorCode;
-  readonly details: ErrorDetail[] | undefined;
-  readonly headers: Record<string, string> | undefined;
-  constructor(code: ErrorCode, message: string, details?: ErrorDetail[], headers?: Record<string, string>) {
-    super(message);
-    this.name = 'AppError';
-    this.code = code;
-    this.details = details;
-    this.headers = headers;
-  }
-  get statusCode(): number {
-    return ERROR_STATUS[this.code];
-  }
+export const statusOf = (err: AppError): number => ERROR_STATUS[err.code];
+
+export function headersOf(err: AppError): Record<string, string> {
+  const wait = err.retryAfterSeconds ?? (err.code === 'UNAVAILABLE' ? UNAVAILABLE_RETRY_SECONDS : undefined);
+  return wait === undefined ? {} : { 'Retry-After': String(wait) };
 }
 
-export const validationFailed = (details: ErrorDetail[], message = 'The request is not valid.') =>
-  new AppError('VALIDATION_FAILED', message, details);
+export type FailureBody = {
+  success: false;
+  statusCode: number;
+  message: string;
+  error: { code: string; details?: ErrorDetail[] };
+  data: null;
+};
 
-export const notFound = (what: string, path?: string) =>
-  new AppError('NOT_FOUND', `${what} was not found.`, path ? [{ path, message: `no ${what} with this value` }] : undefined);
+export function failure(err: AppError): FailureBody {
+  return {
+    success: false,
+    statusCode: statusOf(err),
+    message: err.message,
+    error: err.details && err.details.length > 0 ? { code: err.code, details: err.details } : { code: err.code },
+    data: null,
+  };
+}
 
-export const invalidState = (message: string, path = 'data.termID') =>
-  new AppError('INVALID_STATE', message, [{ path, message }]);
+/** The sandbox answers outside the envelope, by its path; everything else is a business route. */
+export const isSandboxUrl = (url: string | undefined) => url !== undefined && (url === '/sandbox' || url.startsWith('/sandbox/') || url.startsWith('/sandbox?'));
 
-export const conflict = (message: string, path?: string) =>
-  new AppError('CONFLICT', message, path ? [{ path, message }] : undefined);
+/** The body of an error answer in the shape of the route's family. */
+export function errorBody(err: AppError, url: string | undefined): FailureBody | { code: string; message: string } {
+  if (!isSandboxUrl(url)) return failure(err);
+  // The sandbox's { code, message } has no details: the bad fields go into the message.
+  const fields = (err.details ?? []).map((d) => `${d.path}: ${d.message}`).join('; ');
+  return { code: err.code, message: fields ? `${err.message} ${fields}` : err.message };
+}
 
-// Errors the database raises when it is down or restarting: the client should retry.
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300']);
+/** A field's path as the client wrote the body: data.rows[2].name. */
+export function fieldPath(segments: readonly (string | number)[], root = ''): string {
+  let path = root;
+  for (const s of segments) path += typeof s === 'number' ? `[${s}]` : path === '' ? s : `.${s}`;
+  return path || 'body';
+}
 
-export function isDatabaseUnavailable(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const e = err as { code?: unknown; message?: unknown };
-  if (typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
-  const msg = typeof e.message === 'string' ? e.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error/.test(msg);
+type FastifyLikeError = {
+  code?: string;
+  statusCode?: number;
+  message?: string;
+  validation?: { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string }[];
+  validationContext?: string;
+  rawPacket?: Buffer;
+};
+
+/** Turns anything thrown while answering into an AppError; unknown crashes become INTERNAL. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof RatingError) return fromRatingError(err);
+  const e = (err ?? {}) as FastifyLikeError;
+  if (e.validation) {
+    return new AppError('VALIDATION_FAILED', 'The request is not valid.', validationDetails(e.validation, e.validationContext));
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.', [{ path: 'Content-Type', message: 'must be application/json' }]);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The body is larger than this service accepts.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return emptyBody();
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('MALFORMED_JSON', 'Content-Length does not match the body.');
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('MALFORMED_REQUEST', 'The path of the request is not a valid URL.', [{ path: 'url', message: 'is not valid percent-encoding' }]);
+    // Node's HTTP parser refused the request before any route could run (clientError).
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError('HEADERS_TOO_LARGE', 'The request headers are larger than this service accepts.');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+    case 'ERR_HTTP_HEADERS_TIMEOUT':
+      return new AppError('REQUEST_TIMEOUT', 'The request did not arrive in time.');
+  }
+  if (typeof e.code === 'string' && e.code.startsWith('HPE_')) {
+    return new AppError('MALFORMED_REQUEST', 'The request is not valid HTTP.', badHeaderDetails(Buffer.isBuffer(e.rawPacket) ? e.rawPacket : undefined));
+  }
+  if (err instanceof SyntaxError || e.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new AppError('MALFORMED_JSON', 'The body is not valid JSON.', [{ path: 'body', message: 'is not valid JSON' }]);
+  }
+  if (isDatabaseUnavailable(err)) {
+    return new AppError('UNAVAILABLE', 'The database is not reachable; try again shortly.');
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    const code = (Object.entries(ERROR_STATUS).find(([, s]) => s === e.statusCode)?.[0] ?? 'VALIDATION_FAILED') as ErrorCode;
+    return new AppError(code, e.message ?? 'The request is not valid.');
+  }
+  return new AppError('INTERNAL', 'Something went wrong on our side; it has been logged.');
+}
+
+export const emptyBody = () => new AppError('MALFORMED_JSON', 'The body is empty; send a JSON object.', [{ path: 'body', message: 'is empty' }]);
+
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
+
+/** Names the header the parser choked on, from the bytes it kept: a client can then fix that one. */
+function badHeaderDetails(raw: Buffer | undefined): ErrorDetail[] {
+  const lines = (raw?.toString('latin1') ?? '').split('\r\n');
+  for (const line of lines.slice(1)) {
+    if (line === '') break;
+    const colon = line.indexOf(':');
+    const name = colon > 0 ? line.slice(0, colon) : line;
+    if (colon <= 0 || !HEADER_NAME.test(name)) return [{ path: name.slice(0, 64), message: 'is not a valid header name' }];
+    if (CONTROL.test(line.slice(colon + 1))) return [{ path: name, message: 'holds a control character' }];
+  }
+  return [{ path: 'request', message: 'is not valid HTTP/1.1' }];
+}
+
+function validationDetails(errors: NonNullable<FastifyLikeError['validation']>, context: string | undefined): ErrorDetail[] {
+  const root = context === 'body' || context === undefined ? '' : context;
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  for (const v of errors) {
+    // An all-digit segment of the instance path is an array index; a property name
+    // reported by `required` or `additionalProperties` is a name even when it is "0".
+    const segments: (string | number)[] = v.instancePath
+      .split('/')
+      .filter(Boolean)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .map((name) => (/^\d+$/.test(name) ? Number(name) : name));
+    let message = v.message ?? 'is not valid';
+    if (v.keyword === 'required' && typeof v.params.missingProperty === 'string') {
+      segments.push(v.params.missingProperty);
+      message = 'is required';
+    } else if (v.keyword === 'additionalProperties' && typeof v.params.additionalProperty === 'string') {
+      segments.push(v.params.additionalProperty);
+      message = 'is not a known field';
+    } else if (v.keyword === 'discriminator' && typeof v.params.tag === 'string') {
+      // A union told apart by one field (a component's `model`): the tag is missing or
+      // names no member; the members' own errors are never reached.
+      segments.push(v.params.tag);
+      const allowed = DISCRIMINATOR_VALUES[v.params.tag];
+      message = v.params.error === 'mapping' && allowed ? `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}` : 'is required';
+    } else if (v.keyword === 'pattern' && typeof v.params.pattern === 'string' && PATTERN_WORDS[v.params.pattern]) {
+      message = PATTERN_WORDS[v.params.pattern]!;
+    } else if (v.keyword === 'const' || v.keyword === 'enum') {
+      const allowed = (v.params.allowedValue ?? v.params.allowedValues) as unknown;
+      message = `must be ${Array.isArray(allowed) ? 'one of ' + allowed.map((a) => JSON.stringify(a)).join(', ') : JSON.stringify(allowed)}`;
+    }
+    const path = fieldPath(segments, root);
+    const key = `${path}|${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    details.push({ path, message });
+  }
+  return details;
 }

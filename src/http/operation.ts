@@ -1,23 +1,33 @@
-// A business operation of the seed's style: POST, JSON body in the common request
-// envelope, answer in the common response envelope. Routes declare one of these and
-// stay free of envelope, role and idempotency code.
+// One way to declare an operation. A business operation is POST with a JSON body in the
+// common request envelope, answered in the common response envelope; its variants are
+// options, not copies: no authentication (login), a body streamed as it arrives (the CSV
+// upload) and the sandbox's REST shape ({ code, message } errors, Bearer tokens). Routes
+// state their envelope once (requestSchema) and stay free of authentication, role,
+// version, envelope and idempotency code.
 import crypto from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type pg from 'pg';
 import type { Config } from '../config.ts';
 import { roleAllows, type Caller, type Role } from '../auth/roles.ts';
-import { AppError } from './errors.ts';
-import { FailureSchema, failure, ok, successSchema, toAppError } from './envelope.ts';
-import { requireCaller } from './authenticate.ts';
+import { AppError } from '../errors.ts';
+import { emptyBody, failure, statusOf, toAppError } from './errors.ts';
+import { FailureSchema, ok, successSchema } from './envelope.ts';
+import { authenticate, requireCaller } from './authenticate.ts';
 
 export type Services = { db: pg.Pool; config: Config };
 
-export type OperationContext = Services & {
-  caller: Caller;
+export type OperationContext<Q = unknown, P = unknown> = Services & {
+  /** The authenticated caller (an operation with auth: 'none' has none). */
+  readonly caller: Caller;
   log: FastifyBaseLogger;
   reply: FastifyReply;
   request: FastifyRequest;
+  query: Q;
+  params: P;
+  /** A streamed operation's body, unread. */
+  stream: Readable | undefined;
 };
 
 type Envelope = { method: 'Create' | 'Update' | 'Retrieve'; action: string; schedule?: boolean };
@@ -36,62 +46,146 @@ export function requestSchema<P extends TProperties>(env: Envelope, props: P) {
   );
 }
 
-export type OperationSpec<B extends TObject, D extends TSchema> = {
+export type RawAnswer = { type: string; payload: Buffer | string | NodeJS.ReadableStream };
+/** The data schema of a raw operation (documented as binary by its raw.types). */
+export const RawFile = Type.Unsafe<RawAnswer>({});
+
+export type OperationSpec<B extends TObject, D extends TSchema, Q extends TObject = TObject, P extends TObject = TObject> = {
   path: string;
-  envelope: Envelope;
+  /** POST unless the sandbox says otherwise. */
+  method?: 'GET' | 'POST' | 'DELETE';
+  /** The least role that may call it. */
   role: Role;
+  /** 'none': anyone may call it (login). Otherwise the token in Authorization, with "Bearer " on the sandbox. */
+  auth?: 'token' | 'none';
+  /** 'sandbox': plain REST, the answer as is with `status`, errors as { code, message }. */
+  shape?: 'envelope' | 'sandbox';
   tag: string;
   summary: string;
   description?: string;
-  body: B;
+  /** The JSON body (for a business operation, its requestSchema); none: a body, if any, is ignored. */
+  body?: B;
+  query?: Q;
+  params?: P;
+  /** The body is handed to the handler unread (ctx.stream) when it comes as one of these types. */
+  stream?: readonly string[];
+  /** Largest body of this operation, when it differs from BODY_LIMIT_BYTES. */
+  bodyLimit?: number;
+  /** The answer: `data` of the envelope, or the sandbox's whole answer. */
   data: D;
+  /** The sandbox's success status (201 made, 204 no content). */
+  status?: 200 | 201 | 204;
   /** Create and process operations: an Idempotency-Key header replays the first answer. */
   idempotent?: boolean;
-  handler: (body: Static<B>, ctx: OperationContext) => Promise<Static<D>>;
+  /** A file, not an envelope: the handler answers { type, payload } (a PDF, a stream), sent as is on success. */
+  raw?: { types: string[] };
+  handler: (body: Static<B>, ctx: OperationContext<Static<Q>, Static<P>>) => Promise<Static<D>>;
 };
 
-export function operation<B extends TObject, D extends TSchema>(
+const SandboxError = Type.Object({ code: Type.String(), message: Type.String() }, { description: 'Every failure of a sandbox route.' });
+
+export function operation<B extends TObject, D extends TSchema, Q extends TObject = TObject, P extends TObject = TObject>(
   app: FastifyInstance,
   services: Services,
-  spec: OperationSpec<B, D>,
+  spec: OperationSpec<B, D, Q, P>,
 ): void {
-  app.route({
-    method: 'POST',
+  const sandbox = spec.shape === 'sandbox';
+  const auth = spec.auth ?? 'token';
+  const status = spec.status ?? 200;
+  const errors = sandbox ? SandboxError : FailureSchema;
+  const answer = sandbox ? (status === 204 ? Type.Null() : spec.data) : successSchema(spec.data);
+  const streamTypes = spec.stream;
+
+  const route: RouteOptions = {
+    method: spec.method ?? 'POST',
     url: spec.path,
+    ...(spec.bodyLimit !== undefined ? { bodyLimit: spec.bodyLimit } : {}),
     schema: {
       tags: [spec.tag],
       summary: spec.summary,
       description: spec.description,
       ...(spec.idempotent ? { headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }) } : {}),
-      body: spec.body,
-      response: { 200: successSchema(spec.data), '4xx': FailureSchema, '5xx': FailureSchema },
-      security: [{ token: [] }],
+      ...(spec.body ? { body: spec.body } : {}),
+      ...(spec.query ? { querystring: spec.query } : {}),
+      ...(spec.params ? { params: spec.params } : {}),
+      response: {
+        [status]: spec.raw
+          ? { description: 'the file', content: Object.fromEntries(spec.raw.types.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) }
+          : answer,
+        '4xx': errors,
+        '5xx': errors,
+      },
+      ...(auth === 'none' ? {} : { security: [sandbox ? { bearer: [] } : { token: [] }] }),
     },
+    // Who is calling, before anything of the request is read.
+    ...(auth === 'none' ? {} : { onRequest: async (request: FastifyRequest) => void (await authenticate(services.db, request, sandbox)) }),
     // Checked before the schema so that a client on another API version hears about
     // the version, not about whichever field changed shape.
     preValidation: async (request) => {
-      const body = request.body as Record<string, unknown> | null;
-      if (body && typeof body === 'object' && !Array.isArray(body) && 'apiVersion' in body && body.apiVersion !== 'v2') {
-        throw new AppError('UNSUPPORTED_API_VERSION', `apiVersion ${JSON.stringify(body.apiVersion)} is not supported; use "v2".`, [
+      if (spec.body && request.body === undefined) throw emptyBody();
+      const body = request.body as Record<string, unknown> | null | undefined;
+      const query = request.query as Record<string, unknown> | undefined;
+      const version = body && typeof body === 'object' && !Array.isArray(body) && 'apiVersion' in body ? body.apiVersion : query?.apiVersion;
+      if (version !== undefined && version !== 'v2' && !sandbox) {
+        throw new AppError('UNSUPPORTED_API_VERSION', `apiVersion ${JSON.stringify(version)} is not supported; use "v2".`, [
           { path: 'apiVersion', message: 'must be "v2"' },
         ]);
       }
     },
     preHandler: async (request) => {
+      if (auth === 'none') return;
       const caller = requireCaller(request);
       if (!roleAllows(caller.role, spec.role)) {
         throw new AppError('FORBIDDEN', `The ${caller.role} role may not ${spec.summary.toLowerCase()}.`);
       }
     },
     handler: async (request, reply) => {
-      const ctx: OperationContext = { ...services, caller: requireCaller(request), log: request.log, reply, request };
-      const run = async () => ok(await spec.handler(request.body as Static<B>, ctx));
+      let stream: Readable | undefined;
+      if (streamTypes) {
+        stream = request.body as Readable | undefined;
+        if (!stream || typeof stream.pipe !== 'function') {
+          throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the body as ${streamTypes[0]}.`, [{ path: 'Content-Type', message: `must be ${streamTypes.join(' or ')}` }]);
+        }
+      }
+      const ctx: OperationContext<Static<Q>, Static<P>> = {
+        ...services,
+        get caller() {
+          return requireCaller(request);
+        },
+        log: request.log,
+        reply,
+        request,
+        query: request.query as Static<Q>,
+        params: request.params as Static<P>,
+        stream,
+      };
+      const body = (streamTypes ? undefined : request.body) as Static<B>;
+      if (spec.raw) {
+        const file = (await spec.handler(body, ctx)) as RawAnswer;
+        reply.type(file.type);
+        return file.payload;
+      }
+      if (sandbox) {
+        const out = await spec.handler(body, ctx);
+        reply.code(status);
+        return status === 204 ? reply.send() : out;
+      }
+      const run = async () => ok(await spec.handler(body, ctx));
       const key = spec.idempotent ? request.headers['idempotency-key'] : undefined;
       if (typeof key === 'string' && key !== '') {
         return replayOrRun(services.db, ctx, spec.path, key, request.body, run);
       }
       return run();
     },
+  };
+  if (!streamTypes) {
+    app.route(route);
+    return;
+  }
+  // The streamed types are read by this route only: everywhere else they stay 415.
+  void app.register(async (scope) => {
+    scope.addContentTypeParser([...streamTypes], (_request, payload, done) => done(null, payload));
+    scope.route(route);
   });
 }
 
@@ -105,7 +199,7 @@ const STALE_AFTER_SECONDS = 120;
  */
 async function replayOrRun(
   db: pg.Pool,
-  ctx: OperationContext,
+  ctx: OperationContext<unknown, unknown>,
   route: string,
   key: string,
   body: unknown,
@@ -121,8 +215,15 @@ async function replayOrRun(
       [appCode, key, route, requestHash],
     );
     if (claimed.rowCount === 1) break;
-    const existing = await db.query<{ route: string; request_hash: string; status_code: number | null; response_body: string | null; stale: boolean }>(
-      `SELECT route, request_hash, status_code, response_body, created_at < now() - make_interval(secs => $3) AS stale
+    const existing = await db.query<{
+      route: string;
+      request_hash: string;
+      status_code: number | null;
+      response_body: string | null;
+      response_headers: Record<string, string> | null;
+      stale: boolean;
+    }>(
+      `SELECT route, request_hash, status_code, response_body, response_headers, created_at < now() - make_interval(secs => $3) AS stale
          FROM idempotency_key WHERE app_code = $1 AND key = $2`,
       [appCode, key, STALE_AFTER_SECONDS],
     );
@@ -134,6 +235,9 @@ async function replayOrRun(
       ]);
     }
     if (row.status_code !== null && row.response_body !== null) {
+      // The new record's id travels in a header: a client that lost the first answer
+      // learns it only from the replay.
+      if (row.response_headers) ctx.reply.headers(row.response_headers);
       ctx.reply.header('Idempotent-Replayed', 'true');
       ctx.reply.code(row.status_code);
       return JSON.parse(row.response_body);
@@ -157,12 +261,12 @@ async function replayOrRun(
     answer = await run();
   } catch (err) {
     const appErr = toAppError(err);
-    if (appErr.statusCode >= 500) {
+    if (statusOf(appErr) >= 500) {
       // Nothing was decided: free the key so that a retry can do the work.
       await db.query('DELETE FROM idempotency_key WHERE app_code = $1 AND key = $2', [appCode, key]).catch(() => {});
       throw err;
     }
-    status = appErr.statusCode;
+    status = statusOf(appErr);
     answer = failure(appErr);
     await store(db, appCode, key, status, answer, ctx.reply.getHeaders());
     throw err;

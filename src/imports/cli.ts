@@ -1,10 +1,10 @@
-// `node src/main.ts import --app 1 --kind accounts file.csv`: the same runImport as the
+// `npm run cli -- import --app 1 --kind accounts file.csv`: the same runImport as the
 // API, without the HTTP server, with a progress bar on stderr.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type pg from 'pg';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { csvRows, jsonRows, SourceError } from './rows.ts';
 import { byteCounter } from './routes.ts';
 import { runImport } from './runImport.ts';
@@ -22,13 +22,13 @@ export async function importCommand(db: pg.Pool, args: string[], say: (line: str
       options: { app: { type: 'string' }, kind: { type: 'string' }, as: { type: 'string' }, 'dry-run': { type: 'boolean' } },
     }));
   } catch (err) {
-    say(`${(err as Error).message}\nusage: node src/main.ts ${IMPORT_USAGE}`);
+    say(`${(err as Error).message}\nusage: npm run cli -- ${IMPORT_USAGE}`);
     return 2;
   }
   const file = positionals[0];
   const kind = values.kind as ImportKind | undefined;
   if (!values.app || !/^\d+$/.test(values.app) || !kind || !IMPORT_KINDS.includes(kind) || !file || positionals.length > 1) {
-    say(`usage: node src/main.ts ${IMPORT_USAGE}`);
+    say(`usage: npm run cli -- ${IMPORT_USAGE}`);
     return 2;
   }
   const appCode = Number(values.app);
@@ -71,6 +71,7 @@ export async function importCommand(db: pg.Pool, args: string[], say: (line: str
   }
 
   const bar = progressBar(size, say);
+  let importId = '';
   try {
     const out = await runImport(db, { appCode, email: values.as ?? 'cli' }, {
       kind,
@@ -81,6 +82,7 @@ export async function importCommand(db: pg.Pool, args: string[], say: (line: str
       bytesTotal: size,
       bytesRead: () => counter.bytes,
       onProgress: bar.update,
+      onStart: (id) => (importId = id),
     });
     bar.done();
     const p = out.progress;
@@ -91,7 +93,7 @@ export async function importCommand(db: pg.Pool, args: string[], say: (line: str
   } catch (err) {
     bar.done();
     if (err instanceof AppError) {
-      say(`import ${err.headers?.['x-billrun-import-id'] ?? ''} failed: ${err.message}`);
+      say(`import ${importId} failed: ${err.message}`);
       for (const d of err.details ?? []) say(`  ${d.path}: ${d.message}`);
       return 1;
     }

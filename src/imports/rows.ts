@@ -15,7 +15,7 @@ export type ImportRow = SubscriptionAccess & {
   problems: RowError[];
 };
 
-const ACCOUNT_FIELDS = ['accountNumber', 'name', 'email', 'phone', 'address'];
+const ACCOUNT_FIELDS = ['accountNumber', 'name', 'email', 'phone', 'address', 'deliveryPreference'];
 const SUBSCRIPTION_FIELDS = ['serviceCode', 'batchCode', 'startDate', 'endDate', 'readingDate'];
 export const FIELDS: Record<ImportKind, string[]> = {
   accounts: [...ACCOUNT_FIELDS, ...SUBSCRIPTION_FIELDS],

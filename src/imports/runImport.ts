@@ -6,14 +6,15 @@
 // Memory stays flat: only one chunk of rows is held at a time; duplicates across chunks
 // are found by the database, which sees this transaction's own earlier chunks.
 import type pg from 'pg';
-import { AppError, type ErrorDetail } from '../http/errors.ts';
+import { AppError, type ErrorDetail } from '../errors.ts';
 import { checkAccount, type AccountFields } from '../accounts/rules.ts';
 import { checkSubscription, type CheckedSubscription, type Issue } from '../subscriptions/check.ts';
-import { loadBatchCodes, loadTemplates, type TemplateContext } from '../subscriptions/templateContext.ts';
-import { checkReadingDate, fitGroups, type MeterSubscription } from '../readings/captureReadings.ts';
-import { checkReadingValue, NOTE_MAX, READING_KINDS, SOURCE, type ChainPoint, type ChainResult } from '../readings/rules.ts';
-import type { MeteredInput } from '../rating/tariff.ts';
-import { allocateIds, copyInto, copyLine, identitySequence } from './copy.ts';
+import { loadBatchCodes, loadTemplates, type TemplateContext } from '../templates/context.ts';
+import { lockSubscriptions, writeReadings, type MeterSubscription, type ReadingWrite } from '../readings/write.ts';
+import { NOTE_MAX, READING_KINDS, SOURCE } from '../readings/rules.ts';
+import { READING_COLUMNS } from '../readings/store.ts';
+import { analyzeTables } from '../db/statistics.ts';
+import { allocateIds, copyInto, copyLine, identitySequence } from '../db/copy.ts';
 import { SourceError, type ImportRow } from './rows.ts';
 import { finishJob, insertJob, updateProgress, type ImportKind, type Progress, type RowError } from './store.ts';
 
@@ -37,7 +38,7 @@ export type ImportOptions = {
 };
 export type ImportOutcome = { importId: string; status: 'succeeded' | 'validated'; progress: Progress };
 
-const ACCOUNT_COLUMNS = ['account_id', 'app_code', 'account_number', 'name', 'email', 'phone', 'address', 'created_by', 'modified_by'];
+const ACCOUNT_COLUMNS = ['account_id', 'app_code', 'account_number', 'name', 'email', 'phone', 'address', 'delivery_preference', 'created_by', 'modified_by'];
 const SUBSCRIPTION_COLUMNS = [
   'subscription_id',
   'app_code',
@@ -51,7 +52,6 @@ const SUBSCRIPTION_COLUMNS = [
   'created_by',
   'modified_by',
 ];
-const READING_COLUMNS = ['app_code', 'subscription_id', 'input_code', 'reading_date', 'value', 'kind', 'source', 'note', 'created_by'];
 const SUBSCRIPTION_FIELDS = ['serviceCode', 'batchCode', 'startDate', 'endDate', 'readingDate'];
 const absent = (v: unknown) => v === undefined || v === null || v === '';
 const SOURCE_RE = new RegExp(SOURCE.pattern);
@@ -152,13 +152,12 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
   progress.bytesRead = o.bytesRead?.() ?? progress.bytesRead;
 
   if (failure !== undefined && !(failure instanceof SourceError)) {
-    const concurrent = (failure as { code?: string }).code === '23505';
+    // 23505: a unique row written meanwhile; CONFLICT: readings/write.ts broke a lock circle (40P01).
+    const concurrent = ['23505', 'CONFLICT'].includes((failure as { code?: string }).code ?? '');
     const zero = { ...progress, accounts: 0, subscriptions: 0, readings: 0 };
     await finishJob(db, importId, 'failed', zero, errors, concurrent ? 'a row was written meanwhile by another import or request' : 'the import stopped on an internal error').catch(() => {});
     if (concurrent) {
-      throw new AppError('CONFLICT', 'Another import or request wrote one of these records meanwhile; nothing of this import was written. Retry it.', undefined, {
-        'x-billrun-import-id': importId,
-      });
+      throw new AppError('CONFLICT', 'Another import or request wrote one of these records meanwhile; nothing of this import was written. Retry it.');
     }
     throw failure;
   }
@@ -171,9 +170,9 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
       'VALIDATION_FAILED',
       `The import has ${message}${progress.errorCount > errors.length ? ` The first ${errors.length} are listed.` : ''}`,
       errors.map((e) => ({ path: e.path, message: e.message })),
-      { 'x-billrun-import-id': importId },
     );
   }
+  if (!dryRun) await analyzeTables(db, o.kind === 'readings' ? ['reading'] : ['account', 'subscription', 'reading']);
   const status = dryRun ? 'validated' : 'succeeded';
   await finishJob(db, importId, status, progress, [], dryRun ? 'every row is good; nothing was written (dry run)' : 'every row was written');
   o.onProgress?.(progress);
@@ -240,7 +239,7 @@ async function writeAccountRows(ctx: Context, kind: ImportKind, good: GoodRow[])
     writable.forEach((g, i) => {
       g.accountId = ids[i]!;
       const a = g.account!;
-      accountLines.push(copyLine([g.accountId, appCode, a.accountNumber, a.name, a.email, a.phone, a.address, by, by]));
+      accountLines.push(copyLine([g.accountId, appCode, a.accountNumber, a.name, a.email, a.phone, a.address, a.deliveryPreference, by, by]));
     });
   }
   const withSub = writable.filter((g) => g.sub !== null);
@@ -253,7 +252,7 @@ async function writeAccountRows(ctx: Context, kind: ImportKind, good: GoodRow[])
     subLines.push(
       copyLine([id, appCode, g.accountId!, s.template.serviceId, s.batchId, JSON.stringify(s.connection), JSON.stringify(s.unmetered), s.startDate, s.endDate, by, by]),
     );
-    for (const r of s.readings) readingLines.push(copyLine([appCode, id, r.inputCode, s.readingDate, r.value, 'actual', 'import', null, by]));
+    for (const r of s.readings) readingLines.push(copyLine([appCode, id, r.inputCode, s.readingDate, r.value, 'actual', 'import', null, null, by]));
   });
   await copyInto(client, 'account', ACCOUNT_COLUMNS, accountLines);
   await copyInto(client, 'subscription', SUBSCRIPTION_COLUMNS, subLines);
@@ -288,19 +287,12 @@ async function readingsChunk(ctx: Context, rows: ImportRow[]): Promise<void> {
       refOf.set(row, { pair: `${a}\u0001${s}` });
     } else ctx.report(row, { path: row.at('subscriptionID'), message: 'is required, or accountNumber and serviceCode' });
   }
-  const subs = new Map<string, MeterSubscription>();
-  if (byId.size > 0) {
-    const r = await client.query<MeterSubscription>(
-      `SELECT subscription_id, service_id, start_date, end_date, status FROM subscription
-        WHERE app_code = $1 AND subscription_id = ANY($2::bigint[]) ORDER BY subscription_id FOR UPDATE`,
-      [appCode, [...byId]],
-    );
-    for (const s of r.rows) subs.set(s.subscription_id, s);
-  }
-  const byPair = new Map<string, MeterSubscription[]>();
+  // Those named by accountNumber + serviceCode are found first, then locked with those
+  // named by id, by the readings' owner: one lock for both ways (issue 9, defect 1).
+  const byPair = new Map<string, string[]>();
   if (pairs.length > 0) {
-    const r = await client.query<MeterSubscription & { k: string }>(
-      `SELECT DISTINCT p.a || chr(1) || p.c AS k, s.subscription_id, s.service_id, s.start_date, s.end_date, s.status
+    const r = await client.query<{ k: string; subscription_id: string }>(
+      `SELECT DISTINCT p.a || chr(1) || p.c AS k, s.subscription_id
          FROM unnest($2::text[], $3::text[]) AS p(a, c)
          JOIN account ac ON ac.app_code = $1 AND ac.account_number = p.a
          JOIN subscription s ON s.account_id = ac.account_id AND s.status <> 'terminated'
@@ -309,15 +301,16 @@ async function readingsChunk(ctx: Context, rows: ImportRow[]): Promise<void> {
     );
     for (const s of r.rows) {
       const list = byPair.get(s.k) ?? [];
-      list.push(s);
+      list.push(s.subscription_id);
       byPair.set(s.k, list);
     }
   }
+  const subs = await lockSubscriptions(client, appCode, [...byId, ...[...byPair.values()].flat()]);
 
-  type Group = { subscriptionId: string; meter: MeteredInput; points: (ChainPoint & { index: number })[] };
-  const groups = new Map<string, Group>();
-  const pending: { row: ImportRow; line: (string | number | null)[] }[] = [];
-  const rowOfPath = new Map<string, ImportRow>();
+  const writes: ReadingWrite[] = [];
+  const skip = new Set<number>();
+  const rowOf: ImportRow[] = [];
+  const found: { row: ImportRow; issue: ErrorDetail }[] = [];
   for (const row of rows) {
     for (const p of row.problems) ctx.report(row, p);
     const ref = refOf.get(row);
@@ -326,26 +319,28 @@ async function readingsChunk(ctx: Context, rows: ImportRow[]): Promise<void> {
     if (ref.id !== undefined) {
       s = subs.get(ref.id);
       if (!s) {
-        ctx.report(row, { path: row.at('subscriptionID'), message: 'no subscription with this id' });
+        found.push({ row, issue: { path: row.at('subscriptionID'), message: 'no subscription with this id' } });
         continue;
       }
     } else {
-      const found = byPair.get(ref.pair!) ?? [];
-      if (found.length !== 1) {
-        ctx.report(row, {
-          path: row.at('serviceCode'),
-          message: found.length === 0 ? 'the account has no subscription to this pricing template that is not terminated' : `the account has ${found.length} subscriptions to this pricing template; give subscriptionID`,
+      // Terminated meanwhile (between the lookup and the lock): as if not found.
+      const live = (byPair.get(ref.pair!) ?? []).map((id) => subs.get(id)).filter((x) => x !== undefined && x.status !== 'terminated');
+      if (live.length !== 1) {
+        found.push({
+          row,
+          issue: {
+            path: row.at('serviceCode'),
+            message: live.length === 0 ? 'the account has no subscription to this pricing template that is not terminated' : `the account has ${live.length} subscriptions to this pricing template; give subscriptionID`,
+          },
         });
         continue;
       }
-      s = found[0]!;
+      s = live[0]!;
     }
     const issues: ErrorDetail[] = [];
     const inputCode = row.get('inputCode');
     const meter = typeof inputCode === 'string' ? ctx.templatesById.get(s.service_id)?.meteredInputs.find((m) => m.code === inputCode) : undefined;
     if (!meter) issues.push({ path: row.at('inputCode'), message: absent(inputCode) ? 'is required' : "is not a metered input of the subscription's pricing template" });
-    const date = checkReadingDate(s, row.get('readingDate'), row.at('readingDate'), issues);
-    const value = meter ? checkReadingValue(meter, row.get('value'), row.at('value'), issues) : null;
     const kind = absent(row.get('kind')) ? 'actual' : row.get('kind');
     if (typeof kind !== 'string' || !(READING_KINDS as readonly string[]).includes(kind)) issues.push({ path: row.at('kind'), message: 'must be actual or estimated' });
     const source = absent(row.get('source')) ? 'import' : row.get('source');
@@ -353,26 +348,28 @@ async function readingsChunk(ctx: Context, rows: ImportRow[]): Promise<void> {
       issues.push({ path: row.at('source'), message: `must be 1 to ${SOURCE.maxLength} letters, digits and _ . : / - or spaces` });
     const note = absent(row.get('note')) ? null : row.get('note');
     if (note !== null && (typeof note !== 'string' || note.length > NOTE_MAX)) issues.push({ path: row.at('note'), message: `must be text of at most ${NOTE_MAX} characters` });
-    for (const i of issues) ctx.report(row, i);
-    if (issues.length > 0 || row.problems.length > 0 || !meter || date === null || value === null) continue;
-    const key = `${s.subscription_id}|${meter.code}`;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { subscriptionId: s.subscription_id, meter, points: [] }));
-    const path = row.at('value');
-    rowOfPath.set(path, row);
-    g.points.push({ date, value, path, index: pending.length });
-    pending.push({ row, line: [appCode, s.subscription_id, meter.code, date, value, kind as string, source as string, note as string | null, ctx.by] });
+    for (const issue of issues) found.push({ row, issue });
+    if (!meter) continue;
+    // A row with other problems is still checked by the owner (its date and value are
+    // reported too) but not written.
+    const ok = issues.length === 0 && row.problems.length === 0;
+    rowOf.push(row);
+    writes.push({
+      subscriptionId: s.subscription_id,
+      meter,
+      readingDate: row.get('readingDate'),
+      value: row.get('value'),
+      kind: ok ? (kind as string) : 'actual',
+      source: ok ? (source as string) : 'import',
+      note: ok ? (note as string | null) : null,
+      at: (f) => row.at(f),
+    });
+    if (!ok) skip.add(writes.length - 1);
   }
-  const fitIssues: ErrorDetail[] = [];
-  const results: ChainResult[] = [];
-  await fitGroups(client, groups, fitIssues, results);
-  const bad = new Set<ImportRow>();
-  for (const i of fitIssues) {
-    const row = rowOfPath.get(i.path)!;
-    bad.add(row);
-    ctx.report(row, i);
-  }
-  const lines = pending.filter((p) => !bad.has(p.row)).map((p) => copyLine(p.line));
-  await copyInto(client, 'reading', READING_COLUMNS, lines);
-  ctx.progress.readings += lines.length;
+  const out = await writeReadings(client, appCode, ctx.by, subs, writes, { sameDay: 'refuse', write: 'good', bulk: true, skip });
+  for (const i of out.issues) found.push({ row: rowOf[i.index]!, issue: { path: i.path, message: i.message } });
+  // In the order of the file, each row's problems in the order they were found.
+  found.sort((a, b) => a.row.row - b.row.row);
+  for (const f of found) ctx.report(f.row, f.issue);
+  ctx.progress.readings += out.written;
 }

@@ -2,6 +2,7 @@
 // transaction so that its progress shows while it runs and its errors stay after a
 // rollback.
 import type { Queryable } from '../db/pool.ts';
+import { localTimeSql } from '../calendar/calendar.ts';
 
 export type ImportKind = 'accounts' | 'subscriptions' | 'readings';
 export const IMPORT_KINDS = ['accounts', 'subscriptions', 'readings'] as const;
@@ -81,9 +82,9 @@ export async function listJobs(
   const r = await db.query<JobRow>(
     `SELECT j.import_id, j.app_code, j.kind, j.format, j.file_name, j.dry_run, j.status, j.rows_read, j.bytes_read, j.bytes_total,
             j.accounts_written, j.subscriptions_written, j.readings_written, j.error_count, j.errors, j.message,
-            to_char(j.started_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS started_at,
-            to_char(j.updated_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS updated_at,
-            to_char(j.finished_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS finished_at, j.created_by
+            ${localTimeSql('j.started_at')} AS started_at,
+            ${localTimeSql('j.updated_at')} AS updated_at,
+            ${localTimeSql('j.finished_at')} AS finished_at, j.created_by
        FROM import_job j JOIN app a ON a.app_code = j.app_code
       WHERE j.app_code = $1 AND ($2::bigint IS NULL OR j.import_id = $2) AND ($3::text IS NULL OR j.status = $3) AND ($4::text IS NULL OR j.kind = $4)
       ORDER BY j.import_id DESC LIMIT $5 OFFSET $6`,

@@ -2,7 +2,9 @@
 // after four hours. Each worker pool here beats in worker_heartbeat; every live worker
 // frees the jobs held by pools that stopped beating, so another worker takes them over
 // within seconds. A job taken over is safe to run twice: the bill run's jobs are built
-// to find their work already done.
+// to find their work already done. It relies on graphile-worker's public jobs view and
+// force_unlock_workers, and on a job's locked_by being the id its pool announces in
+// 'pool:create': test/jobs/queueShape.test.ts checks all three against the pinned version.
 import os from 'node:os';
 import type { WorkerEvents } from 'graphile-worker';
 import type pg from 'pg';

@@ -3,10 +3,14 @@
 import type { TaskList } from 'graphile-worker';
 import type pg from 'pg';
 import type { Config } from '../config.ts';
-import { termTasks } from '../terms/tasks.ts';
+import { termTasks } from '../billRun/tasks.ts';
+import { documentTasks } from '../documents/tasks.ts';
+import { deliveryTasks } from '../delivery/tasks.ts';
 
 export function taskList(db: pg.Pool, config: Config): TaskList {
   return {
     ...termTasks(db, config.billRunChunkSize),
+    ...documentTasks(db),
+    ...deliveryTasks(db, config),
   };
 }

@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import { silentLogger } from '../db/migrate.ts';
 import { taskList } from './tasks.ts';
 import { keepAlive } from './liveness.ts';
-import { isDatabaseUnavailable } from '../http/errors.ts';
+import { isDatabaseUnavailable } from '../errors.ts';
 
 /** How long the queue's own bookkeeping waits for a database that went away before giving up. */
 const QUEUE_WAITS_FOR_DATABASE_MS = 120_000;
@@ -26,8 +26,11 @@ const QUEUE_WAITS_FOR_DATABASE_MS = 120_000;
 // graphile-worker's statements that complete or fail a job: a delete or update of the job
 // row (guarded by the job's id and lock), so running one again on a new connection is
 // harmless. Taking a job (select ... for update skip locked) is never repeated: a lost
-// answer there would leave a job locked by a live worker.
-const RELEASES_A_JOB = /^\s*(with j as \(\s*)?(delete from|update)\s+\S*_private_jobs\b/i;
+// answer there would leave a job locked by a live worker. This reads graphile-worker's
+// private SQL: the library offers no retry for a connection lost mid-release (see
+// docs/operations.md), so its version is pinned exactly and test/jobs/queueShape.test.ts
+// fails when an upgrade changes these statements.
+export const RELEASES_A_JOB = /^\s*(with j as \(\s*)?(delete from|update)\s+\S*_private_jobs\b/i;
 
 /** A pooled client whose job-release statements are run again on a new connection when the old one died mid-statement. */
 function releasesRetried(first: pg.PoolClient, reconnect: () => Promise<pg.PoolClient>): pg.PoolClient {

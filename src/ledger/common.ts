@@ -1,45 +1,23 @@
-// What payments, adjustments and the ledger reads share: the app's money settings,
-// dates as the API writes them (dd/mm/yyyy, as terms do), amounts as exact decimals,
+// What payments, adjustments and the ledger reads share: the app's money settings and
+// today (dates are the calendar's, src/calendar/), amounts as exact decimals,
 // and finding the account an operation is about.
 import { Type } from 'typebox';
 import { Dec } from '../rating/money.ts';
-import { dayNumber } from '../rating/days.ts';
+import { todaySql } from '../calendar/calendar.ts';
 import type { Queryable } from '../db/pool.ts';
-import { notFound, validationFailed, type ErrorDetail } from '../http/errors.ts';
+import { notFound, validationFailed, type ErrorDetail } from '../errors.ts';
+import { AccountNumber } from '../primitives.ts';
 
-export const DMY_PATTERN = '^[0-9]{2}/[0-9]{2}/[0-9]{4}$';
-const DMY = /^([0-9]{2})\/([0-9]{2})\/([0-9]{4})$/;
-
-export const DateText = (description: string) => Type.String({ pattern: DMY_PATTERN, description: `${description}, dd/mm/yyyy` });
 export const AmountText = Type.Union([Type.String({ pattern: '^[0-9]{1,15}(\\.[0-9]{1,4})?$' }), Type.Number({ exclusiveMinimum: 0 })], {
   description: 'an exact decimal, more than 0, with at most the currency\'s minor units ("1250.50")',
 });
-export const AccountNumber = Type.String({ minLength: 1, maxLength: 64 });
-
-/** 'dd/mm/yyyy' to 'yyyy-mm-dd', or null when it is not a calendar date. */
-export function isoFromDmy(text: string): string | null {
-  const m = DMY.exec(text);
-  if (!m) return null;
-  const iso = `${m[3]}-${m[2]}-${m[1]}`;
-  try {
-    dayNumber(iso);
-  } catch {
-    return null;
-  }
-  return iso;
-}
-
-/** 'yyyy-mm-dd' (a pg date) to 'dd/mm/yyyy'. */
-export function dmyFromIso(iso: string): string {
-  return `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
-}
 
 export type AppMoney = { minorUnits: number; today: string };
 
 /** The app's minor units and today's date in its time zone. */
 export async function appMoney(db: Queryable, appCode: number): Promise<AppMoney> {
   const r = await db.query<{ minor_units: number; today: string }>(
-    'SELECT minor_units, (now() AT TIME ZONE time_zone)::date AS today FROM app WHERE app_code = $1',
+    `SELECT minor_units, ${todaySql('time_zone')} AS today FROM app WHERE app_code = $1`,
     [appCode],
   );
   const row = r.rows[0]!;
@@ -77,13 +55,6 @@ export function readAmount(value: unknown, minorUnits: number, path: string, iss
   return amount;
 }
 
-/** Reads a dd/mm/yyyy date; pushes the problem and answers null when it is not one. */
-export function readDate(value: unknown, path: string, issues: ErrorDetail[]): string | null {
-  const iso = typeof value === 'string' ? isoFromDmy(value.trim()) : null;
-  if (iso === null) issues.push({ path, message: 'must be a calendar date written dd/mm/yyyy' });
-  return iso;
-}
-
 export type AccountRef = { accountID?: number | undefined; accountNumber?: string | undefined };
 export const AccountRefFields = {
   accountNumber: Type.Optional(AccountNumber),
@@ -110,9 +81,3 @@ export async function findAccount(db: Queryable, appCode: number, ref: AccountRe
   if (!row) throw notFound('account', `${prefix}.${byNumber ? 'accountNumber' : 'accountID'}`);
   return row;
 }
-
-export const Paging = Type.Object({ limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer({ description: 'records matching the filters' }) });
-export const PagingInput = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
-};

@@ -1,9 +1,11 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
-import { AppError, notFound, validationFailed, type ErrorDetail } from '../http/errors.ts';
+import { AppError, notFound, validationFailed, type ErrorDetail } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { settleAccounts } from '../settlement/settleAccounts.ts';
-import { appMoney, findAccount, readAmount, readDate, type AccountRef } from './common.ts';
+import { addAdjustmentEntry } from './store.ts';
+import { appMoney, findAccount, readAmount, type AccountRef } from './common.ts';
+import { readDate } from '../calendar/calendar.ts';
 
 export type AdjustmentInput = AccountRef & {
   kind: 'credit' | 'debit';
@@ -41,15 +43,19 @@ export async function makeAdjustment(db: pg.Pool, caller: Caller, input: Adjustm
       }
     }
     const signed = input.kind === 'credit' ? amount.neg() : amount;
-    const entry = await tx.query<{ entry_id: string }>(
-      `INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, bill_id, description, created_by)
-       VALUES ($1, $2, $3, 'adjustment', $4, $5, $6, $7) RETURNING entry_id`,
-      [caller.appCode, account.account_id, date, signed.toFixed(), input.billID ?? null, `${input.kind === 'credit' ? 'Credit' : 'Debit'} note: ${reason}`, caller.email],
-    );
+    const entryId = await addAdjustmentEntry(tx, {
+      appCode: caller.appCode,
+      accountId: account.account_id,
+      date,
+      amount: signed.toFixed(),
+      billId: input.billID ?? null,
+      description: `${input.kind === 'credit' ? 'Credit' : 'Debit'} note: ${reason}`,
+      by: caller.email,
+    });
     const adj = await tx.query<{ adjustment_id: string }>(
       `INSERT INTO adjustment (app_code, account_id, kind, amount, adjustment_date, reason, bill_id, entry_id, created_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING adjustment_id`,
-      [caller.appCode, account.account_id, input.kind, amount.toFixed(), date, reason, input.billID ?? null, entry.rows[0]!.entry_id, caller.email],
+      [caller.appCode, account.account_id, input.kind, amount.toFixed(), date, reason, input.billID ?? null, entryId, caller.email],
     );
     await settleAccounts(tx, caller.appCode, [account.account_id], caller.email);
     return adj.rows[0]!.adjustment_id;

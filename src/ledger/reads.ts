@@ -2,11 +2,12 @@
 // what is still due (line by line), and the ageing of what is owed across an app.
 import type { Queryable } from '../db/pool.ts';
 import type { Caller } from '../auth/roles.ts';
-import { validationFailed, type ErrorDetail } from '../http/errors.ts';
+import { validationFailed, type ErrorDetail } from '../errors.ts';
 import { Dec } from '../rating/money.ts';
 import { debitLines } from '../settlement/settleAccounts.ts';
 import { livePaid } from '../settlement/store.ts';
-import { appMoney, dmyFromIso, findAccount, money, readDate, type AccountRef } from './common.ts';
+import { appMoney, findAccount, money, type AccountRef } from './common.ts';
+import { formatDate, readDate } from '../calendar/calendar.ts';
 
 export type StatementQuery = AccountRef & { fromDate?: string | undefined; toDate?: string | undefined };
 
@@ -56,7 +57,7 @@ export async function getStatement(db: Queryable, caller: Caller, q: StatementQu
     else credits = credits.minus(amount);
     return {
       entryID: Number(e.entry_id),
-      date: dmyFromIso(e.entry_date),
+      date: formatDate(e.entry_date),
       kind: e.kind,
       description: e.description,
       amount: money(amount, minorUnits),
@@ -75,8 +76,8 @@ export async function getStatement(db: Queryable, caller: Caller, q: StatementQu
       accountID: Number(account.account_id),
       accountNumber: account.account_number,
       name: account.name,
-      fromDate: from === null ? null : dmyFromIso(from),
-      toDate: dmyFromIso(to),
+      fromDate: from === null ? null : formatDate(from),
+      toDate: formatDate(to),
       openingBalance: money(openingBalance, minorUnits),
       debits: money(debits, minorUnits),
       credits: money(credits, minorUnits),
@@ -152,8 +153,8 @@ export async function getOpenBills(db: Queryable, caller: Caller, q: OpenBillsQu
       billNumber: Number(b.bill_number),
       accountID: Number(b.account_id),
       accountNumber: b.account_number,
-      billDate: dmyFromIso(b.bill_date),
-      dueDate: dmyFromIso(b.due_date),
+      billDate: formatDate(b.bill_date),
+      dueDate: formatDate(b.due_date),
       daysOverdue: Math.max(0, daysBetween(b.due_date, today)),
       total: money(b.amount, minorUnits),
       paid: money(new Dec(b.amount).minus(open), minorUnits),
@@ -180,7 +181,7 @@ export async function getOpenBills(db: Queryable, caller: Caller, q: OpenBillsQu
     otherItems = other.rows.map((o) => ({
       entryID: Number(o.entry_id),
       kind: o.kind,
-      date: dmyFromIso(o.entry_date),
+      date: formatDate(o.entry_date),
       description: o.description,
       open: money(o.open_amount, minorUnits),
     }));
@@ -248,7 +249,7 @@ export async function getAgeing(db: Queryable, caller: Caller, q: AgeingQuery) {
   });
   const t = totals.rows[0]!;
   return {
-    ageing: { asOf: dmyFromIso(asOf), accountCount: Number(t.accounts), ...buckets(t) },
+    ageing: { asOf: formatDate(asOf), accountCount: Number(t.accounts), ...buckets(t) },
     accounts: rows.rows.map((r) => ({ accountID: Number(r.account_id), accountNumber: r.account_number, name: r.name, ...buckets(r) })),
     paging: { limit, offset, total: Number(t.accounts) },
   };

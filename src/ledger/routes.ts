@@ -1,7 +1,9 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, requestSchema, type Services } from '../http/operation.ts';
-import { AccountRefFields, AmountText, DateText, Paging, PagingInput } from './common.ts';
+import { AccountRefFields, AmountText } from './common.ts';
+import { Money, Paging, PagingInput } from '../primitives.ts';
+import { dateText } from '../calendar/calendar.ts';
 import { makeAdjustment } from './makeAdjustment.ts';
 import { getAgeing, getOpenBills, getStatement } from './reads.ts';
 import { checkLedger } from './checkLedger.ts';
@@ -9,7 +11,6 @@ import { checkLedger } from './checkLedger.ts';
 const Empty = Type.Object({});
 const TAG = 'ledger';
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-const Money = Type.String({ description: 'exact decimal with the currency\'s minor units' });
 
 const AdjustmentInput = Type.Object(
   {
@@ -17,7 +18,7 @@ const AdjustmentInput = Type.Object(
     kind: Type.Enum(['credit', 'debit'] as const, { description: 'credit: a credit note, lowers what the customer owes; debit: a debit note, raises it' }),
     amount: AmountText,
     reason: Type.String({ minLength: 1, maxLength: 500 }),
-    adjustmentDate: Type.Optional(DateText('the ledger date; today (app time zone) when omitted')),
+    adjustmentDate: Type.Optional(dateText('the ledger date; today (app time zone) when omitted')),
     billID: Type.Optional(Type.Integer({ minimum: 1, description: 'the posted bill of this account it is about; a credit note pays it first' })),
   },
   { additionalProperties: false },
@@ -86,7 +87,6 @@ const Problem = Type.Object({ accountID: Type.Integer(), entryID: Nullable(Type.
 export async function ledgerRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/ledger/make-adjustment',
-    envelope: { method: 'Create', action: 'Create Adjustment' },
     role: 'biller',
     tag: TAG,
     summary: 'Record a credit or debit note',
@@ -103,14 +103,13 @@ export async function ledgerRoutes(app: FastifyInstance, services: Services): Pr
 
   operation(app, services, {
     path: '/billing/ledger/get-statement',
-    envelope: { method: 'Retrieve', action: 'Retrieve Statement' },
     role: 'viewer',
     tag: TAG,
     summary: 'Account statement',
     description: 'The entries of an account between fromDate (from the first entry when omitted) and toDate (today when omitted), with the opening, running and closing balance.',
     body: requestSchema(
       { method: 'Retrieve', action: 'Retrieve Statement' },
-      { data: Type.Object({ ...AccountRefFields, fromDate: Type.Optional(DateText('first day')), toDate: Type.Optional(DateText('last day')) }, { additionalProperties: false }) },
+      { data: Type.Object({ ...AccountRefFields, fromDate: Type.Optional(dateText('first day')), toDate: Type.Optional(dateText('last day')) }, { additionalProperties: false }) },
     ),
     data: Type.Object({ statement: Statement }),
     handler: async (body, ctx) => getStatement(ctx.db, ctx.caller, body.data),
@@ -118,7 +117,6 @@ export async function ledgerRoutes(app: FastifyInstance, services: Services): Pr
 
   operation(app, services, {
     path: '/billing/ledger/get-open-bills',
-    envelope: { method: 'Retrieve', action: 'Retrieve Open Bills' },
     role: 'viewer',
     tag: TAG,
     summary: 'Open bills',
@@ -133,14 +131,13 @@ export async function ledgerRoutes(app: FastifyInstance, services: Services): Pr
 
   operation(app, services, {
     path: '/billing/ledger/get-ageing',
-    envelope: { method: 'Retrieve', action: 'Retrieve Ageing' },
     role: 'viewer',
     tag: TAG,
     summary: 'Ageing of what is owed',
     description: 'What is open now, by days past due on asOf (today when omitted): current (not yet due), 1-30, 31-60, 61-90, over 90; totals and the accounts that owe most first.',
     body: requestSchema(
       { method: 'Retrieve', action: 'Retrieve Ageing' },
-      { data: Type.Optional(Type.Object({ ...AccountRefFields, asOf: Type.Optional(DateText('the day ages are counted to')), ...PagingInput }, { additionalProperties: false })) },
+      { data: Type.Optional(Type.Object({ ...AccountRefFields, asOf: Type.Optional(dateText('the day ages are counted to')), ...PagingInput }, { additionalProperties: false })) },
     ),
     data: Type.Object({
       ageing: Type.Object({ asOf: Type.String(), accountCount: Type.Integer({ description: 'accounts with anything open' }), ...Buckets }),
@@ -152,7 +149,6 @@ export async function ledgerRoutes(app: FastifyInstance, services: Services): Pr
 
   operation(app, services, {
     path: '/billing/ledger/check-ledger',
-    envelope: { method: 'Retrieve', action: 'Check Ledger' },
     role: 'viewer',
     tag: TAG,
     summary: 'Prove the ledger',

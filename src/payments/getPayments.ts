@@ -1,8 +1,9 @@
 import type { Queryable } from '../db/pool.ts';
 import type { Caller } from '../auth/roles.ts';
-import { validationFailed, type ErrorDetail } from '../http/errors.ts';
+import { validationFailed, type ErrorDetail } from '../errors.ts';
 import { Dec } from '../rating/money.ts';
-import { appMoney, dmyFromIso, findAccount, money, readDate } from '../ledger/common.ts';
+import { appMoney, findAccount, money } from '../ledger/common.ts';
+import { formatDate, readDate } from '../calendar/calendar.ts';
 import type { PaymentRecord } from './schemas.ts';
 import { listPayments, paymentAllocations, type AllocationRow } from './store.ts';
 
@@ -53,7 +54,7 @@ export async function getPayments(db: Queryable, caller: Caller, q: PaymentQuery
       accountNumber: r.account_number,
       reference: r.reference,
       amount: money(r.amount, minorUnits),
-      paymentDate: dmyFromIso(r.payment_date),
+      paymentDate: formatDate(r.payment_date),
       channel: r.channel,
       cashAccountID: r.cash_account_id,
       description: r.description,
@@ -65,7 +66,7 @@ export async function getPayments(db: Queryable, caller: Caller, q: PaymentQuery
       reversal:
         r.reason === null
           ? null
-          : { reason: r.reason, reversalDate: dmyFromIso(r.reversal_date!), reversedAt: r.reversed_at!, reversedBy: r.reversed_by! },
+          : { reason: r.reason, reversalDate: formatDate(r.reversal_date!), reversedAt: r.reversed_at!, reversedBy: r.reversed_by! },
       allocations: own.map((a) => ({
         billID: a.bill_id === null ? null : Number(a.bill_id),
         billNumber: a.bill_number === null ? null : Number(a.bill_number),

@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
-import { conflict, validationFailed, type ErrorDetail } from '../http/errors.ts';
+import { conflict, validationFailed, type ErrorDetail } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
-import { appMoney, findAccount, readAmount, readDate } from '../ledger/common.ts';
+import { appMoney, findAccount, readAmount } from '../ledger/common.ts';
+import { readDate } from '../calendar/calendar.ts';
 import { settleAccounts } from '../settlement/settleAccounts.ts';
 import type { PaymentInput } from './schemas.ts';
 import { insertPayments } from './store.ts';

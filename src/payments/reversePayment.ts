@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
-import { AppError, notFound, validationFailed } from '../http/errors.ts';
+import { AppError, notFound, validationFailed } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
-import { appMoney, readDate } from '../ledger/common.ts';
+import { appMoney } from '../ledger/common.ts';
+import { readDate } from '../calendar/calendar.ts';
 import { settleTheseAccounts } from '../settlement/settleAccounts.ts';
 import { insertReversal, lockPayment } from './store.ts';
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, requestSchema, type Services } from '../http/operation.ts';
-import { Paging } from '../ledger/common.ts';
+import { Paging } from '../primitives.ts';
 import { ImportInput, PaymentFilters, PaymentInput, PaymentRecord, ReverseInput } from './schemas.ts';
 import { makePayment } from './makePayment.ts';
 import { importPayments } from './importPayments.ts';
@@ -14,7 +14,6 @@ const TAG = 'payments';
 export async function paymentRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/payments/make-payment',
-    envelope: { method: 'Create', action: 'Create Payment' },
     role: 'biller',
     tag: TAG,
     summary: 'Record a payment',
@@ -32,7 +31,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
 
   operation(app, services, {
     path: '/billing/payments/import-payments',
-    envelope: { method: 'Create', action: 'Import Payments' },
     role: 'biller',
     tag: TAG,
     summary: 'Import payments from a bank statement',
@@ -52,7 +50,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
 
   operation(app, services, {
     path: '/billing/payments/reverse-payment',
-    envelope: { method: 'Update', action: 'Reverse Payment' },
     role: 'biller',
     tag: TAG,
     summary: 'Reverse a payment',
@@ -70,7 +67,6 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
 
   operation(app, services, {
     path: '/billing/payments/get-payments',
-    envelope: { method: 'Retrieve', action: 'Retrieve Payments' },
     role: 'viewer',
     tag: TAG,
     summary: 'List payments',

@@ -1,15 +1,17 @@
 // Request and response shapes of the payment operations.
 import { Type, type Static } from 'typebox';
-import { AccountNumber, AccountRefFields, AmountText, DateText } from '../ledger/common.ts';
+import { AccountRefFields, AmountText } from '../ledger/common.ts';
+import { AccountNumber, IDENTIFIER_PATTERN } from '../primitives.ts';
+import { dateText } from '../calendar/calendar.ts';
 
-export const Reference = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\s](?:[^\\t\\r\\n]*[^\\s])?$', description: 'unique within the app: a payment recorded twice is refused' });
+export const Reference = Type.String({ minLength: 1, maxLength: 100, pattern: IDENTIFIER_PATTERN, description: 'unique within the app: a payment recorded twice is refused' });
 export const Channel = Type.String({ minLength: 1, maxLength: 50, description: 'how it was paid: bank, cash, cheque, card, mobile ...' });
 
 export const PaymentInput = Type.Object(
   {
     ...AccountRefFields,
     amount: AmountText,
-    paymentDate: Type.Optional(DateText('the day the money was received; today (app time zone) when omitted')),
+    paymentDate: Type.Optional(dateText('the day the money was received; today (app time zone) when omitted')),
     reference: Reference,
     channel: Channel,
     cashAccountID: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, description: 'the cash (bank) account it was paid into; 0 when omitted' })),
@@ -44,7 +46,7 @@ export const ReverseInput = Type.Object(
     paymentID: Type.Optional(Type.Integer({ minimum: 1 })),
     reference: Type.Optional(Reference),
     reason: Type.String({ minLength: 1, maxLength: 500, description: 'why: a bounced cheque, a chargeback ...' }),
-    reversalDate: Type.Optional(DateText('the ledger date of the reversal; today (app time zone) when omitted')),
+    reversalDate: Type.Optional(dateText('the ledger date of the reversal; today (app time zone) when omitted')),
   },
   { additionalProperties: false },
 );
@@ -58,8 +60,8 @@ export const PaymentFilters = Type.Object(
     accountNumber: Type.Optional(AccountNumber),
     accountID: Type.Optional(Type.Integer({ minimum: 1 })),
     importID: Type.Optional(Type.Integer({ minimum: 1 })),
-    fromDate: Type.Optional(DateText('payments on or after')),
-    toDate: Type.Optional(DateText('payments on or before')),
+    fromDate: Type.Optional(dateText('payments on or after')),
+    toDate: Type.Optional(dateText('payments on or before')),
     status: Type.Optional(Type.Enum(PaymentStatus)),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
     offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),

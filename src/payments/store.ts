@@ -1,5 +1,8 @@
-// SQL for payments: the payment rows, their ledger entries, reversals, imports and reads.
+// SQL for payments: the payment rows, reversals, imports and reads (their ledger entries by ledger/store.ts).
 import type { Queryable } from '../db/pool.ts';
+import { filters } from '../db/filters.ts';
+import { localTimeSql } from '../calendar/calendar.ts';
+import { addPaymentEntries, addPaymentReversalEntry } from '../ledger/store.ts';
 
 export type NewPayment = {
   accountId: string;
@@ -48,14 +51,7 @@ export async function insertPayments(
       col('importRow'),
     ],
   );
-  if (r.rows.length > 0) {
-    await db.query(
-      `INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, payment_id, description, created_by)
-       SELECT app_code, account_id, payment_date, 'payment', -amount, payment_id, 'Payment ' || reference, $2
-         FROM payment WHERE payment_id = ANY($1::bigint[]) ORDER BY payment_id`,
-      [r.rows.map((x) => x.payment_id), by],
-    );
-  }
+  await addPaymentEntries(db, r.rows.map((x) => x.payment_id), by);
   return r.rows;
 }
 
@@ -98,7 +94,7 @@ export async function claimImport(
 
 export async function findImportByHash(db: Queryable, appCode: number, fileHash: string): Promise<{ import_id: string; created_at: string } | undefined> {
   const r = await db.query<{ import_id: string; created_at: string }>(
-    `SELECT i.import_id, to_char(i.created_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS created_at
+    `SELECT i.import_id, ${localTimeSql('i.created_at')} AS created_at
        FROM payment_import i JOIN app a ON a.app_code = i.app_code WHERE i.app_code = $1 AND i.file_hash = $2`,
     [appCode, fileHash],
   );
@@ -139,15 +135,20 @@ export async function insertReversal(
   reversalDate: string,
   by: string,
 ): Promise<boolean> {
-  const entry = await db.query<{ entry_id: string }>(
-    `INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, payment_id, reverses_entry_id, description, created_by)
-     VALUES ($1, $2, $3, 'payment_reversal', $4, $5, $6, $7, $8) RETURNING entry_id`,
-    [appCode, p.account_id, reversalDate, p.amount, p.payment_id, p.entry_id, `Reversal of payment ${p.reference}: ${reason}`, by],
-  );
+  const entryId = await addPaymentReversalEntry(db, {
+    appCode,
+    accountId: p.account_id,
+    date: reversalDate,
+    amount: p.amount,
+    paymentId: p.payment_id,
+    reversesEntryId: p.entry_id,
+    description: `Reversal of payment ${p.reference}: ${reason}`,
+    by,
+  });
   const r = await db.query(
     `INSERT INTO payment_reversal (payment_id, app_code, reason, reversal_date, entry_id, created_by)
      VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (payment_id) DO NOTHING`,
-    [p.payment_id, appCode, reason, reversalDate, entry.rows[0]!.entry_id, by],
+    [p.payment_id, appCode, reason, reversalDate, entryId, by],
   );
   return r.rowCount === 1;
 }
@@ -185,38 +186,35 @@ export type PaymentRow = {
 };
 
 export async function listPayments(db: Queryable, appCode: number, f: PaymentFilters, limit: number, offset: number) {
-  const where = ['p.app_code = $1'];
-  const params: unknown[] = [appCode];
-  const add = (sql: string, v: unknown) => {
-    params.push(v);
-    where.push(sql.replace('?', `$${params.length}`));
-  };
+  const w = filters('p.app_code = $1', appCode);
+  const add = (sql: string, v: unknown) => w.add((p) => sql.replace('?', p), v);
   if (f.paymentID !== undefined) add('p.payment_id = ?', f.paymentID);
   if (f.reference !== undefined) add('p.reference = ?', f.reference);
   if (f.accountId !== undefined) add('p.account_id = ?', f.accountId);
   if (f.importID !== undefined) add('p.import_id = ?', f.importID);
   if (f.fromDate !== undefined) add('p.payment_date >= ?', f.fromDate);
   if (f.toDate !== undefined) add('p.payment_date <= ?', f.toDate);
-  if (f.status === 'Posted') where.push('r.payment_id IS NULL');
-  if (f.status === 'Reversed') where.push('r.payment_id IS NOT NULL');
-  const from = `FROM payment p LEFT JOIN payment_reversal r ON r.payment_id = p.payment_id WHERE ${where.join(' AND ')}`;
-  const count = await db.query<{ n: string }>(`SELECT count(*) AS n ${from}`, params);
+  if (f.status === 'Posted') w.where.push('r.payment_id IS NULL');
+  if (f.status === 'Reversed') w.where.push('r.payment_id IS NOT NULL');
+  const from = `FROM payment p LEFT JOIN payment_reversal r ON r.payment_id = p.payment_id WHERE ${w.sql()}`;
+  const count = await db.query<{ n: string }>(`SELECT count(*) AS n ${from}`, w.params);
+  const page = w.page(limit, offset);
   const rows = await db.query<PaymentRow>(
     `SELECT p.payment_id, p.app_code, p.account_id, ac.account_number, p.reference, p.amount, p.payment_date, p.channel,
             p.cash_account_id, p.description, p.import_id, p.import_row,
             coalesce(-(SELECT sum(o.open_amount) FROM open_item o JOIN ledger_entry e ON e.entry_id = o.entry_id
                         WHERE e.payment_id = p.payment_id AND e.kind = 'payment'), 0) AS unapplied,
             r.reason, r.reversal_date,
-            to_char(r.created_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS reversed_at, r.created_by AS reversed_by,
-            to_char(p.created_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS created_at, p.created_by
+            ${localTimeSql('r.created_at')} AS reversed_at, r.created_by AS reversed_by,
+            ${localTimeSql('p.created_at')} AS created_at, p.created_by
        FROM payment p
        JOIN app a ON a.app_code = p.app_code
        JOIN account ac ON ac.account_id = p.account_id
        LEFT JOIN payment_reversal r ON r.payment_id = p.payment_id
-      WHERE ${where.join(' AND ')}
+      WHERE ${w.sql()}
       ORDER BY p.payment_date DESC, p.payment_id DESC
-      LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
-    params,
+      ${page.sql}`,
+    page.params,
   );
   return { rows: rows.rows, total: Number(count.rows[0]?.n ?? 0) };
 }
@@ -242,8 +240,8 @@ export async function paymentAllocations(db: Queryable, paymentIds: readonly str
     `SELECT al.payment_id, al.bill_id, b.bill_number, de.kind AS debit_kind, al.line_no,
             b.lines -> (al.line_no - 1) ->> 'componentCode' AS component_code,
             al.amount, al.method,
-            to_char(al.allocated_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS allocated_at,
-            to_char(al.released_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS released_at, al.release_reason
+            ${localTimeSql('al.allocated_at')} AS allocated_at,
+            ${localTimeSql('al.released_at')} AS released_at, al.release_reason
        FROM allocation al
        JOIN app a ON a.app_code = al.app_code
        JOIN ledger_entry de ON de.entry_id = al.debit_entry_id

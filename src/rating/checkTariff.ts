@@ -1,5 +1,8 @@
+import type { Amount } from './fields.ts';
 import { Dec, parseDecimal } from './money.ts';
-import type { Amount, Component, Tariff, TariffValue } from './tariff.ts';
+import type { CheckContext, Sign } from './models/model.ts';
+import { CHARGE_MODELS, chargeModel, type Component } from './models/registry.ts';
+import type { Tariff, TariffValue } from './tariff.ts';
 
 /** One thing wrong with a tariff: where (a JSON path from the service object) and what. */
 export type Issue = { path: string; message: string };
@@ -8,9 +11,6 @@ export type Issue = { path: string; message: string };
 const LIMIT = new Dec('1e15');
 const MAX_DECIMALS = 12;
 
-type Sign = 'any' | 'nonNegative' | 'positive';
-
-const MODELS = new Set(['flat', 'perUnit', 'graduated', 'volume', 'package', 'percentage']);
 
 /**
  * Checks what the schema cannot: codes unique per array (and input codes
@@ -89,53 +89,31 @@ export function checkTariff(tariff: Tariff, root = 'service'): Issue[] {
     if (!componentIndex.has(c.code)) componentIndex.set(c.code, i);
   });
 
+  const ctx: CheckContext = {
+    issues,
+    number: (x, path, sign) => checkNumber(x, path, sign, issues),
+    amount,
+    componentIndex,
+  };
   components.forEach((c, i) => {
     const path = `${root}.components[${i}]`;
-    if (!MODELS.has(c.model)) {
-      issues.push({ path: `${path}.model`, message: `unknown charge model '${String(c.model)}'` });
+    const model = chargeModel(c.model);
+    if (model === undefined) {
+      issues.push({ path: `${path}.model`, message: `unknown charge model '${String(c.model)}' (one of ${CHARGE_MODELS.join(', ')})` });
       return;
     }
     if (c.category !== undefined && c.category !== 'charge' && c.category !== 'tax') {
       issues.push({ path: `${path}.category`, message: "must be 'charge' or 'tax'" });
     }
-    if (c.model !== 'flat' && c.model !== 'percentage') {
-      if (typeof c.input !== 'string' || c.input === '') {
+    if (model.usesInput) {
+      const input = (c as { input?: unknown }).input;
+      if (typeof input !== 'string' || input === '') {
         issues.push({ path: `${path}.input`, message: `a ${c.model} component needs an input` });
-      } else if (!inputCodes.has(c.input)) {
-        issues.push({ path: `${path}.input`, message: `no metered or unmetered input with code '${c.input}'` });
+      } else if (!inputCodes.has(input)) {
+        issues.push({ path: `${path}.input`, message: `no metered or unmetered input with code '${input}'` });
       }
     }
-    switch (c.model) {
-      case 'flat':
-        amount(c.amount, `${path}.amount`, 'any');
-        break;
-      case 'perUnit':
-        amount(c.rate, `${path}.rate`, 'any');
-        break;
-      case 'graduated':
-      case 'volume':
-        checkTiers(c, path, issues, amount);
-        break;
-      case 'package':
-        checkNumber(c.size, `${path}.size`, 'positive', issues);
-        amount(c.price, `${path}.price`, 'nonNegative');
-        break;
-      case 'percentage': {
-        amount(c.percentage, `${path}.percentage`, 'any');
-        const seen = new Set<string>();
-        (Array.isArray(c.of) ? c.of : []).forEach((code, j) => {
-          const p = `${path}.of[${j}]`;
-          if (seen.has(code)) issues.push({ path: p, message: `'${code}' is listed twice` });
-          seen.add(code);
-          if (code === c.code) issues.push({ path: p, message: 'a component cannot be a percentage of itself' });
-          else if (!componentIndex.has(code)) issues.push({ path: p, message: `no component with code '${code}'` });
-        });
-        if (!Array.isArray(c.of) || c.of.length === 0) {
-          issues.push({ path: `${path}.of`, message: 'must list at least one component' });
-        }
-        break;
-      }
-    }
+    model.check(c as never, path, ctx);
     const min = amount(c.minimum, `${path}.minimum`, 'any');
     const max = amount(c.maximum, `${path}.maximum`, 'any');
     if (min !== null && max !== null && min.gt(max)) {
@@ -188,52 +166,7 @@ function uniqueCodes(list: readonly { code: string }[], path: string, issues: Is
   });
 }
 
-function checkTiers(
-  c: Extract<Component, { model: 'graduated' | 'volume' }>,
-  path: string,
-  issues: Issue[],
-  amount: (a: Amount | undefined, path: string, sign: Sign) => Dec | null,
-): void {
-  const tiers = Array.isArray(c.tiers) ? c.tiers : [];
-  if (tiers.length === 0) {
-    issues.push({ path: `${path}.tiers`, message: 'needs at least one tier' });
-    return;
-  }
-  let previous: Dec | null = null;
-  tiers.forEach((t, j) => {
-    const p = `${path}.tiers[${j}]`;
-    const last = j === tiers.length - 1;
-    if (t.upTo === null) {
-      if (!last) issues.push({ path: `${p}.upTo`, message: 'only the last tier may be open (upTo null)' });
-    } else {
-      if (last) issues.push({ path: `${p}.upTo`, message: 'the last tier must be open (upTo null), or units above it have no price' });
-      const up = checkNumber(t.upTo, `${p}.upTo`, 'positive', issues);
-      if (up !== null) {
-        if (previous !== null && up.lte(previous)) {
-          issues.push({ path: `${p}.upTo`, message: `${up.toFixed()} is not above the previous tier's ${previous.toFixed()}` });
-        }
-        previous = up;
-      }
-    }
-    amount(t.rate, `${p}.rate`, 'nonNegative');
-    amount(t.flat, `${p}.flat`, 'nonNegative');
-  });
-  const tp = c.tierProration;
-  if (tp !== undefined) {
-    const p = `${path}.tierProration`;
-    if (!Number.isInteger(tp.basisDays) || tp.basisDays < 1 || tp.basisDays > 366) {
-      issues.push({ path: `${p}.basisDays`, message: 'must be an integer from 1 to 366' });
-    }
-    if (!Number.isInteger(tp.decimals) || tp.decimals < 0 || tp.decimals > 6) {
-      issues.push({ path: `${p}.decimals`, message: 'must be an integer from 0 to 6' });
-    }
-    if (tp.rounding !== 'down' && tp.rounding !== 'up' && tp.rounding !== 'halfUp') {
-      issues.push({ path: `${p}.rounding`, message: "must be 'down', 'up' or 'halfUp'" });
-    }
-  }
-}
-
-/** Percentage components refer to others through `of`; a loop there has no evaluation order. */
+/** A component computed from others (a percentage's `of`) cannot be in a loop: it would have no evaluation order. */
 function findCycles(components: readonly Component[], index: ReadonlyMap<string, number>, root: string, issues: Issue[]): void {
   const WHITE = 0;
   const GREY = 1;
@@ -244,15 +177,16 @@ function findCycles(components: readonly Component[], index: ReadonlyMap<string,
     colour[i] = GREY;
     stack.push(i);
     const c = components[i];
-    if (c !== undefined && c.model === 'percentage' && Array.isArray(c.of)) {
-      for (const code of c.of) {
+    const dependsOn = c === undefined ? undefined : chargeModel(c.model)?.dependsOn;
+    if (c !== undefined && dependsOn !== undefined) {
+      for (const code of dependsOn.codes(c as never)) {
         const j = index.get(code);
         if (j === undefined || j === i) continue; // reported elsewhere
         if (colour[j] === GREY) {
           const loop = stack.slice(stack.indexOf(j)).map((k) => components[k]?.code ?? '?');
           issues.push({
-            path: `${root}.components[${i}].of`,
-            message: `percentage components form a cycle: ${[...loop, code].join(' -> ')}`,
+            path: `${root}.components[${i}].${dependsOn.field}`,
+            message: `${c.model} components form a cycle: ${[...loop, code].join(' -> ')}`,
           });
         } else if (colour[j] === WHITE) visit(j);
       }

@@ -59,3 +59,11 @@ export function dateOfDay(day: number): string {
   const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
   return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
 }
+
+/**
+ * 'YYYY-MM-DD' as the API writes dates, dd/mm/yyyy, for the words the core writes
+ * (messages, explanations); traces keep 'YYYY-MM-DD', which programs read.
+ */
+export function apiDate(date: string): string {
+  return ISO_DATE.test(date) ? `${date.slice(8, 10)}/${date.slice(5, 7)}/${date.slice(0, 4)}` : date;
+}

@@ -33,3 +33,16 @@ export class RatingError extends Error {
     this.details = details;
   }
 }
+
+/**
+ * The one catch rule for a step of the core: a RatingError is an answer (the value was
+ * refused, with its reason); anything else is a fault and stays thrown.
+ */
+export function attempt<T>(step: () => T): { ok: true; value: T } | { ok: false; error: RatingError } {
+  try {
+    return { ok: true, value: step() };
+  } catch (err) {
+    if (err instanceof RatingError) return { ok: false, error: err };
+    throw err;
+  }
+}

@@ -1,7 +1,10 @@
 import { checkTariff } from './checkTariff.ts';
 import { RatingError } from './errors.ts';
+import type { Amount } from './fields.ts';
 import { Dec, toDecimal } from './money.ts';
-import type { Amount, Category, Component, Tariff, TierRounding } from './tariff.ts';
+import type { PrepareContext, PreparedBase } from './models/model.ts';
+import { chargeModel, type Dispatch, type PreparedComponent } from './models/registry.ts';
+import type { Tariff } from './tariff.ts';
 
 /**
  * A tariff checked once and turned into decimals, references resolved and
@@ -27,46 +30,8 @@ export type PreparedUnmeteredInput = {
 };
 export type PreparedInput = PreparedMeteredInput | PreparedUnmeteredInput;
 
-export type PreparedTier = { upTo: Dec | null; rate: Dec; flat: Dec | null };
-export type PreparedTierProration = { basisDays: number; decimals: number; rounding: TierRounding };
-
-type Base = {
-  /** Position in the template's components array (the order lines are shown in). */
-  index: number;
-  code: string;
-  name: string;
-  category: Category;
-  prorate: boolean;
-  minimum: Dec | null;
-  maximum: Dec | null;
-};
-export type PreparedFlat = Base & { model: 'flat'; amount: Dec };
-export type PreparedPerUnit = Base & { model: 'perUnit'; input: PreparedInput; rate: Dec };
-export type PreparedGraduated = Base & {
-  model: 'graduated';
-  input: PreparedInput;
-  tiers: PreparedTier[];
-  tierProration: PreparedTierProration | null;
-};
-export type PreparedVolume = Base & {
-  model: 'volume';
-  input: PreparedInput;
-  tiers: PreparedTier[];
-  tierProration: PreparedTierProration | null;
-};
-export type PreparedPackage = Base & { model: 'package'; input: PreparedInput; size: Dec; price: Dec };
-export type PreparedPercentage = Base & {
-  model: 'percentage';
-  percentage: Dec;
-  of: { code: string; index: number }[];
-};
-export type PreparedComponent =
-  | PreparedFlat
-  | PreparedPerUnit
-  | PreparedGraduated
-  | PreparedVolume
-  | PreparedPackage
-  | PreparedPercentage;
+export type { PreparedComponent } from './models/registry.ts';
+export type { PreparedTier, PreparedTierProration } from './models/tiers.ts';
 
 export type PreparedTariff = {
   /** In the template's order. */
@@ -149,63 +114,31 @@ function build(tariff: Tariff): PreparedTariff {
   const indexOf = new Map<string, number>();
   source.forEach((c, i) => indexOf.set(c.code, i));
 
+  const ctx: PrepareContext = { resolve, indexOf };
   const components = source.map((c, index): PreparedComponent => {
-    const base: Base = {
+    // checkTariff has refused unknown models.
+    const model = chargeModel(c.model) as Dispatch;
+    const base: PreparedBase = {
       index,
       code: c.code,
       name: c.name,
       category: c.category ?? 'charge',
-      prorate: c.model === 'percentage' ? false : (c.prorate ?? c.model === 'flat'),
+      prorate: model.prorate === 'never' ? false : ((c as { prorate?: boolean }).prorate ?? model.prorate === 'on'),
       minimum: optional(c.minimum),
       maximum: optional(c.maximum),
+      input: model.usesInput ? inputOf((c as { input: string }).input) : null,
+      dependsOn: (model.dependsOn?.codes(c as never) ?? []).map((code) => indexOf.get(code) as number),
     };
-    return prepareComponent(c, base, resolve, inputOf, indexOf);
+    return model.prepare(c as never, base, ctx) as PreparedComponent;
   });
 
   return { components, evaluationOrder: evaluationOrder(components), meteredNeeded, unmeteredNeeded };
 }
 
-function prepareComponent(
-  c: Component,
-  base: Base,
-  resolve: (a: Amount) => Dec,
-  inputOf: (code: string) => PreparedInput,
-  indexOf: ReadonlyMap<string, number>,
-): PreparedComponent {
-  switch (c.model) {
-    case 'flat':
-      return { ...base, model: 'flat', amount: resolve(c.amount) };
-    case 'perUnit':
-      return { ...base, model: 'perUnit', input: inputOf(c.input), rate: resolve(c.rate) };
-    case 'graduated':
-    case 'volume':
-      return {
-        ...base,
-        model: c.model,
-        input: inputOf(c.input),
-        tiers: c.tiers.map((t) => ({
-          upTo: t.upTo === null ? null : toDecimal(t.upTo),
-          rate: resolve(t.rate),
-          flat: t.flat === undefined ? null : resolve(t.flat),
-        })),
-        tierProration: c.tierProration === undefined ? null : { ...c.tierProration },
-      };
-    case 'package':
-      return { ...base, model: 'package', input: inputOf(c.input), size: toDecimal(c.size), price: resolve(c.price) };
-    case 'percentage':
-      return {
-        ...base,
-        model: 'percentage',
-        percentage: resolve(c.percentage),
-        of: c.of.map((code) => ({ code, index: indexOf.get(code) as number })),
-      };
-  }
-}
-
 /**
- * Depth first in the template's order, each percentage's `of` first, so a
- * percentage of a percentage (VAT on a sewer surcharge) sees a finished
- * amount. checkTariff has already refused cycles.
+ * Depth first in the template's order, each component's dependsOn first
+ * (a percentage's `of`), so a percentage of a percentage (VAT on a sewer
+ * surcharge) sees a finished amount. checkTariff has already refused cycles.
  */
 function evaluationOrder(components: readonly PreparedComponent[]): PreparedComponent[] {
   const done = new Array<boolean>(components.length).fill(false);
@@ -213,11 +146,9 @@ function evaluationOrder(components: readonly PreparedComponent[]): PreparedComp
   const visit = (c: PreparedComponent): void => {
     if (done[c.index]) return;
     done[c.index] = true;
-    if (c.model === 'percentage') {
-      for (const ref of c.of) {
-        const dep = components[ref.index];
-        if (dep !== undefined) visit(dep);
-      }
+    for (const i of c.dependsOn) {
+      const dep = components[i];
+      if (dep !== undefined) visit(dep);
     }
     order.push(c);
   };

@@ -1,21 +1,14 @@
-import { consumptionBetween } from './consumption.ts';
-import { dateOfDay, dayNumber } from './days.ts';
+import { apiDate, dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
 import { type Dec, DECIMAL_TEXT, formatMoney, parseDecimal, ROUNDING_MODES, type RoundingMode, ZERO } from './money.ts';
 import type { ModelContext } from './models/context.ts';
-import { type PreparedMeteredInput, type PreparedUnmeteredInput, prepareTariff } from './prepareTariff.ts';
+import { type PreparedUnmeteredInput, prepareTariff } from './prepareTariff.ts';
+import { type LastReadingOnly, type MeterReadings, meterConsumption } from './meterReadings.ts';
 import { type LineSettings, type RatedLine, rateLine } from './rateLine.ts';
 import type { Tariff } from './tariff.ts';
 import type { InputTrace, ReadingTrace, SuspendedPeriod } from './trace.ts';
 
-export type ReadingPoint = { date: string; value: string | number };
-
-export type MeterReadings = {
-  previous: ReadingPoint;
-  current: ReadingPoint;
-  /** True when either reading is an estimate; shown on the line's trace and the bill. */
-  estimated?: boolean;
-};
+export type { ReadingPoint, MeterReadings, LastReadingOnly } from './meterReadings.ts';
 
 /**
  * Everything one bill is rated from: plain data, built from database rows.
@@ -41,7 +34,7 @@ export type RateBillInput = {
     suspended?: readonly { start: string; end?: string | null }[];
   };
   /** Readings by metered input code. A metered input some component uses must have them. */
-  readings?: Readonly<Record<string, MeterReadings | undefined>>;
+  readings?: Readonly<Record<string, MeterReadings | LastReadingOnly | undefined>>;
   /** Decimals of the currency's minor unit: 2 for cents, 0 for yen. */
   minorUnits: number;
   /** Default 'halfUp'. */
@@ -97,25 +90,25 @@ export function rateBill(input: RateBillInput): RatedBill {
   const termStart = dayNumber(input.term.start, 'term.start');
   const termEnd = dayNumber(input.term.end, 'term.end');
   if (termEnd < termStart) {
-    throw new RatingError('INVALID_PERIOD', `term ends (${input.term.end}) before it starts (${input.term.start})`);
+    throw new RatingError('INVALID_PERIOD', `term ends (${apiDate(input.term.end)}) before it starts (${apiDate(input.term.start)})`);
   }
   const sub = input.subscription;
   const subStart = dayNumber(sub.startDate, 'subscription.startDate');
   const subEnd = sub.endDate === undefined || sub.endDate === null ? null : dayNumber(sub.endDate, 'subscription.endDate');
   if (subEnd !== null && subEnd < subStart) {
-    throw new RatingError('INVALID_PERIOD', `subscription ends (${String(sub.endDate)}) before it starts (${sub.startDate})`);
+    throw new RatingError('INVALID_PERIOD', `subscription ends (${apiDate(String(sub.endDate))}) before it starts (${apiDate(sub.startDate)})`);
   }
   const activeStart = Math.max(termStart, subStart);
   const activeEnd = subEnd === null ? termEnd : Math.min(termEnd, subEnd);
   const termDays = termEnd - termStart + 1;
   const connectedDays = activeEnd - activeStart + 1;
   if (connectedDays <= 0) {
-    throw new RatingError('NOT_ACTIVE', `the subscription is not active between ${input.term.start} and ${input.term.end}`);
+    throw new RatingError('NOT_ACTIVE', `the subscription is not active between ${apiDate(input.term.start)} and ${apiDate(input.term.end)}`);
   }
   const suspension = suspendedWithin(sub.suspended, activeStart, activeEnd);
   const activeDays = connectedDays - suspension.days;
   if (activeDays <= 0) {
-    throw new RatingError('NOT_ACTIVE', `the subscription is suspended on every day it is connected between ${input.term.start} and ${input.term.end}`);
+    throw new RatingError('NOT_ACTIVE', `the subscription is suspended on every day it is connected between ${apiDate(input.term.start)} and ${apiDate(input.term.end)}`);
   }
 
   // ---- quantities, once per input even when several components use it
@@ -123,13 +116,7 @@ export function rateBill(input: RateBillInput): RatedBill {
   const meterQuantities: Dec[] = [];
   const meterTraces: ReadingTrace[] = [];
   for (const meter of prepared.meteredNeeded) {
-    const r = input.readings?.[meter.code];
-    if (r === undefined || r === null) {
-      throw new RatingError('MISSING_READING', `no readings for metered input '${meter.code}'`, [
-        { path: `readings.${meter.code}`, message: 'missing' },
-      ]);
-    }
-    const { quantity, trace } = meterConsumption(meter, r);
+    const { quantity, trace } = meterConsumption(meter, input.readings?.[meter.code], activeEnd < termEnd ? dateOfDay(activeEnd) : null);
     meterQuantities.push(quantity);
     meterTraces.push(trace);
     if (trace.estimated) estimated = true;
@@ -150,8 +137,8 @@ export function rateBill(input: RateBillInput): RatedBill {
   for (const c of prepared.evaluationOrder) {
     let quantity = ZERO;
     let source: Parameters<typeof rateLine>[4] = {};
-    if (c.model !== 'flat' && c.model !== 'percentage') {
-      const inp = c.input;
+    const inp = c.input;
+    if (inp !== null) {
       if (inp.kind === 'metered') {
         quantity = meterQuantities[inp.slot] as Dec;
         source = { reading: meterTraces[inp.slot] as ReadingTrace, unit: inp.unit, decimals: inp.decimals };
@@ -212,7 +199,7 @@ function suspendedWithin(
     const start = dayNumber(p?.start, `${path}.start`);
     const end = p.end === undefined || p.end === null ? null : dayNumber(p.end, `${path}.end`);
     if (end !== null && end < start) {
-      throw new RatingError('INVALID_PERIOD', `suspension ends (${String(p.end)}) before it starts (${p.start})`, [
+      throw new RatingError('INVALID_PERIOD', `suspension ends (${apiDate(String(p.end))}) before it starts (${apiDate(p.start)})`, [
         { path: `${path}.end`, message: 'before the start' },
       ]);
     }
@@ -230,53 +217,6 @@ function suspendedWithin(
   let days = 0;
   for (const [a, b] of merged) days += b - a + 1;
   return { days, periods: merged.map(([a, b]) => ({ start: dateOfDay(a), end: dateOfDay(b) })) };
-}
-
-function readingValue(meter: PreparedMeteredInput, point: ReadingPoint | undefined, which: string): Dec {
-  const path = `readings.${meter.code}.${which}`;
-  const fail = (message: string): never => {
-    throw new RatingError('INVALID_READING', `${meter.code} ${which} reading ${message}`, [{ path, message }]);
-  };
-  if (point === undefined || point === null) return fail('is missing');
-  dayNumber(point.date, `${path}.date`);
-  const v = parseDecimal(point.value);
-  if (v === null) return fail(`is not a decimal number: ${JSON.stringify(point.value)}`);
-  if (v.isNegative() && !v.isZero()) return fail(`is negative: ${v.toFixed()}`);
-  if (v.decimalPlaces() > meter.decimals) return fail(`${v.toFixed()} has more than the meter's ${meter.decimals} decimals`);
-  if (meter.rolloverAt !== null && v.gte(meter.rolloverAt)) {
-    return fail(`${v.toFixed()} is not below the roll-over value ${meter.rolloverAt.toFixed()}`);
-  }
-  return v;
-}
-
-function meterConsumption(meter: PreparedMeteredInput, r: MeterReadings): { quantity: Dec; trace: ReadingTrace } {
-  const previous = readingValue(meter, r.previous, 'previous');
-  const current = readingValue(meter, r.current, 'current');
-  if (r.current.date < r.previous.date) {
-    // 'YYYY-MM-DD' texts (validated above) order as the dates do.
-    throw new RatingError('INVALID_READING', `${meter.code}: current reading (${r.current.date}) is dated before the previous one (${r.previous.date})`, [
-      { path: `readings.${meter.code}.current.date`, message: 'before the previous reading' },
-    ]);
-  }
-  const consumption = consumptionBetween(previous, current, meter.rolloverAt);
-  if (consumption.kind === 'negative') {
-    throw new RatingError(
-      'NEGATIVE_CONSUMPTION',
-      `${meter.code}: current reading ${current.toFixed()} is below the previous ${previous.toFixed()}` +
-        (meter.rolloverAt === null ? '' : ` and is not a plausible roll-over at ${meter.rolloverAt.toFixed()}`),
-      [{ path: `readings.${meter.code}.current.value`, message: 'below the previous reading' }],
-    );
-  }
-  const trace: ReadingTrace = {
-    input: meter.code,
-    previous: { date: r.previous.date, value: previous.toFixed(meter.decimals) },
-    current: { date: r.current.date, value: current.toFixed(meter.decimals) },
-    estimated: r.estimated === true,
-    kind: consumption.kind,
-    consumption: consumption.quantity.toFixed(meter.decimals),
-  };
-  if (consumption.kind === 'rollover' && meter.rolloverAt !== null) trace.rolloverAt = meter.rolloverAt.toFixed();
-  return { quantity: consumption.quantity, trace };
 }
 
 function unmeteredQuantity(u: PreparedUnmeteredInput, given: string | number | undefined): { quantity: Dec; trace: InputTrace } {

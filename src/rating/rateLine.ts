@@ -1,15 +1,10 @@
+import type { Category } from './fields.ts';
 import type { Dec, RoundingMode } from './money.ts';
 import { formatMoney, roundMoney } from './money.ts';
 import type { ModelContext } from './models/context.ts';
-import { rateFlat } from './models/flat.ts';
-import { rateGraduated } from './models/graduated.ts';
-import { ratePackage } from './models/package.ts';
-import { ratePercentage } from './models/percentage.ts';
-import { ratePerUnit } from './models/perUnit.ts';
-import { rateVolume } from './models/volume.ts';
+import { chargeModel, type Dispatch } from './models/registry.ts';
 import type { PreparedComponent } from './prepareTariff.ts';
 import type { InputTrace, LineTrace, ModelResult, ReadingTrace } from './trace.ts';
-import type { Category } from './tariff.ts';
 
 export type RatedLine = {
   componentCode: string;
@@ -24,23 +19,6 @@ export type RatedLine = {
 };
 
 export type LineSettings = { minorUnits: number; rounding: RoundingMode };
-
-function rateModel(component: PreparedComponent, quantity: Dec, context: ModelContext): ModelResult {
-  switch (component.model) {
-    case 'flat':
-      return rateFlat(component, quantity, context);
-    case 'perUnit':
-      return ratePerUnit(component, quantity, context);
-    case 'graduated':
-      return rateGraduated(component, quantity, context);
-    case 'volume':
-      return rateVolume(component, quantity, context);
-    case 'package':
-      return ratePackage(component, quantity, context);
-    case 'percentage':
-      return ratePercentage(component, quantity, context);
-  }
-}
 
 /**
  * One line: the charge model, then (in this order, and only here) proration,
@@ -59,7 +37,9 @@ export function rateLine(
   settings: LineSettings,
   source: { reading?: ReadingTrace; input?: InputTrace; unit?: string; decimals?: number },
 ): { line: RatedLine; amount: Dec } {
-  const result = rateModel(component, quantity, context);
+  // prepareTariff made the component from its model: the model is there.
+  const model = chargeModel(component.model) as Dispatch;
+  const result = model.rate(component, quantity, context) as ModelResult;
   let amount = result.amount;
   const trace = { ...result.trace } as LineTrace;
   if (source.reading !== undefined) trace.reading = source.reading;
@@ -103,9 +83,9 @@ export function rateLine(
     name: component.name,
     category: component.category,
     quantity:
-      component.model === 'percentage'
+      model.lineQuantity === 'base'
         ? formatMoney(shown, settings.minorUnits)
-        : component.model === 'flat'
+        : model.lineQuantity === 'one'
           ? '1'
           : shown.toFixed(source.decimals),
   } as RatedLine;

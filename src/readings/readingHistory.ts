@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/pool.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import { consumptionBetween } from '../rating/consumption.ts';
 import { Dec } from '../rating/money.ts';
-import { formatDate } from '../subscriptions/dates.ts';
+import { formatDate } from '../calendar/calendar.ts';
 import { metersOf } from './captureReadings.ts';
 import { rolloverOf } from './rules.ts';
 import type { ReadingRecord } from './schemas.ts';

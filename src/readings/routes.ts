@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, requestSchema, type Services } from '../http/operation.ts';
-import { Code, DecimalValue } from '../rating/tariff.ts';
-import { DateText } from '../subscriptions/dates.ts';
-import { Id, Note, ReadingInput, ReadingKind, ReadingRecord, Source } from './schemas.ts';
+import { Code, Id } from '../primitives.ts';
+import { DecimalValue } from '../rating/tariff.ts';
+import { RecordDateText } from '../calendar/calendar.ts';
+import { Note, ReadingInput, ReadingKind, ReadingRecord, Source } from './schemas.ts';
 import { captureReadings } from './captureReadings.ts';
 import { correctReading } from './correctReading.ts';
 import { readingHistory } from './readingHistory.ts';
@@ -14,7 +15,6 @@ const TAG = 'readings';
 export async function readingRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/readings/capture-readings',
-    envelope: { method: 'Create', action: 'Capture Readings' },
     role: 'biller',
     tag: TAG,
     summary: 'Capture meter readings',
@@ -35,7 +35,6 @@ export async function readingRoutes(app: FastifyInstance, services: Services): P
 
   operation(app, services, {
     path: '/billing/readings/correct-reading',
-    envelope: { method: 'Update', action: 'Correct Reading' },
     role: 'biller',
     tag: TAG,
     summary: 'Correct a meter reading',
@@ -44,7 +43,7 @@ export async function readingRoutes(app: FastifyInstance, services: Services): P
     idempotent: true,
     body: requestSchema({ method: 'Update', action: 'Correct Reading' }, {
       data: Type.Object(
-        { readingID: Id, value: DecimalValue, readingDate: Type.Optional(DateText), kind: Type.Optional(ReadingKind), source: Type.Optional(Source), note: Type.Optional(Note) },
+        { readingID: Id, value: DecimalValue, readingDate: Type.Optional(RecordDateText), kind: Type.Optional(ReadingKind), source: Type.Optional(Source), note: Type.Optional(Note) },
         { additionalProperties: false },
       ),
     }),
@@ -59,7 +58,6 @@ export async function readingRoutes(app: FastifyInstance, services: Services): P
 
   operation(app, services, {
     path: '/billing/readings/get-readings',
-    envelope: { method: 'Retrieve', action: 'Retrieve Readings' },
     role: 'viewer',
     tag: TAG,
     summary: 'A subscription\'s reading history',

@@ -5,8 +5,8 @@
 import { consumptionBetween, type ConsumptionKind } from '../rating/consumption.ts';
 import { Dec, parseDecimal } from '../rating/money.ts';
 import type { MeteredInput } from '../rating/tariff.ts';
-import type { ErrorDetail } from '../http/errors.ts';
-import { formatDate } from '../subscriptions/dates.ts';
+import type { ErrorDetail } from '../errors.ts';
+import { formatDate } from '../calendar/calendar.ts';
 
 export const READING_KINDS = ['actual', 'estimated'] as const;
 export type ReadingKind = (typeof READING_KINDS)[number];

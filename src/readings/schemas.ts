@@ -1,11 +1,10 @@
 import { Type, type Static } from 'typebox';
-import { Code, DecimalValue } from '../rating/tariff.ts';
-import { DateText } from '../subscriptions/dates.ts';
+import { Code, Id, NO_NUL } from '../primitives.ts';
+import { DecimalValue } from '../rating/tariff.ts';
+import { RecordDateText } from '../calendar/calendar.ts';
 import { NOTE_MAX, READING_KINDS, SOURCE } from './rules.ts';
-import { NO_NUL } from '../accounts/rules.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-export const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991 });
 export const ReadingKind = Type.Enum(READING_KINDS);
 export const Source = Type.String({ minLength: 1, ...SOURCE, description: 'where the reading came from, e.g. api, handheld, import' });
 export const Note = Type.String({ maxLength: NOTE_MAX, pattern: NO_NUL });
@@ -14,7 +13,7 @@ export const ReadingInput = Type.Object(
   {
     subscriptionID: Id,
     inputCode: Code,
-    readingDate: DateText,
+    readingDate: RecordDateText,
     value: DecimalValue,
     kind: Type.Optional(ReadingKind),
     source: Type.Optional(Source),

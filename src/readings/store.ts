@@ -1,6 +1,22 @@
 // SQL for meter readings. A correction is a new row pointing at the reading it corrects;
-// the effective readings are the rows that no other row corrects (migration 003).
+// the effective readings are the rows that no other row corrects (migration 003). Only
+// write.ts writes here; every query that needs the effective readings takes the
+// predicate below.
 import type { Queryable } from '../db/pool.ts';
+
+/**
+ * SQL: the reading `alias` is effective (no row corrects it). With `watermark` (an SQL
+ * expression, a reading id), as it was then: corrections written after it are not seen,
+ * as a term's run reads its frozen readings.
+ */
+export const effectiveSql = (alias: string, watermark?: string) =>
+  `NOT EXISTS (SELECT 1 FROM reading corr WHERE corr.corrects_reading_id = ${alias}.reading_id${watermark === undefined ? '' : ` AND corr.reading_id <= ${watermark}`})`;
+
+/** SQL: the id of the reading that corrects the reading `alias`, or null while it is effective. */
+export const correctedBySql = (alias: string) => `(SELECT corr.reading_id FROM reading corr WHERE corr.corrects_reading_id = ${alias}.reading_id)`;
+
+export const READING_COLUMNS = ['app_code', 'subscription_id', 'input_code', 'reading_date', 'value', 'kind', 'source', 'note', 'corrects_reading_id', 'created_by'];
+import { localTimeSql } from '../calendar/calendar.ts';
 
 export type NewReading = {
   subscriptionId: string;
@@ -45,7 +61,7 @@ export async function effectiveReadings(db: Queryable, subscriptionIds: string[]
     `SELECT r.reading_id, r.subscription_id, r.input_code, r.reading_date, trim_scale(r.value) AS value
        FROM reading r
       WHERE r.subscription_id = ANY($1::bigint[])
-        AND NOT EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id)
+        AND ${effectiveSql('r')}
       ORDER BY r.subscription_id, r.input_code, r.reading_date, r.reading_id`,
     [subscriptionIds],
   );
@@ -70,8 +86,8 @@ export type ReadingRow = {
 export async function readingHistory(db: Queryable, appCode: number, subscriptionId: string, inputCode?: string): Promise<ReadingRow[]> {
   const r = await db.query<ReadingRow>(
     `SELECT r.reading_id, r.subscription_id, r.input_code, r.reading_date, trim_scale(r.value) AS value, r.kind, r.source, r.note, r.corrects_reading_id,
-            (SELECT c.reading_id FROM reading c WHERE c.corrects_reading_id = r.reading_id) AS corrected_by_reading_id,
-            to_char(r.created_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS created_at, r.created_by
+            ${correctedBySql('r')} AS corrected_by_reading_id,
+            ${localTimeSql('r.created_at')} AS created_at, r.created_by
        FROM reading r JOIN app a ON a.app_code = r.app_code
       WHERE r.app_code = $1 AND r.subscription_id = $2 AND ($3::text IS NULL OR r.input_code = $3)
       ORDER BY r.input_code, r.reading_date, r.reading_id`,
@@ -88,7 +104,7 @@ export async function lockReading(
 ): Promise<{ reading_id: string; subscription_id: string; input_code: string; reading_date: string; value: string; kind: string; source: string; corrected_by: string | null } | undefined> {
   const r = await db.query(
     `SELECT r.reading_id, r.subscription_id, r.input_code, r.reading_date, trim_scale(r.value) AS value, r.kind, r.source,
-            (SELECT c.reading_id FROM reading c WHERE c.corrects_reading_id = r.reading_id) AS corrected_by
+            ${correctedBySql('r')} AS corrected_by
        FROM reading r WHERE r.app_code = $1 AND r.reading_id = $2 FOR UPDATE`,
     [appCode, readingId],
   );

@@ -2,16 +2,17 @@
 // recorded in subscription_event with the date it takes effect.
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/pool.ts';
-import { AppError, invalidState, notFound, validationFailed } from '../http/errors.ts';
+import { AppError, invalidState, notFound, validationFailed } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { checkInputs, jsonAccess, raiseIssues, type Issue } from './check.ts';
-import { DATE_MESSAGE, formatDate, parseDate } from './dates.ts';
-import { loadTemplates } from './templateContext.ts';
+import { formatDate, parseRecordDate, RECORD_DATE_MESSAGE } from '../calendar/calendar.ts';
+import { loadTemplates } from '../templates/context.ts';
 import { insertEvent, lastEventDate, lockSubscription, setInputs, setSubscriptionState, type LockedSubscription } from './store.ts';
+import { effectiveSql } from '../readings/store.ts';
 
 export function dateOf(text: string, path: string): string {
-  const d = parseDate(text);
-  if (d === null) throw validationFailed([{ path, message: DATE_MESSAGE }]);
+  const d = parseRecordDate(text);
+  if (d === null) throw validationFailed([{ path, message: RECORD_DATE_MESSAGE }]);
   return d;
 }
 
@@ -101,7 +102,7 @@ export async function changeInputs(
 export async function latestReadingDate(db: Queryable, subscriptionId: string): Promise<string | undefined> {
   const r = await db.query<{ d: string | null }>(
     `SELECT max(r.reading_date) AS d FROM reading r
-      WHERE r.subscription_id = $1 AND NOT EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id)`,
+      WHERE r.subscription_id = $1 AND ${effectiveSql('r')}`,
     [subscriptionId],
   );
   return r.rows[0]?.d ?? undefined;

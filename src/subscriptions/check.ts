@@ -2,11 +2,11 @@
 // and the bulk import, so that a file cannot bring in what the API refuses. Issues that
 // are not plain validation carry the code the API answers with (a missing template is
 // NOT_FOUND, an archived one INVALID_STATE); an import reports them all as bad rows.
-import { AppError, type ErrorDetail } from '../http/errors.ts';
+import { AppError, type ErrorDetail } from '../errors.ts';
 import { parseDecimal } from '../rating/money.ts';
 import { checkReadingValue } from '../readings/rules.ts';
-import type { TemplateContext } from './templateContext.ts';
-import { DATE_MESSAGE, formatDate, parseDate } from './dates.ts';
+import type { TemplateContext } from '../templates/context.ts';
+import { formatDate, parseRecordDate, RECORD_DATE_MESSAGE } from '../calendar/calendar.ts';
 
 export type Issue = ErrorDetail & { code?: 'NOT_FOUND' | 'INVALID_STATE' };
 export type Inputs = Record<string, unknown>;
@@ -81,9 +81,9 @@ export function checkDate(v: unknown, path: string, required: boolean, issues: I
     if (required) issues.push({ path, message: 'is required' });
     return required ? undefined : null;
   }
-  const d = parseDate(v);
+  const d = parseRecordDate(v);
   if (d === null) {
-    issues.push({ path, message: DATE_MESSAGE });
+    issues.push({ path, message: RECORD_DATE_MESSAGE });
     return undefined;
   }
   return d;
@@ -119,8 +119,8 @@ export function checkInputs(t: TemplateContext, a: Pick<SubscriptionAccess, 'con
         break;
       }
       case 'date': {
-        const d = parseDate(v);
-        if (d === null) issues.push({ path, message: DATE_MESSAGE });
+        const d = parseRecordDate(v);
+        if (d === null) issues.push({ path, message: RECORD_DATE_MESSAGE });
         else connection[def.code] = formatDate(d);
         break;
       }

@@ -1,11 +1,11 @@
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/pool.ts';
-import { AppError, invalidState, notFound } from '../http/errors.ts';
+import { AppError, invalidState, notFound } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { batchIdsByCode } from '../batches/store.ts';
 import { insertReadings } from '../readings/store.ts';
 import { checkSubscription, jsonAccess, raiseIssues, type Issue } from './check.ts';
-import { loadTemplate } from './templateContext.ts';
+import { loadTemplate } from '../templates/context.ts';
 import { insertSubscription } from './store.ts';
 
 export type SubscriptionInput = {

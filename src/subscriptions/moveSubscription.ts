@@ -1,13 +1,13 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
-import { AppError, validationFailed } from '../http/errors.ts';
+import { AppError, validationFailed } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { batchIdsByCode } from '../batches/store.ts';
 import { effectiveReadings, insertReadings } from '../readings/store.ts';
 import { checkBatch, checkInputs, checkTemplate, jsonAccess, raiseIssues, type Issue } from './check.ts';
 import { dateOf, latestReadingDate, lockOrNotFound } from './changeSubscription.ts';
-import { formatDate } from './dates.ts';
-import { loadTemplate } from './templateContext.ts';
+import { formatDate } from '../calendar/calendar.ts';
+import { loadTemplate } from '../templates/context.ts';
 import { insertEvent, insertSubscription, setSubscriptionState } from './store.ts';
 
 export type MoveInput = {

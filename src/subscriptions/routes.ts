@@ -1,10 +1,9 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, requestSchema, type Services } from '../http/operation.ts';
-import { notFound } from '../http/errors.ts';
-import { Code } from '../rating/tariff.ts';
-import { AccountNumber, Paging, PagingInput } from '../accounts/schemas.ts';
-import { DateText } from './dates.ts';
+import { notFound } from '../errors.ts';
+import { AccountNumber, Code, Id, Paging, PagingInput } from '../primitives.ts';
+import { RecordDateText } from '../calendar/calendar.ts';
 import { Inputs, Reason, SubscriptionInput, SubscriptionRecord, SubscriptionStatus } from './schemas.ts';
 import { makeSubscription } from './makeSubscription.ts';
 import { changeInputs, resumeSubscription, suspendSubscription, terminateSubscription } from './changeSubscription.ts';
@@ -13,14 +12,12 @@ import { listEvents, listSubscriptions } from './store.ts';
 import { subscriptionRecord } from './subscriptionRecord.ts';
 
 const Empty = Type.Object({});
-const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991 });
 const data = <P extends Parameters<typeof Type.Object>[0]>(p: P) => Type.Object(p, { additionalProperties: false });
 const TAG = 'subscriptions';
 
 export async function subscriptionRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/subscriptions/make-subscription',
-    envelope: { method: 'Create', action: 'Create Subscription' },
     role: 'biller',
     tag: TAG,
     summary: 'Create a subscription',
@@ -37,7 +34,6 @@ export async function subscriptionRoutes(app: FastifyInstance, services: Service
 
   operation(app, services, {
     path: '/billing/subscriptions/get-subscriptions',
-    envelope: { method: 'Retrieve', action: 'Retrieve Subscriptions' },
     role: 'viewer',
     tag: TAG,
     summary: 'List subscriptions',
@@ -70,7 +66,6 @@ export async function subscriptionRoutes(app: FastifyInstance, services: Service
 
   operation(app, services, {
     path: '/billing/subscriptions/update-subscription',
-    envelope: { method: 'Update', action: 'Update Subscription' },
     role: 'biller',
     tag: TAG,
     summary: 'Change a subscription\'s inputs',
@@ -78,7 +73,7 @@ export async function subscriptionRoutes(app: FastifyInstance, services: Service
     body: requestSchema({ method: 'Update', action: 'Update Subscription' }, {
       data: data({
         subscriptionID: Id,
-        date: DateText,
+        date: RecordDateText,
         connectionInputs: Type.Optional(Inputs('the whole new set')),
         unmeteredInputs: Type.Optional(Inputs('the whole new set')),
       }),
@@ -92,12 +87,11 @@ export async function subscriptionRoutes(app: FastifyInstance, services: Service
 
   operation(app, services, {
     path: '/billing/subscriptions/suspend-subscription',
-    envelope: { method: 'Update', action: 'Suspend Subscription' },
     role: 'biller',
     tag: TAG,
     summary: 'Suspend a subscription',
     description: 'An active subscription stops being billed from date until it is resumed.',
-    body: requestSchema({ method: 'Update', action: 'Suspend Subscription' }, { data: data({ subscriptionID: Id, date: DateText, reason: Type.Optional(Reason) }) }),
+    body: requestSchema({ method: 'Update', action: 'Suspend Subscription' }, { data: data({ subscriptionID: Id, date: RecordDateText, reason: Type.Optional(Reason) }) }),
     data: Empty,
     handler: async (body, ctx) => {
       await suspendSubscription(ctx.db, ctx.caller, body.data);
@@ -107,12 +101,11 @@ export async function subscriptionRoutes(app: FastifyInstance, services: Service
 
   operation(app, services, {
     path: '/billing/subscriptions/resume-subscription',
-    envelope: { method: 'Update', action: 'Resume Subscription' },
     role: 'biller',
     tag: TAG,
     summary: 'Resume a subscription',
     description: 'A suspended subscription is billed again from date.',
-    body: requestSchema({ method: 'Update', action: 'Resume Subscription' }, { data: data({ subscriptionID: Id, date: DateText, reason: Type.Optional(Reason) }) }),
+    body: requestSchema({ method: 'Update', action: 'Resume Subscription' }, { data: data({ subscriptionID: Id, date: RecordDateText, reason: Type.Optional(Reason) }) }),
     data: Empty,
     handler: async (body, ctx) => {
       await resumeSubscription(ctx.db, ctx.caller, body.data);
@@ -122,12 +115,11 @@ export async function subscriptionRoutes(app: FastifyInstance, services: Service
 
   operation(app, services, {
     path: '/billing/subscriptions/terminate-subscription',
-    envelope: { method: 'Update', action: 'Terminate Subscription' },
     role: 'biller',
     tag: TAG,
     summary: 'Terminate a subscription',
     description: 'Sets endDate (the last day billed) and status terminated.',
-    body: requestSchema({ method: 'Update', action: 'Terminate Subscription' }, { data: data({ subscriptionID: Id, endDate: DateText, reason: Type.Optional(Reason) }) }),
+    body: requestSchema({ method: 'Update', action: 'Terminate Subscription' }, { data: data({ subscriptionID: Id, endDate: RecordDateText, reason: Type.Optional(Reason) }) }),
     data: Empty,
     handler: async (body, ctx) => {
       await terminateSubscription(ctx.db, ctx.caller, body.data);
@@ -137,7 +129,6 @@ export async function subscriptionRoutes(app: FastifyInstance, services: Service
 
   operation(app, services, {
     path: '/billing/subscriptions/move-subscription',
-    envelope: { method: 'Update', action: 'Move Subscription' },
     role: 'biller',
     tag: TAG,
     summary: 'Move a subscription to another template or batch',
@@ -147,7 +138,7 @@ export async function subscriptionRoutes(app: FastifyInstance, services: Service
     body: requestSchema({ method: 'Update', action: 'Move Subscription' }, {
       data: data({
         subscriptionID: Id,
-        date: DateText,
+        date: RecordDateText,
         serviceCode: Type.Optional(Code),
         batchCode: Type.Optional(Code),
         connectionInputs: Type.Optional(Inputs('for the new template; default: the current ones')),

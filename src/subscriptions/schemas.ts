@@ -1,8 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { Code } from '../rating/tariff.ts';
-import { AccountNumber } from '../accounts/schemas.ts';
-import { NO_NUL } from '../accounts/rules.ts';
-import { DateText } from './dates.ts';
+import { AccountNumber, Code, NO_NUL } from '../primitives.ts';
+import { RecordDateText } from '../calendar/calendar.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const InputValue = Type.Union([Type.String({ maxLength: 500, pattern: NO_NUL }), Type.Number(), Type.Boolean(), Type.Null()]);
@@ -14,12 +12,12 @@ export const SubscriptionInput = Type.Object(
     accountNumber: AccountNumber,
     serviceCode: Code,
     batchCode: Code,
-    startDate: DateText,
-    endDate: Type.Optional(Nullable(DateText)),
+    startDate: RecordDateText,
+    endDate: Type.Optional(Nullable(RecordDateText)),
     connectionInputs: Type.Optional(Inputs('by the template\'s connectionInputs codes')),
     unmeteredInputs: Type.Optional(Inputs('by the template\'s unmeteredInputs codes; a missing one takes the template\'s default')),
     openingReadings: Type.Optional(Inputs('opening meter readings by the template\'s meteredInputs codes')),
-    readingDate: Type.Optional(DateText),
+    readingDate: Type.Optional(RecordDateText),
   },
   { additionalProperties: false },
 );

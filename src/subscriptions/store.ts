@@ -3,6 +3,8 @@
 // a subscription is billed from start_date to end_date (inclusive, open when null),
 // never while suspended; a move ends one row and starts another.
 import type { Queryable } from '../db/pool.ts';
+import { filters } from '../db/filters.ts';
+import { localTimeSql } from '../calendar/calendar.ts';
 
 export type NewSubscription = {
   accountId: string;
@@ -133,12 +135,8 @@ export async function listSubscriptions(
   limit: number,
   offset: number,
 ): Promise<{ rows: SubscriptionRow[]; total: number }> {
-  const params: unknown[] = [appCode];
-  const where = ['s.app_code = $1'];
-  const add = (sql: (p: string) => string, v: unknown) => {
-    params.push(v);
-    where.push(sql(`$${params.length}`));
-  };
+  const w = filters('s.app_code = $1', appCode);
+  const { add } = w;
   if (f.subscriptionID !== undefined) add((p) => `s.subscription_id = ${p}`, f.subscriptionID);
   if (f.accountID !== undefined) add((p) => `s.account_id = ${p}`, f.accountID);
   if (f.accountNumber !== undefined) add((p) => `ac.account_number = ${p}`, f.accountNumber);
@@ -149,17 +147,18 @@ export async function listSubscriptions(
       JOIN account ac ON ac.account_id = s.account_id
       JOIN service v ON v.service_id = s.service_id
       JOIN batch b ON b.batch_id = s.batch_id
-     WHERE ${where.join(' AND ')}`;
-  const count = await db.query<{ n: string }>(`SELECT count(*) AS n ${from}`, params);
+     WHERE ${w.sql()}`;
+  const count = await db.query<{ n: string }>(`SELECT count(*) AS n ${from}`, w.params);
+  const page = w.page(limit, offset);
   const rows = await db.query<SubscriptionRow>(
     `SELECT s.subscription_id, s.app_code, s.account_id, ac.account_number, s.service_id, v.service_code, s.batch_id, b.batch_code,
             s.connection_inputs, s.unmetered_inputs, s.start_date, s.end_date, s.status, s.moved_from_subscription_id,
             (SELECT m.subscription_id FROM subscription m WHERE m.moved_from_subscription_id = s.subscription_id) AS moved_to_subscription_id,
-            to_char(s.created_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS created_at, s.created_by,
-            to_char(s.modified_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS modified_at, s.modified_by
+            ${localTimeSql('s.created_at')} AS created_at, s.created_by,
+            ${localTimeSql('s.modified_at')} AS modified_at, s.modified_by
        ${from.replace('FROM subscription s', 'FROM subscription s JOIN app a ON a.app_code = s.app_code')}
-      ORDER BY s.subscription_id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, limit, offset],
+      ORDER BY s.subscription_id ${page.sql}`,
+    page.params,
   );
   return { rows: rows.rows, total: Number(count.rows[0]?.n ?? 0) };
 }
@@ -176,7 +175,7 @@ export type EventRow = {
 export async function listEvents(db: Queryable, subscriptionIds: string[]): Promise<EventRow[]> {
   const r = await db.query<EventRow>(
     `SELECT e.subscription_id, e.kind, e.effective_date, e.detail,
-            to_char(e.created_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS created_at, e.created_by
+            ${localTimeSql('e.created_at')} AS created_at, e.created_by
        FROM subscription_event e JOIN app a ON a.app_code = e.app_code
       WHERE e.subscription_id = ANY($1::bigint[]) ORDER BY e.event_id`,
     [subscriptionIds],

@@ -1,4 +1,4 @@
-import { formatDate } from './dates.ts';
+import { formatDate } from '../calendar/calendar.ts';
 import type { SubscriptionRecord } from './schemas.ts';
 import type { EventRow, SubscriptionRow } from './store.ts';
 

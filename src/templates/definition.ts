@@ -1,7 +1,7 @@
 // A template's definition as it is kept: every default filled in and every rule
 // checked, so that the bill run reads a complete, valid tariff.
 import { checkTariff } from '../rating/tariff.ts';
-import { validationFailed } from '../http/errors.ts';
+import { validationFailed } from '../errors.ts';
 import type { ServiceDefinition } from './schemas.ts';
 import type { StoredDefinition } from './store.ts';
 

@@ -1,20 +1,20 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, requestSchema, type Services } from '../http/operation.ts';
-import { notFound } from '../http/errors.ts';
-import { Code } from '../rating/tariff.ts';
-import { ServiceDefinition, ServiceRecord } from './schemas.ts';
+import { notFound } from '../errors.ts';
+import { Code, Paging, PagingInput } from '../primitives.ts';
+import { ServiceDefinition, ServiceRecord, ServiceVersion } from './schemas.ts';
 import { makeService } from './makeService.ts';
 import { updateService } from './updateService.ts';
-import { listServices, setArchiveStatus } from './store.ts';
-import { serviceRecord } from './serviceRecord.ts';
+import { listServices, listVersions, setArchiveStatus } from './store.ts';
+import { serviceRecord, versionRecord } from './serviceRecord.ts';
+import { withTemplateNames } from '../documents/templateRefs.ts';
 
 const Empty = Type.Object({});
 
 export async function templateRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/services/make-service',
-    envelope: { method: 'Create', action: 'Create Package' },
     role: 'admin',
     tag: 'pricing templates',
     summary: 'Create a pricing template',
@@ -31,7 +31,6 @@ export async function templateRoutes(app: FastifyInstance, services: Services): 
 
   operation(app, services, {
     path: '/billing/services/get-services',
-    envelope: { method: 'Retrieve', action: 'Retrieve Packages' },
     role: 'viewer',
     tag: 'pricing templates',
     summary: 'List pricing templates',
@@ -41,13 +40,30 @@ export async function templateRoutes(app: FastifyInstance, services: Services): 
     handler: async (body, ctx) => {
       const rows = await listServices(ctx.db, ctx.caller.appCode, body.serviceCode);
       if (body.serviceCode !== undefined && rows.length === 0) throw notFound('pricing template', 'serviceCode');
-      return { services: rows.map(serviceRecord) };
+      return { services: await withTemplateNames(ctx.db, ctx.caller.appCode, rows.map(serviceRecord)) };
+    },
+  });
+
+  operation(app, services, {
+    path: '/billing/services/get-service-versions',
+    role: 'viewer',
+    tag: 'pricing templates',
+    summary: "A pricing template's versions",
+    description:
+      'Every version of the template whose serviceCode is given, newest first (limit, default 100, and offset), each with its number, when and by whom it was made, and its whole definition. NOT_FOUND when the app has no such template.',
+    body: requestSchema({ method: 'Retrieve', action: 'Retrieve Package Versions' }, { serviceCode: Code, ...PagingInput }),
+    data: Type.Object({ serviceCode: Type.String(), versions: Type.Array(ServiceVersion), paging: Paging }),
+    handler: async (body, ctx) => {
+      const limit = body.limit ?? 100;
+      const offset = body.offset ?? 0;
+      const found = await listVersions(ctx.db, ctx.caller.appCode, body.serviceCode, limit, offset);
+      if (!found) throw notFound('pricing template', 'serviceCode');
+      return { serviceCode: body.serviceCode, versions: found.rows.map(versionRecord), paging: { limit, offset, total: found.total } };
     },
   });
 
   operation(app, services, {
     path: '/billing/services/update-service',
-    envelope: { method: 'Update', action: 'Update Package' },
     role: 'admin',
     tag: 'pricing templates',
     summary: 'Update a pricing template',
@@ -63,7 +79,6 @@ export async function templateRoutes(app: FastifyInstance, services: Services): 
 
   operation(app, services, {
     path: '/billing/services/archive-service',
-    envelope: { method: 'Update', action: 'Archive Package' },
     role: 'admin',
     tag: 'pricing templates',
     summary: 'Archive or restore a pricing template',

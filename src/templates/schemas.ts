@@ -1,7 +1,8 @@
 // Request and response shapes of the pricing-template operations. The pricing arrays'
 // elements come from the rating core, which is what reads them.
 import { Type, type Static } from 'typebox';
-import { Component, ConnectionInput, MeteredInput, TariffValue, UnmeteredInput, Code } from '../rating/tariff.ts';
+import { Component, ConnectionInput, MeteredInput, StoredComponent, TariffValue, UnmeteredInput } from '../rating/tariff.ts';
+import { Code } from '../primitives.ts';
 
 // Allowed values beyond those interface.md shows are decided in docs/templates.md:
 // only what the bill run implements is accepted.
@@ -99,10 +100,20 @@ export const ServiceRecord = Type.Object({
   version: Type.Integer({ description: 'the current version; terms keep the version they were made with' }),
   batches: Type.Array(Type.String()),
   values: Type.Array(TariffValue),
-  components: Type.Array(Component),
+  components: Type.Array(StoredComponent),
   connectionInputs: Type.Array(ConnectionInput),
   meteredInputs: Type.Array(MeteredInput),
   unmeteredInputs: Type.Array(UnmeteredInput),
   bankAccounts: Type.Array(BankAccount),
 });
 export type ServiceRecord = Static<typeof ServiceRecord>;
+
+/** What a version holds: the list record's definition fields, without the template's identity and audit. */
+export const VersionDefinition = Type.Omit(ServiceRecord, ['serviceID', 'appCode', 'archiveStatus', 'ts', 'createdAt', 'createdBy', 'modifiedAt', 'modifiedBy', 'version']);
+export const ServiceVersion = Type.Object({
+  version: Type.Integer(),
+  createdAt: Type.String({ description: 'YYYY-MM-DD HH:MM:SS in the app time zone' }),
+  createdBy: Type.String(),
+  definition: VersionDefinition,
+});
+export type ServiceVersion = Static<typeof ServiceVersion>;

@@ -1,13 +1,10 @@
-import type { ServiceRecord } from './schemas.ts';
-import type { ServiceRow } from './store.ts';
+import type { ServiceRecord, ServiceVersion } from './schemas.ts';
+import type { ServiceRow, StoredDefinition, VersionRow } from './store.ts';
 
-/** The list record of interface.md (and the definition's arrays) from a stored row. */
-export function serviceRecord(row: ServiceRow): ServiceRecord {
-  const d = row.definition;
+/** The fields of the list record that come from one version's definition. */
+function definitionRecord(d: StoredDefinition): ServiceVersion['definition'] {
   return {
-    serviceID: Number(row.service_id),
-    appCode: row.app_code,
-    serviceCode: row.service_code,
+    serviceCode: d.code,
     serviceLabel: d.name,
     serviceType: d.serviceType,
     chargingType: d.chargingType,
@@ -25,13 +22,6 @@ export function serviceRecord(row: ServiceRow): ServiceRecord {
     templateName: d.invoiceTemplate.templateName,
     emailTemplateID: d.emailTemplate.templateID,
     emailTemplateName: d.emailTemplate.templateName,
-    archiveStatus: row.archive_status,
-    ts: Number(row.ts),
-    createdAt: row.created_at,
-    createdBy: row.created_by,
-    modifiedAt: row.modified_at,
-    modifiedBy: row.modified_by,
-    version: row.current_version,
     batches: d.batches,
     values: d.values,
     components: d.components,
@@ -40,4 +30,26 @@ export function serviceRecord(row: ServiceRow): ServiceRecord {
     unmeteredInputs: d.unmeteredInputs,
     bankAccounts: d.bankAccounts,
   };
+}
+
+/** The list record of interface.md (and the definition's arrays) from a stored row. */
+export function serviceRecord(row: ServiceRow): ServiceRecord {
+  return {
+    ...definitionRecord(row.definition),
+    serviceID: Number(row.service_id),
+    appCode: row.app_code,
+    serviceCode: row.service_code,
+    archiveStatus: row.archive_status,
+    ts: Number(row.ts),
+    createdAt: row.created_at,
+    createdBy: row.created_by,
+    modifiedAt: row.modified_at,
+    modifiedBy: row.modified_by,
+    version: row.current_version,
+  };
+}
+
+/** One immutable version as get-service-versions answers it. */
+export function versionRecord(row: VersionRow): ServiceVersion {
+  return { version: row.version, createdAt: row.created_at, createdBy: row.created_by, definition: definitionRecord(row.definition) };
 }

@@ -2,6 +2,7 @@
 // (immutable definitions), batch and service_batch (where a template is billed).
 import type { Queryable } from '../db/pool.ts';
 import type { ServiceDefinition } from './schemas.ts';
+import { localTimeSql } from '../calendar/calendar.ts';
 
 export type StoredDefinition = Required<Omit<ServiceDefinition, 'securityDeposit' | 'invoiceTemplate' | 'emailTemplate'>> & {
   securityDeposit: string | null;
@@ -26,8 +27,8 @@ export type ServiceRow = {
 
 const SELECT = `
   SELECT s.service_id, s.app_code, s.service_code, s.current_version, s.archive_status,
-         to_char(s.created_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS created_at, s.created_by,
-         to_char(s.modified_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS modified_at, s.modified_by,
+         ${localTimeSql('s.created_at')} AS created_at, s.created_by,
+         ${localTimeSql('s.modified_at')} AS modified_at, s.modified_by,
          floor(extract(epoch FROM s.modified_at))::bigint AS ts,
          v.definition, v.service_version_id
     FROM service s
@@ -96,4 +97,31 @@ export async function linkBatches(db: Queryable, appCode: number, serviceId: str
      SELECT $1, batch_id FROM batch WHERE app_code = $2 AND batch_code = ANY($3::text[])`,
     [serviceId, appCode, codes],
   );
+}
+
+export type VersionRow = { version: number; created_at: string; created_by: string; definition: StoredDefinition };
+
+/** A template's versions, newest first, a page of them, and how many there are; undefined when the app has no template of that code. */
+export async function listVersions(
+  db: Queryable,
+  appCode: number,
+  serviceCode: string,
+  limit: number,
+  offset: number,
+): Promise<{ rows: VersionRow[]; total: number } | undefined> {
+  const s = await db.query<{ service_id: string; total: number }>(
+    `SELECT s.service_id, (SELECT count(*)::int FROM service_version v WHERE v.service_id = s.service_id) AS total
+       FROM service s WHERE s.app_code = $1 AND s.service_code = $2`,
+    [appCode, serviceCode],
+  );
+  const found = s.rows[0];
+  if (!found) return undefined;
+  const r = await db.query<VersionRow>(
+    `SELECT v.version, ${localTimeSql('v.created_at')} AS created_at, v.created_by, v.definition
+       FROM service_version v JOIN app a ON a.app_code = $1
+      WHERE v.service_id = $2
+      ORDER BY v.version DESC LIMIT $3 OFFSET $4`,
+    [appCode, found.service_id, limit, offset],
+  );
+  return { rows: r.rows, total: found.total };
 }

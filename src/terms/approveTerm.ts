@@ -1,9 +1,10 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
-import { moveTerm } from './states.ts';
-import { lockTerm, readingWatermark, setStatus } from './store.ts';
+import { moveTerm } from '../billRun/termStates.ts';
+import { lockTerm, markApproved } from '../billRun/termStore.ts';
+import { readingWatermark } from '../billRun/roster.ts';
 
 /**
  * Step 5: freezes the roster and the readings (the watermark). Exceptions that remain
@@ -15,6 +16,6 @@ export async function approveTerm(db: pg.Pool, caller: Caller, termId: number): 
     if (!term) throw notFound('term', 'data.termID');
     const status = moveTerm(term.status, 'approve');
     const mark = await readingWatermark(tx);
-    await setStatus(tx, term.term_id, status, caller.email, 'approved_at = now(), reading_watermark = $4', [mark]);
+    await markApproved(tx, term.term_id, status, caller.email, mark);
   });
 }

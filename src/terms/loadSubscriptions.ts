@@ -1,11 +1,12 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
-import { moveTerm } from './states.ts';
-import { countReadings } from './checkReadings.ts';
-import { loadRoster, lockTerm, setStatus } from './store.ts';
-import { runContext } from './rateRoster.ts';
+import { moveTerm } from '../billRun/termStates.ts';
+import { countReadings } from '../billRun/checkReadings.ts';
+import { loadRoster } from '../billRun/roster.ts';
+import { runContext } from '../billRun/rateRoster.ts';
+import { lockTerm, markLoaded } from '../billRun/termStore.ts';
 
 /** Step 2: the term takes its roster (again, when it had one). */
 export async function loadSubscriptions(db: pg.Pool, caller: Caller, termId: number): Promise<void> {
@@ -15,13 +16,6 @@ export async function loadSubscriptions(db: pg.Pool, caller: Caller, termId: num
     const status = moveTerm(term.status, 'load');
     const count = await loadRoster(tx, term);
     const readings = await countReadings(tx, await runContext(tx, term, null));
-    await setStatus(
-      tx,
-      term.term_id,
-      status,
-      caller.email,
-      'roster_loaded_at = now(), subscription_count = $4, reading_count = $5, validated_at = NULL, exceptions = \'[]\', exception_count = 0',
-      [count, readings],
-    );
+    await markLoaded(tx, term.term_id, status, caller.email, count, readings);
   });
 }

@@ -1,9 +1,10 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
-import { conflict, notFound, validationFailed, type ErrorDetail } from '../http/errors.ts';
+import { conflict, notFound, validationFailed, type ErrorDetail } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
-import { isoFromDmy } from './dates.ts';
+import { parseDate } from '../calendar/calendar.ts';
 import type { MakeTermData } from './schemas.ts';
+import { insertTerm } from '../billRun/termStore.ts';
 
 /**
  * Step 1: a term for one template, batch and billing period, keeping the template's
@@ -14,7 +15,7 @@ export async function makeTerm(db: pg.Pool, caller: Caller, data: MakeTermData):
   const issues: ErrorDetail[] = [];
   const date = (text: string | undefined, path: string) => {
     if (text === undefined) return undefined;
-    const iso = isoFromDmy(text);
+    const iso = parseDate(text);
     if (iso === null) issues.push({ path, message: 'is not a calendar date (dd/mm/yyyy)' });
     return iso ?? undefined;
   };
@@ -53,14 +54,19 @@ export async function makeTerm(db: pg.Pool, caller: Caller, data: MakeTermData):
 
     const label = data.label ?? `${svc.name} ${data.batchCode} ${data.startDate} to ${data.endDate}`;
     try {
-      const r = await tx.query<{ term_id: string }>(
-        `INSERT INTO term (app_code, service_id, service_version_id, batch_id, billing_period_id, label,
-                           start_date, end_date, due_date, post_type, created_by, modified_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, coalesce($9::date, $8::date + $10::int), $11, $12, $12)
-         RETURNING term_id`,
-        [caller.appCode, svc.service_id, svc.service_version_id, svc.batch_id, data.billingPeriodID, label, start, end, due ?? null, svc.due_date_offset, data.postType ?? svc.post_type, caller.email],
-      );
-      return r.rows[0]!.term_id;
+      return await insertTerm(tx, caller.email, {
+        appCode: caller.appCode,
+        serviceId: svc.service_id,
+        serviceVersionId: svc.service_version_id,
+        batchId: svc.batch_id,
+        billingPeriodId: data.billingPeriodID,
+        label,
+        start: start!,
+        end: end!,
+        due: due ?? null,
+        dueDateOffset: svc.due_date_offset,
+        postType: data.postType ?? svc.post_type,
+      });
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code === '23505') throw conflict('A term for this template, batch and billing period exists already.', 'data.billingPeriodID');

@@ -1,20 +1,16 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
-import { invalidState, notFound, validationFailed } from '../http/errors.ts';
+import { invalidState, notFound, validationFailed } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
-import { dayNumber, RatingError } from '../rating/index.ts';
-import { moveTerm, type TermMove } from './states.ts';
-import { lockTerm, readingWatermark, setStatus } from './store.ts';
-import { addPlanJob } from './jobs.ts';
+import { attempt, dayNumber } from '../rating/index.ts';
+import { moveTerm, type TermMove } from '../billRun/termStates.ts';
+import { lockTerm, markScheduled } from '../billRun/termStore.ts';
+import { readingWatermark } from '../billRun/roster.ts';
+import { addPlanJob } from '../billRun/jobs.ts';
 
 /** 'YYYY-MM-DDThh:mm:ss' that names a real moment of a calendar day, or false. */
 function isLocalDateTime(text: string): boolean {
-  try {
-    dayNumber(text.slice(0, 10));
-  } catch (err) {
-    if (err instanceof RatingError) return false;
-    throw err;
-  }
+  if (!attempt(() => dayNumber(text.slice(0, 10))).ok) return false;
   const [h, m, s] = text.slice(11).split(':').map(Number) as [number, number, number];
   return h < 24 && m < 60 && s < 60;
 }
@@ -53,15 +49,7 @@ async function schedule(db: pg.Pool, caller: Caller, termId: number, move: TermM
     // A retry reads the readings fixed since approval: a new watermark (billed
     // subscriptions are not rated again, so theirs do not matter).
     const mark = move === 'retryFailures' ? await readingWatermark(tx) : term.reading_watermark;
-    await setStatus(
-      tx,
-      term.term_id,
-      status,
-      caller.email,
-      `shedule_time = $4::timestamp, run_at = $5, job_round = $6, job_started_at = NULL, job_finished_at = NULL,
-       job_last_error = NULL, chunks_total = 0, chunks_done = 0, reading_watermark = $7`,
-      [shedule_time, run_at, round, mark],
-    );
-    await addPlanJob(tx, term.term_id, round, run_at);
+    await markScheduled(tx, term.term_id, status, caller.email, { sheduleTime: shedule_time, runAt: run_at, round, watermark: mark });
+    await addPlanJob(tx, term.term_id, round, run_at, caller.email);
   });
 }

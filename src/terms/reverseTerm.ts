@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { withdrawTermBills } from '../bills/store.ts';
-import { moveTerm } from './states.ts';
-import { lockTerm, setStatus } from './store.ts';
+import { moveTerm } from '../billRun/termStates.ts';
+import { lockTerm, markReversed } from '../billRun/termStore.ts';
 
 /**
  * Withdraws the bills of a processed, unposted term (they keep their numbers) and takes
@@ -18,15 +18,7 @@ export async function reverseTerm(db: pg.Pool, caller: Caller, termId: number): 
     const status = moveTerm(term.status, 'reverse');
     const withdrawn = await withdrawTermBills(tx, term.term_id);
     await tx.query('DELETE FROM term_failure WHERE term_id = $1', [term.term_id]);
-    await setStatus(
-      tx,
-      term.term_id,
-      status,
-      caller.email,
-      `validated_at = NULL, approved_at = NULL, reading_watermark = NULL, exceptions = '[]', exception_count = 0,
-       chunks_total = 0, chunks_done = 0, bill_count = 0, failure_count = 0, total_charges = 0, total_tax = 0,
-       total_amount = 0, total_brought_forward = 0, total_due = 0`,
-    );
+    await markReversed(tx, term.term_id, status, caller.email);
     return withdrawn;
   });
 }

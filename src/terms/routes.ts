@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, requestSchema, type OperationContext, type Services } from '../http/operation.ts';
-import { CaptureReadingsData, GetTermsData, MakeTermData, ProcessTermData, TermRecord, TermRef, ValidateTermData, ValidationAnswer } from './schemas.ts';
+import { CaptureReadingsData, GetTermsData, MakeTermData, ProcessTermData, TermId, TermRecord, TermRef, ValidateTermData, ValidationAnswer } from './schemas.ts';
 import { makeTerm } from './makeTerm.ts';
-import { listTerms } from './store.ts';
+import { listTerms } from '../billRun/termStore.ts';
 import { termRecord } from './termRecord.ts';
 import { loadSubscriptions } from './loadSubscriptions.ts';
 import { captureReadings } from './captureReadings.ts';
@@ -13,6 +13,8 @@ import { processTerm, retryFailures } from './processTerm.ts';
 import { cancelTerm } from './cancelTerm.ts';
 import { reverseTerm } from './reverseTerm.ts';
 import { postTerm } from './postTerm.ts';
+import { getFailures } from './getFailures.ts';
+import { Paging, PagingInput } from '../primitives.ts';
 
 const Empty = Type.Object({});
 const TAG = 'terms and the bill run';
@@ -20,7 +22,6 @@ const TAG = 'terms and the bill run';
 export async function termRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/terms/make-term',
-    envelope: { method: 'Create', action: 'Create Bill Term', schedule: true },
     role: 'biller',
     tag: TAG,
     summary: 'Create a term',
@@ -38,7 +39,6 @@ export async function termRoutes(app: FastifyInstance, services: Services): Prom
 
   operation(app, services, {
     path: '/billing/terms/get-terms',
-    envelope: { method: 'Retrieve', action: 'Retrieve Terms', schedule: true },
     role: 'viewer',
     tag: TAG,
     summary: 'List terms',
@@ -46,6 +46,32 @@ export async function termRoutes(app: FastifyInstance, services: Services): Prom
     body: requestSchema({ method: 'Retrieve', action: 'Retrieve Terms', schedule: true }, { data: Type.Optional(GetTermsData) }),
     data: Type.Object({ terms: Type.Array(TermRecord) }),
     handler: async (body, ctx) => ({ terms: (await listTerms(ctx.db, ctx.caller.appCode, body.data ?? {})).map(termRecord) }),
+  });
+
+  operation(app, services, {
+    path: '/billing/terms/get-failures',
+    role: 'viewer',
+    tag: TAG,
+    summary: "List a term's failures",
+    description: 'The subscriptions the run could not bill, with the code, the reason and the fields at fault, by subscriptionID; limit (default 100, at most 1000) and offset. Fix their data, then retry-failures.',
+    body: requestSchema({ method: 'Retrieve', action: 'Retrieve Term Failures', schedule: true }, {
+      data: Type.Object({ termID: TermId, ...PagingInput }, { additionalProperties: false }),
+    }),
+    data: Type.Object({
+      failures: Type.Array(
+        Type.Object({
+          subscriptionID: Type.Integer(),
+          accountID: Type.Integer(),
+          accountNumber: Type.String(),
+          code: Type.String(),
+          reason: Type.String(),
+          details: Type.Array(Type.Object({ path: Type.String(), message: Type.String() })),
+          failedAt: Type.String(),
+        }),
+      ),
+      paging: Paging,
+    }),
+    handler: async (body, ctx) => getFailures(ctx.db, ctx.caller, body.data.termID, body.data.limit ?? 100, body.data.offset ?? 0),
   });
 
   const step = (
@@ -57,7 +83,6 @@ export async function termRoutes(app: FastifyInstance, services: Services): Prom
   ) =>
     operation(app, services, {
       path: `/billing/terms/${name}`,
-      envelope: { method: 'Update', action, schedule: true },
       role: 'biller',
       tag: TAG,
       summary,
@@ -77,7 +102,6 @@ export async function termRoutes(app: FastifyInstance, services: Services): Prom
 
   operation(app, services, {
     path: '/billing/terms/capture-readings',
-    envelope: { method: 'Update', action: 'Capture Term Readings', schedule: true },
     role: 'biller',
     tag: TAG,
     summary: 'Capture readings',
@@ -95,7 +119,6 @@ export async function termRoutes(app: FastifyInstance, services: Services): Prom
 
   operation(app, services, {
     path: '/billing/terms/validate-term',
-    envelope: { method: 'Update', action: 'Validate Term', schedule: true },
     role: 'biller',
     tag: TAG,
     summary: 'Validate a term',
@@ -117,7 +140,6 @@ export async function termRoutes(app: FastifyInstance, services: Services): Prom
 
   operation(app, services, {
     path: '/billing/terms/process-term',
-    envelope: { method: 'Update', action: 'Process Term', schedule: true },
     role: 'biller',
     tag: TAG,
     summary: 'Process a term',

@@ -1,13 +1,15 @@
 // Request and response shapes of the term operations (interface.md for make-term and
 // process-term; docs/bill-run.md for the rest).
 import { Type, type Static } from 'typebox';
-import { Code } from '../rating/tariff.ts';
+import { Code, Id } from '../primitives.ts';
 import { POST_TYPES } from '../templates/schemas.ts';
-import { DMY_PATTERN } from './dates.ts';
-import { TERM_STATUSES } from './states.ts';
+import { DMY_PATTERN } from '../calendar/calendar.ts';
+import { TERM_STATUSES } from '../billRun/termStates.ts';
+import { TermException } from '../billRun/schemas.ts';
+import { PreviewBill, Totals } from '../bills/schemas.ts';
 
 const DmyDate = Type.String({ pattern: DMY_PATTERN, description: 'dd/mm/yyyy' });
-export const TermId = Type.Integer({ minimum: 1, maximum: 9007199254740991, description: 'from get-terms' });
+export const TermId = Type.Integer({ ...Id, description: 'from get-terms' });
 const PeriodId = Type.Integer({ minimum: 1, maximum: 2147483647, description: 'chosen by the client, e.g. 202611' });
 
 export const MakeTermData = Type.Object(
@@ -53,7 +55,7 @@ export const GetTermsData = Type.Object(
 
 export const ReadingRow = Type.Object(
   {
-    subscriptionID: Type.Integer({ minimum: 1, maximum: 9007199254740991 }),
+    subscriptionID: Id,
     inputCode: Code,
     readingDate: DmyDate,
     value: Type.Union([Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 30 }), Type.Number({ minimum: 0 })]),
@@ -78,26 +80,10 @@ export const ValidateTermData = Type.Object(
   { additionalProperties: false },
 );
 
-const Money = Type.String({ description: 'decimal text, e.g. "1234.50"' });
 
-export const TermException = Type.Object({
-  subscriptionID: Type.Integer(),
-  accountID: Type.Integer(),
-  code: Type.String({ description: 'MISSING_READING, NEGATIVE_CONSUMPTION, UNUSUAL_CONSUMPTION or a rating error code' }),
-  severity: Type.Enum(['error', 'warning']),
-  message: Type.String(),
-  path: Type.Optional(Type.String()),
-});
-export type TermException = Static<typeof TermException>;
-
-export const Totals = Type.Object({
-  charges: Money,
-  tax: Money,
-  total: Money,
-  balanceBroughtForward: Money,
-  totalDue: Money,
-});
-export type Totals = Static<typeof Totals>;
+/** A warning about the whole term (its dates against the app's today); the run goes on. */
+export const TermWarning = Type.Object({ code: Type.String(), message: Type.String(), path: Type.String() });
+export type TermWarning = Static<typeof TermWarning>;
 
 export const TermRecord = Type.Object({
   termID: Type.Integer(),
@@ -137,23 +123,11 @@ export const TermRecord = Type.Object({
 });
 export type TermRecord = Static<typeof TermRecord>;
 
-export const PreviewBill = Type.Object({
-  subscriptionID: Type.Integer(),
-  accountID: Type.Integer(),
-  charges: Money,
-  tax: Money,
-  total: Money,
-  balanceBroughtForward: Money,
-  totalDue: Money,
-  estimated: Type.Boolean(),
-  lines: Type.Array(Type.Object({ componentCode: Type.String(), quantity: Type.String(), rate: Type.Optional(Type.String()), amount: Money })),
-});
-export type PreviewBill = Static<typeof PreviewBill>;
-
 export const ValidationAnswer = Type.Object({
   exceptions: Type.Array(TermException, { description: "the first 1000" }),
   exceptionCount: Type.Integer(),
   estimated: Type.Integer({ description: 'readings estimated and recorded by this call' }),
   preview: Type.Object({ bills: Type.Integer(), failures: Type.Integer(), totals: Totals }),
   previewBills: Type.Array(PreviewBill),
+  warnings: Type.Array(TermWarning, { description: "about the term's calendar, not a subscription: TERM_NOT_ENDED, DUE_DATE_PASSED" }),
 });

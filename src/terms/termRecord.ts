@@ -1,6 +1,8 @@
-import { dmyFromIso } from './dates.ts';
-import type { TermException, TermRecord } from './schemas.ts';
-import type { TermRow } from './store.ts';
+import { formatDate } from '../calendar/calendar.ts';
+import { moneyText as money } from '../rating/money.ts';
+import type { TermRecord } from './schemas.ts';
+import type { TermException } from '../billRun/schemas.ts';
+import type { TermRow } from '../billRun/termStore.ts';
 
 const JOB_STATE = {
   Draft: 'none',
@@ -27,9 +29,9 @@ export function termRecord(t: TermRow): TermRecord {
     batchCode: t.batch_code,
     billingPeriodID: t.billing_period_id,
     label: t.label,
-    startDate: dmyFromIso(t.start_date),
-    endDate: dmyFromIso(t.end_date),
-    dueDate: dmyFromIso(t.due_date),
+    startDate: formatDate(t.start_date),
+    endDate: formatDate(t.end_date),
+    dueDate: formatDate(t.due_date),
     postType: t.post_type,
     status: t.status,
     counts: {
@@ -62,6 +64,3 @@ export function termRecord(t: TermRow): TermRecord {
     modifiedBy: t.modified_by,
   };
 }
-
-import { moneyText as money } from '../rating/money.ts';
-export { money };

@@ -29,6 +29,7 @@ describe('accounts', () => {
         email: 'jane@example.com',
         phone: '+254 700 000001',
         address: '1 River Road\nNairobi',
+        deliveryPreference: 'print', // issue 10: the default when none is given
         status: 'active',
         balance: '0.00', // at the app's minor unit, like every amount
         subscriptionCount: 0,
@@ -115,5 +116,35 @@ describe('accounts', () => {
     // The same number is free in another app.
     const r = await h.post('/billing/accounts/make-account', env('Create', 'Create Account', { accountNumber: 'ACC-MINE', name: 'Theirs' }), h.tokens.otherAdmin);
     assert.equal(r.status, 200);
+  });
+
+  test('get-accounts search: a number prefix or a name containing it, any case, paged, wildcards literal', async () => {
+    for (const [n, name] of [['SRCH-001', 'Wanjiru Kamau'], ['SRCH-002', 'Otieno Odhiambo'], ['SRCH-010', 'Kamau & Sons 100%'], ['XSRCH-1', 'Someone Else']] as const) {
+      assert.equal((await h.post('/billing/accounts/make-account', env('Create', 'Create Account', { accountNumber: n, name }), h.tokens.biller)).status, 200);
+    }
+    const search = async (data: Record<string, unknown>) => {
+      const r = await h.post('/billing/accounts/get-accounts', list(data), h.tokens.viewer);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return { numbers: r.body.data.accounts.map((a: { accountNumber: string }) => a.accountNumber), paging: r.body.data.paging };
+    };
+    // The number matches as a prefix only: XSRCH-1 does not start with SRCH.
+    assert.deepEqual((await search({ search: 'SRCH-0' })).numbers, ['SRCH-001', 'SRCH-002', 'SRCH-010']);
+    assert.deepEqual((await search({ search: 'kamau' })).numbers, ['SRCH-001', 'SRCH-010']);
+    assert.deepEqual((await search({ search: '100%' })).numbers, ['SRCH-010']);
+    assert.deepEqual((await search({ search: '%' })).numbers, ['SRCH-010']);
+    const page = await search({ search: 'SRCH-0', limit: 2, offset: 2 });
+    assert.deepEqual(page.numbers, ['SRCH-010']);
+    assert.deepEqual(page.paging, { limit: 2, offset: 2, total: 3 });
+    // Number matches first (in number order), then name matches; the number's prefix is case-sensitive, a name any case.
+    assert.equal((await h.post('/billing/accounts/make-account', env('Create', 'Create Account', { accountNumber: 'ZZ-1', name: 'Srch Lover' }), h.tokens.biller)).status, 200);
+    assert.deepEqual((await search({ search: 'SRCH' })).numbers, ['SRCH-001', 'SRCH-002', 'SRCH-010', 'ZZ-1']);
+    assert.deepEqual((await search({ search: 'srch' })).numbers, ['ZZ-1']);
+    const across = await search({ search: 'SRCH', limit: 2, offset: 2 });
+    assert.deepEqual(across.numbers, ['SRCH-010', 'ZZ-1']);
+    assert.deepEqual(across.paging, { limit: 2, offset: 2, total: 4 });
+    assert.deepEqual((await search({ search: 'SRCH', offset: 4 })).numbers, []);
+    // Other filters still apply to a search.
+    assert.deepEqual((await search({ search: 'SRCH', accountNumber: 'ZZ-1' })).numbers, ['ZZ-1']);
+    assertError(await h.post('/billing/accounts/get-accounts', list({ search: '' })), 400, 'VALIDATION_FAILED', 'data.search');
   });
 });

@@ -35,6 +35,22 @@ describe('login, tokens and throttling', () => {
     assert.equal(wrong.status, 401);
   });
 
+  test("get-session answers the token's user and its app's time zone and currency; no token is 401", async () => {
+    const body = { method: 'Retrieve', action: 'Retrieve Session', apiVersion: 'v2' };
+    const r = await h.post('/auth/get-session', body, h.tokens.viewer);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.data, {
+      user: { email: 'viewer@a.test', appCode: h.appCode, role: 'viewer' },
+      app: { appCode: h.appCode, name: 'App A', timeZone: 'Africa/Nairobi', currency: 'KES', minorUnits: 2 },
+    });
+    const other = await h.post('/auth/get-session', body, h.tokens.otherAdmin);
+    assert.equal(other.body.data.app.timeZone, 'UTC');
+    assert.equal((await h.request('POST', '/auth/get-session', { body })).status, 401);
+    const extra = await h.post('/auth/get-session', { ...body, data: {} }, h.tokens.viewer);
+    assert.equal(extra.status, 400);
+    assert.equal(extra.body.error.code, 'VALIDATION_FAILED');
+  });
+
   test('a wrong password and an unknown e-mail answer alike', async () => {
     const bad = await h.login('viewer@a.test', 'wrong password');
     const unknown = await h.login('nobody@a.test', 'wrong password');

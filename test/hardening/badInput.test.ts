@@ -4,6 +4,7 @@
 // a 4xx in the envelope naming a field, never a 5xx, and no table may change.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import fc from 'fast-check';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { databaseDigest } from '../support/digest.ts';
@@ -180,5 +181,184 @@ describe('bad input on every business route', () => {
       assert.equal(r.body.error.code, 'MALFORMED_JSON');
     }
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+});
+
+/** One HTTP exchange over a raw socket, for requests fetch refuses to send (control bytes, broken framing). */
+async function rawExchange(url: string, request: string | Buffer): Promise<{ status: number; headers: Record<string, string>; body: any }> {
+  const u = new URL(url);
+  const bytes = await new Promise<Buffer>((resolve, reject) => {
+    const socket = net.connect(Number(u.port), u.hostname);
+    const chunks: Buffer[] = [];
+    socket.on('data', (c) => chunks.push(c));
+    // The server may reset the connection once it has answered a request it could not read.
+    socket.on('error', (err) => (chunks.length > 0 ? resolve(Buffer.concat(chunks)) : reject(err)));
+    socket.on('close', () => resolve(Buffer.concat(chunks)));
+    socket.setTimeout(5000, () => socket.destroy(new Error('no answer')));
+    socket.write(request);
+  });
+  const text = bytes.toString('utf8');
+  const headEnd = text.indexOf('\r\n\r\n');
+  assert.ok(headEnd > 0, `an HTTP answer, got ${JSON.stringify(text.slice(0, 200))}`);
+  const [statusLine, ...lines] = text.slice(0, headEnd).split('\r\n');
+  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  let rest = text.slice(headEnd + 4);
+  if (headers['content-length'] !== undefined) rest = rest.slice(0, Number(headers['content-length']));
+  let body: unknown = rest;
+  try {
+    body = rest === '' ? undefined : JSON.parse(rest);
+  } catch {}
+  return { status: Number(statusLine!.split(' ')[1]), headers, body };
+}
+
+// Issue 9, defects 3 to 6: what a client library, a proxy or an attacker sends that the
+// generated cases above do not: bodies-less requests with a JSON content type, text/plain,
+// bytes the HTTP parser refuses before any route runs, and text that is not what it looks like.
+describe('requests as clients and attackers send them', () => {
+  let h: Harness;
+  const listBody = JSON.stringify({ method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2' });
+  const account = (data: Record<string, unknown>) => ({ method: 'Create', action: 'Create Account', apiVersion: 'v2', data });
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  const assertEnvelope = (r: { status: number; body: any }, what: string, status?: number, code?: string) => {
+    assert.ok(r.status >= 400 && r.status < 500, `${what}: expected 4xx, got ${r.status} ${JSON.stringify(r.body)}`);
+    if (status !== undefined) assert.equal(r.status, status, `${what}: ${JSON.stringify(r.body)}`);
+    assert.equal(r.body?.success, false, `${what}: ${JSON.stringify(r.body)}`);
+    assert.equal(r.body.statusCode, r.status, what);
+    assert.equal(r.body.data, null, what);
+    assert.match(r.body.error.code, /^[A-Z_]+$/, what);
+    if (code !== undefined) assert.equal(r.body.error.code, code, what);
+  };
+  const assertSandboxError = (r: { status: number; body: any }, what: string, status?: number) => {
+    assert.ok(r.status >= 400 && r.status < 500, `${what}: expected 4xx, got ${r.status} ${JSON.stringify(r.body)}`);
+    if (status !== undefined) assert.equal(r.status, status, `${what}: ${JSON.stringify(r.body)}`);
+    assert.deepEqual(Object.keys(r.body ?? {}).sort(), ['code', 'message'], `${what}: ${JSON.stringify(r.body)}`);
+    assert.match(r.body.code, /^[A-Z_]+$/, what);
+  };
+  const raw = (lines: string[], body = '') => lines.join('\r\n') + '\r\n\r\n' + body;
+
+  test('defect 3: a request without a body is read as having none, whatever its Content-Type', async () => {
+    const bearer = `Bearer ${h.tokens.admin}`;
+    const json = { 'content-type': 'application/json' };
+    const made = await h.request('POST', '/sandbox/plants', { token: bearer, body: { name: 'fern' } });
+    assert.equal(made.status, 201);
+    const list = await h.request('GET', '/sandbox/plants', { token: bearer, headers: json });
+    assert.equal(list.status, 200, JSON.stringify(list.body));
+    const one = await h.request('GET', `/sandbox/plants/${made.body.id}`, { token: bearer, headers: json });
+    assert.equal(one.status, 200, JSON.stringify(one.body));
+    const gone = await h.request('DELETE', `/sandbox/plants/${made.body.id}`, { token: bearer, headers: json });
+    assert.equal(gone.status, 204, JSON.stringify(gone.body));
+    // With an explicit Content-Length: 0, as axios and Postman send it.
+    const again = await h.request('POST', '/sandbox/plants', { token: bearer, body: { name: 'moss' } });
+    const port = new URL(h.url).port;
+    const zero = await rawExchange(
+      h.url,
+      raw([`DELETE /sandbox/plants/${again.body.id} HTTP/1.1`, `Host: 127.0.0.1:${port}`, `Authorization: ${bearer}`, 'Content-Type: application/json', 'Content-Length: 0', 'Connection: close']),
+    );
+    assert.equal(zero.status, 204, JSON.stringify(zero.body));
+    const getZero = await rawExchange(h.url, raw(['GET /sandbox/plants HTTP/1.1', `Host: 127.0.0.1:${port}`, `Authorization: ${bearer}`, 'Content-Type: application/json', 'Content-Length: 0', 'Connection: close']));
+    assert.equal(getZero.status, 200, JSON.stringify(getZero.body));
+    // A business POST still needs its envelope.
+    const empty = await h.request('POST', '/billing/services/get-services', { token: h.tokens.admin, raw: '', headers: json });
+    assertEnvelope(empty, 'empty business POST', 400, 'MALFORMED_JSON');
+    const none = await h.request('POST', '/billing/services/get-services', { token: h.tokens.admin });
+    assertEnvelope(none, 'business POST without body or type', 400, 'MALFORMED_JSON');
+  });
+
+  test('defect 4: text/plain is 415 UNSUPPORTED_MEDIA_TYPE like the other wrong types', async () => {
+    const r = await h.request('POST', '/billing/services/get-services', { token: h.tokens.admin, raw: listBody, headers: { 'content-type': 'text/plain' } });
+    assertEnvelope(r, 'text/plain', 415, 'UNSUPPORTED_MEDIA_TYPE');
+    const charset = await h.request('POST', '/billing/services/get-services', { token: h.tokens.admin, raw: listBody, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    assertEnvelope(charset, 'text/plain; charset', 415, 'UNSUPPORTED_MEDIA_TYPE');
+    const sandbox = await h.request('POST', '/sandbox/plants', { token: `Bearer ${h.tokens.admin}`, raw: '{"name":"fern"}', headers: { 'content-type': 'text/plain' } });
+    assertSandboxError(sandbox, 'sandbox text/plain', 415);
+    assert.equal(sandbox.body.code, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  test('defect 5: what the HTTP parser or Fastify refuse before routing answers in the envelope (the sandbox in its shape)', async () => {
+    const port = new URL(h.url).port;
+    const host = `Host: 127.0.0.1:${port}`;
+    // fetch refuses to send a control byte in a header, as a browser would; a raw client does not.
+    await assert.rejects(fetch(h.url + '/billing/services/get-services', { method: 'POST', headers: { authorization: 'abc\u0001def' }, body: listBody }));
+    const post = (path: string, headers: string[], body = listBody) =>
+      rawExchange(h.url, raw([`POST ${path} HTTP/1.1`, host, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', ...headers], body));
+    const business: [string, Promise<{ status: number; body: any }>][] = [
+      ['control byte in Authorization', post('/billing/services/get-services', ['Authorization: abc\u0001def'])],
+      ['control byte in Authorization after a valid token', post('/billing/services/get-services', [`Authorization: ${h.tokens.admin}\u0001`])],
+      ['space in a header name', post('/billing/services/get-services', [`Authorization: ${h.tokens.admin}`, 'Bad Header: x'])],
+      ['a header past the size limit', post('/billing/services/get-services', [`Authorization: ${h.tokens.admin}`, `X-Pad: ${'x'.repeat(20_000)}`])],
+      ['a bad percent-encoding in the path', post('/billing/services/get-services%E0%A4%A', [`Authorization: ${h.tokens.admin}`])],
+      ['Content-Length that is not a number', rawExchange(h.url, raw(['POST /billing/services/get-services HTTP/1.1', host, `Authorization: ${h.tokens.admin}`, 'Content-Length: ten', 'Connection: close'], listBody))],
+      ['a request line that is not HTTP', rawExchange(h.url, 'HELLO /billing/services/get-services\r\n\r\n')],
+    ];
+    for (const [what, answer] of business) {
+      const r = await answer;
+      assertEnvelope(r, what);
+    }
+    const header = await post('/billing/services/get-services', [`Authorization: ${h.tokens.admin}`, `X-Pad: ${'x'.repeat(20_000)}`]);
+    assert.equal(header.status, 431);
+    const get = (path: string, headers: string[]) => rawExchange(h.url, raw([`GET ${path} HTTP/1.1`, host, 'Connection: close', ...headers]));
+    const sandbox: [string, Promise<{ status: number; body: any }>][] = [
+      ['sandbox: control byte in Authorization', get('/sandbox/plants', ['Authorization: Bearer abc\u0001def'])],
+      ['sandbox: space in a header name', get('/sandbox/plants', [`Authorization: Bearer ${h.tokens.admin}`, 'Bad Header: x'])],
+      ['sandbox: a bad percent-encoding in the path', get('/sandbox/plants/%E0%A4%A', [`Authorization: Bearer ${h.tokens.admin}`])],
+    ];
+    for (const [what, answer] of sandbox) assertSandboxError(await answer, what);
+  });
+
+  test('defect 6: invalid UTF-8 is refused naming the field, never stored as U+FFFD', async () => {
+    const start = Buffer.from(JSON.stringify(account({ accountNumber: 'UTF-1', name: 'X' })).replace('"X"', '"'));
+    const body = Buffer.concat([start, Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('"}}')]);
+    const r = await fetch(h.url + '/billing/accounts/make-account', { method: 'POST', headers: { authorization: h.tokens.admin, 'content-type': 'application/json' }, body });
+    const answer = { status: r.status, body: (await r.json()) as any };
+    assertEnvelope(answer, 'invalid UTF-8', 400);
+    assert.ok(['VALIDATION_FAILED', 'MALFORMED_JSON'].includes(answer.body.error.code));
+    assert.deepEqual(answer.body.error.details.map((d: { path: string }) => d.path), ['data.name'], JSON.stringify(answer.body));
+    // A lone surrogate written as an escape is not text either: PostgreSQL would store U+FFFD.
+    const surrogate = await h.request('POST', '/billing/accounts/make-account', {
+      token: h.tokens.admin,
+      raw: JSON.stringify(account({ accountNumber: 'UTF-2', name: 'X' })).replace('"X"', '"a\\ud800b"'),
+      headers: { 'content-type': 'application/json' },
+    });
+    assertEnvelope(surrogate, 'lone surrogate', 400);
+    assert.deepEqual(surrogate.body.error.details.map((d: { path: string }) => d.path), ['data.name']);
+    const stored = await h.db.query(`SELECT 1 FROM account WHERE account_number LIKE 'UTF-%'`);
+    assert.equal(stored.rowCount, 0, 'nothing stored');
+  });
+
+  test('defect 6: invisible and bidirectional characters are refused in codes and identifiers; names keep any script', async () => {
+    const sneaky = ['A\u200bB', '\u202eABC', 'AB\u202c', '\ufeffAB', 'A\u2060B', 'A\u2066B\u2069', 'A\u200dB', 'A\u00adB', 'A\u0085B', 'A\u2028B'];
+    for (const accountNumber of sneaky) {
+      const r = await h.post('/billing/accounts/make-account', account({ accountNumber, name: 'Jane' }));
+      assertEnvelope(r, `accountNumber ${JSON.stringify(accountNumber)}`, 400, 'VALIDATION_FAILED');
+      assert.deepEqual(r.body.error.details.map((d: { path: string }) => d.path), ['data.accountNumber']);
+      // In words: the rule's regex holds the invisible characters themselves, which read as blanks.
+      assert.match(r.body.error.details[0].message, /^must be visible characters: no control, zero-width or bidirectional characters/);
+      const imported = await h.post('/billing/imports/make-import', { method: 'Create', action: 'Create Import', apiVersion: 'v2', data: { kind: 'accounts', rows: [{ accountNumber, name: 'Jane' }] } });
+      assertEnvelope(imported, `imported accountNumber ${JSON.stringify(accountNumber)}`, 400, 'VALIDATION_FAILED');
+      assert.ok(imported.body.error.details.some((d: { path: string }) => d.path === 'data.rows[0].accountNumber'), JSON.stringify(imported.body));
+      const reference = await h.post('/billing/payments/make-payment', {
+        method: 'Create',
+        action: 'Create Payment',
+        apiVersion: 'v2',
+        data: { accountNumber: 'NOBODY', amount: '1.00', paymentDate: '01/01/2026', reference: accountNumber, channel: 'bank' },
+      });
+      assertEnvelope(reference, `payment reference ${JSON.stringify(accountNumber)}`, 400, 'VALIDATION_FAILED');
+      assert.ok(reference.body.error.details.some((d: { path: string }) => d.path === 'data.reference'), JSON.stringify(reference.body));
+      const batch = await h.post('/billing/batches/make-batch', { method: 'Create', action: 'Create Batch', apiVersion: 'v2', data: { batchCode: accountNumber, label: 'x' } });
+      assertEnvelope(batch, `batchCode ${JSON.stringify(accountNumber)}`, 400, 'VALIDATION_FAILED');
+    }
+    const stored = await h.db.query(`SELECT account_number FROM account WHERE app_code = $1`, [h.appCode]);
+    assert.equal(stored.rowCount, 0, `nothing stored: ${JSON.stringify(stored.rows)}`);
+    // Ordinary Unicode stays welcome where people write names.
+    for (const [n, name] of ['Zoë Øyvind', '山田 太郎', 'محمد علي', 'Ἀριστοτέλης', 'Ñandú-Ĳssel'].entries()) {
+      const r = await h.post('/billing/accounts/make-account', account({ accountNumber: `NAME-${n}`, name }));
+      assert.equal(r.status, 200, `${name}: ${JSON.stringify(r.body)}`);
+      const back = await h.db.query<{ name: string }>(`SELECT name FROM account WHERE app_code = $1 AND account_number = $2`, [h.appCode, `NAME-${n}`]);
+      assert.equal(back.rows[0]?.name, name);
+    }
   });
 });

@@ -128,6 +128,42 @@ describe('concurrent imports and reading captures', () => {
       process.stdout.write(`# concurrency: same-day readings kept ${kept.join(', ')}\n`);
     }));
 
+  // Defect 1 of issue 9: the lookup by accountNumber + serviceCode took no lock, so the
+  // same one-row import sent 4 times at once was accepted two to four times and left two
+  // or more effective readings of one meter on one day. Now exactly one is kept.
+  test('the same one-row readings import by accountNumber + serviceCode sent 4 times at once (JSON and CSV): one effective reading', () =>
+    counts.track(async () => {
+      const subs = await subscriptions(h, { n: 6, batchCode: 'Z3', readings: [['2026-09-30', 100]], prefix: 'RACE' });
+      for (let round = 0; round < 6; round++) {
+        const accountNumber = `RACE-${round + 1}`;
+        const date = `${String(10 + round).padStart(2, '0')}/10/2026`;
+        const csv = round % 2 === 1;
+        const answers = await Promise.all(
+          [99989, 99988, 99987, 99986].map((value) => {
+            counts.requests++;
+            if (!csv) {
+              return send('/billing/imports/make-import', env('Create', 'Create Import', { kind: 'readings', rows: [{ accountNumber, serviceCode: 'WATER', inputCode: 'METER', readingDate: date, value: String(value) }] }));
+            }
+            return h.request('POST', '/billing/imports/upload-import?kind=readings', {
+              token: h.tokens.biller,
+              raw: `accountNumber,serviceCode,inputCode,readingDate,value\n${accountNumber},WATER,METER,${date},${value}\n`,
+              headers: { 'content-type': 'text/csv' },
+            });
+          }),
+        );
+        for (const a of answers) assert.ok(a.status < 500, `${a.status} ${JSON.stringify(a.body)}`);
+        const won = answers.filter((a) => a.status === 200);
+        assert.equal(won.length, 1, `round ${round} (${csv ? 'CSV' : 'JSON'}): ${answers.map((a) => a.status).join(' ')}`);
+        for (const a of answers) if (a.status !== 200) refusedWhole(a, `round ${round}`);
+        const days = await effectivePerDay([subs[round]!]);
+        const onDay = days.rows.filter((r) => r.reading_date === `2026-10-${10 + round}`);
+        assert.deepEqual(onDay.map((r) => r.n), [1], `round ${round}: one effective reading of the day`);
+        const got = await h.post('/billing/readings/get-readings', env('Retrieve', 'Retrieve Readings', { subscriptionID: Number(subs[round]!.subscriptionId) }), h.tokens.viewer);
+        assert.equal(got.body.data.readings.filter((r: { readingDate: string; effective: boolean }) => r.readingDate === date && r.effective).length, 1);
+        counts.records += onDay.length;
+      }
+    }));
+
   test('readings that are each fine alone but not together (a rise then a fall), sent at once: one is refused', () =>
     counts.track(async () => {
       const subs = await subscriptions(h, { n: 30, batchCode: 'Z2', readings: [['2026-11-30', 100]] });

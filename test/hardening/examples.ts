@@ -29,6 +29,10 @@ export type Refs = {
   paymentReference: string;
   importID: number;
   plantId: number;
+  /** An invoice template of the app (issue 10). */
+  templateID: number;
+  /** The e-mail of the posted bill. */
+  deliveryID: number;
 };
 
 export type Example = {
@@ -58,6 +62,10 @@ export const EXAMPLES: Record<string, Example> = {
     body: (r) => ({ method: 'Create', action: 'Create Package', apiVersion: 'v2', service: { ...service(r), code: next(r, 'SVC') } }),
   },
   '/billing/services/get-services': { role: 'viewer', body: (r) => ({ method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2', serviceCode: r.serviceCode }) },
+  '/billing/services/get-service-versions': {
+    role: 'viewer',
+    body: (r) => ({ method: 'Retrieve', action: 'Retrieve Package Versions', apiVersion: 'v2', serviceCode: r.serviceCode, limit: 10 }),
+  },
   '/billing/services/update-service': { role: 'admin', body: (r) => ({ method: 'Update', action: 'Update Package', apiVersion: 'v2', service: service(r) }) },
   '/billing/services/archive-service': {
     role: 'admin',
@@ -74,7 +82,7 @@ export const EXAMPLES: Record<string, Example> = {
   '/billing/accounts/update-account': { role: 'biller', body: (r) => env('Update', 'Update Account', { accountNumber: r.spareAccountNumber, name: 'Jane Roe', phone: '+254 700 000001' }) },
   '/billing/accounts/get-accounts': {
     role: 'viewer',
-    body: (r) => env('Retrieve', 'Retrieve Accounts', { accountNumber: r.accountNumber, batchCode: r.batchCode, serviceCode: r.serviceCode, limit: 10, offset: 0 }),
+    body: (r) => env('Retrieve', 'Retrieve Accounts', { accountNumber: r.accountNumber, search: r.accountNumber, batchCode: r.batchCode, serviceCode: r.serviceCode, limit: 10, offset: 0 }),
   },
   '/billing/accounts/get-account': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Account', { accountNumber: r.accountNumber }) },
   '/billing/subscriptions/make-subscription': {
@@ -149,11 +157,24 @@ export const EXAMPLES: Record<string, Example> = {
   '/billing/terms/validate-term': { role: 'biller', body: (r) => term('Validate Term', { termID: r.loadedTermID, estimateMissing: false, previewLimit: 5 }) },
   '/billing/terms/approve-term': { role: 'biller', body: (r) => term('Approve Term', { termID: r.termID }) },
   '/billing/terms/process-term': { role: 'biller', body: (r) => term('Process Term', { termID: r.termID, sheduleTime: '2026-12-01T10:00:00' }) },
+  '/billing/terms/get-failures': { role: 'viewer', body: (r) => ({ method: 'Retrieve', action: 'Retrieve Term Failures', apiVersion: 'v2', operation: 'schedule', data: { termID: r.termID, limit: 10, offset: 0 } }) },
   '/billing/terms/retry-failures': { role: 'biller', body: (r) => term('Retry Term Failures', { termID: r.termID }) },
   '/billing/terms/cancel-term': { role: 'biller', body: (r) => term('Cancel Term', { termID: r.termID }) },
   '/billing/terms/reverse-term': { role: 'biller', body: (r) => term('Reverse Term', { termID: r.termID }) },
   '/billing/terms/post-term': { role: 'biller', body: (r) => term('Post Term', { termID: r.termID }) },
   '/billing/bills/get-bills': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Bills', { termID: r.termID, accountID: r.accountID, billID: r.billID, billNumber: r.billNumber, status: 'posted' }) },
+  '/billing/documents/make-document-template': { role: 'admin', body: () => env('Create', 'Create Document Template', { kind: 'invoice', name: 'Plain', body: '# {{ app.name }}\nBill {{ bill.number }}' }) },
+  '/billing/documents/get-document-templates': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Document Templates', { kind: 'invoice', templateID: r.templateID, version: 1 }) },
+  '/billing/documents/update-document-template': { role: 'admin', body: (r) => env('Update', 'Update Document Template', { templateID: r.templateID, name: 'Plain', body: '# {{ app.name }}' }) },
+  '/billing/documents/archive-document-template': { role: 'admin', body: (r) => env('Update', 'Archive Document Template', { templateID: r.templateID, archiveStatus: 0 }) },
+  '/billing/documents/preview-document-template': { role: 'viewer', body: (r) => env('Retrieve', 'Preview Document Template', { kind: 'invoice', templateID: r.templateID, version: 1 }) },
+  '/billing/documents/get-bill-document': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Bill Document', { billID: r.billID }) },
+  '/billing/documents/get-bill-documents': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Bill Documents', { termID: r.termID, status: 'rendered', afterBillID: 0, limit: 10 }) },
+  // Nothing is missing or failed, so the allowed call queues no job.
+  '/billing/documents/render-bill-documents': { role: 'biller', body: (r) => env('Update', 'Render Bill Documents', { termID: r.termID }) },
+  '/billing/documents/get-print-extract': { role: 'biller', body: (r) => env('Retrieve', 'Retrieve Print Extract', { termID: r.termID, format: 'jsonl' }) },
+  '/billing/deliveries/get-deliveries': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Deliveries', { termID: r.termID, billID: r.billID, deliveryID: r.deliveryID, status: 'sent' }) },
+  '/billing/deliveries/resend-delivery': { role: 'biller', body: (r) => env('Update', 'Resend Delivery', { deliveryID: r.deliveryID }) },
 };
 
 /** Routes that are not JSON business operations and have tests of their own below. */
@@ -175,6 +196,8 @@ export const MISSING: Record<string, string | number> = {
   paymentID: 987654321,
   reference: 'NO-SUCH-REFERENCE',
   importID: 987654321,
+  templateID: 987654321,
+  deliveryID: 987654321,
 };
 
 /** The value of Refs that a field of that name names. */
@@ -219,7 +242,10 @@ export async function setupRecords(
   await ok('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: service(r) });
   r.accountNumber = `${prefix}-ACC-1`;
   r.spareAccountNumber = `${prefix}-ACC-2`;
-  r.accountID = header(await ok('/billing/accounts/make-account', env('Create', 'Create Account', { accountNumber: r.accountNumber, name: `Customer of ${prefix}` })), 'x-billrun-account-id');
+  r.accountID = header(
+    await ok('/billing/accounts/make-account', env('Create', 'Create Account', { accountNumber: r.accountNumber, name: `Customer of ${prefix}`, email: `customer@${prefix.toLowerCase()}.test`, deliveryPreference: 'email' })),
+    'x-billrun-account-id',
+  );
   await ok('/billing/accounts/make-account', env('Create', 'Create Account', { accountNumber: r.spareAccountNumber, name: `Spare of ${prefix}` }));
   if (opts.spareBilledFirst) {
     // Billed before the main account, so this app's bill numbers differ from an app without it
@@ -266,6 +292,20 @@ export async function setupRecords(
     'x-billrun-payment-id',
   );
   r.importID = header(await ok('/billing/imports/make-import', env('Create', 'Create Import', { kind: 'accounts', rows: [{ accountNumber: `${prefix}-IMP-1`, name: 'Imported' }] })), 'x-billrun-import-id');
+  r.templateID = header(
+    await ok('/billing/documents/make-document-template', env('Create', 'Create Document Template', { kind: 'invoice', name: `Bill of ${prefix}`, body: '# {{ app.name }}' })),
+    'x-billrun-template-id',
+  );
+  // The term's documents and e-mail are jobs: wait for the queue to empty, so that later
+  // checks see still tables.
+  for (let i = 0; ; i++) {
+    const q = await h.db.query(`SELECT count(*)::int AS n FROM graphile_worker._private_jobs`);
+    if (q.rows[0].n === 0) break;
+    if (i > 600) throw new Error('the documents and delivery jobs did not finish');
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  const deliveries = await ok('/billing/deliveries/get-deliveries', env('Retrieve', 'Retrieve Deliveries', { termID: r.termID }));
+  r.deliveryID = deliveries.body.data.deliveries[0].deliveryID;
   const plant = await h.request('POST', '/sandbox/plants', { token: `Bearer ${token}`, body: { name: `${prefix} fern`, tag: prefix } });
   assert.equal(plant.status, 201, JSON.stringify(plant.body));
   r.plantId = plant.body.id;

@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { harnessOn, startHarness, type Harness } from '../support/harness.ts';
 import { makeTemplate, makeTerm, step, subscriptions } from '../terms/fixtures.ts';
 import { startEmbedded, type EmbeddedServer } from '../../src/db/embedded.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { suiteCounts } from './counts.ts';
+import { freePort } from '../support/ports.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const counts = suiteCounts('faults');
@@ -237,14 +237,6 @@ describe('faults during a bill run', () => {
       }));
   });
 });
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /**
  * SIGQUIT to the postmaster is PostgreSQL's immediate shutdown (pg_ctl -m immediate):

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from '../support/harness.ts';
+import { makeTemplate, makeTermBody } from '../terms/fixtures.ts';
 
 const listBody = { method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2' };
 
@@ -81,6 +82,37 @@ describe('envelopes and errors', () => {
     assert.match(r.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
     const mine = await h.post('/billing/services/get-services', listBody, h.tokens.admin, { 'x-request-id': 'trace-me-1' });
     assert.equal(mine.headers.get('x-request-id'), 'trace-me-1');
+  });
+
+  // Issue 9, defect 2: the replay lost X-Billrun-Account-Id / X-Billrun-Term-Id, and a
+  // client that lost the first answer had no other way to learn the new record's id.
+  test('an Idempotency-Key replay answers exactly as the first time, headers included', async () => {
+    await makeTemplate(h);
+    const cases: [string, unknown, string][] = [
+      ['/billing/accounts/make-account', { method: 'Create', action: 'Create Account', apiVersion: 'v2', data: { accountNumber: 'IDEM-1', name: 'Jane' } }, 'x-billrun-account-id'],
+      ['/billing/terms/make-term', makeTermBody({ billingPeriodID: 202611, startDate: '01/11/2026', endDate: '30/11/2026' }), 'x-billrun-term-id'],
+    ];
+    for (const [path, body, idHeader] of cases) {
+      const key = { 'idempotency-key': `replay-${path}` };
+      const first = await h.post(path, body, h.tokens.admin, key);
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      assert.match(first.headers.get(idHeader) ?? '', /^[0-9]+$/, `${path}: first answer has ${idHeader}`);
+      const replay = await h.post(path, body, h.tokens.admin, key);
+      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+      assert.equal(replay.status, first.status);
+      assert.deepEqual(replay.body, first.body);
+      assert.equal(replay.headers.get(idHeader), first.headers.get(idHeader), `${path}: the replay has ${idHeader}`);
+    }
+    // A refusal is replayed with its headers too (the import's id travels on failure).
+    const bad = { method: 'Create', action: 'Create Import', apiVersion: 'v2', data: { kind: 'accounts', rows: [{ accountNumber: 'IDEM-1', name: 'again' }] } };
+    const key = { 'idempotency-key': 'replay-refused-import' };
+    const first = await h.post('/billing/imports/make-import', bad, h.tokens.admin, key);
+    assert.equal(first.status, 400, JSON.stringify(first.body));
+    const replay = await h.post('/billing/imports/make-import', bad, h.tokens.admin, key);
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.equal(replay.status, 400);
+    assert.deepEqual(replay.body, first.body);
+    assert.equal(replay.headers.get('x-billrun-import-id'), first.headers.get('x-billrun-import-id'));
   });
 
   test('health, readiness, OpenAPI and the reference page', async () => {

@@ -29,3 +29,25 @@ export function ctx(over: Partial<ModelContext> = {}): ModelContext {
 }
 
 export const d = (x: string | number): Dec => new Dec(String(x));
+
+/** A full bill's tariff: flat 250 + 3 graduated tiers on water + 10% sewer + 16% VAT (a percentage of a percentage). */
+export const fullBillTariff = (): Tariff => ({
+  values: [{ code: 'VAT', label: 'VAT rate', value: '16' }],
+  meteredInputs: [{ code: 'water', label: 'Water', unit: 'm3', decimals: 0, rolloverAt: 100000 }],
+  components: [
+    { code: 'standing', name: 'Standing charge', model: 'flat', amount: '250.00' },
+    {
+      code: 'water',
+      name: 'Water',
+      model: 'graduated',
+      input: 'water',
+      tiers: [
+        { upTo: 10, rate: '48.75' },
+        { upTo: 30, rate: '61.20' },
+        { upTo: null, rate: '83.10' },
+      ],
+    },
+    { code: 'sewer', name: 'Sewer surcharge', model: 'percentage', percentage: '10', of: ['water'] },
+    { code: 'vat', name: 'VAT', model: 'percentage', category: 'tax', percentage: { value: 'VAT' }, of: ['standing', 'water', 'sewer'] },
+  ],
+});

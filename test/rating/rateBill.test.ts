@@ -4,7 +4,7 @@ import { RatingError, type RatingErrorCode } from '../../src/rating/errors.ts';
 import { Dec } from '../../src/rating/money.ts';
 import { rateBill, type RateBillInput } from '../../src/rating/rateBill.ts';
 import type { Component, Tariff } from '../../src/rating/tariff.ts';
-import { inputs } from './fixtures.ts';
+import { fullBillTariff, inputs } from './fixtures.ts';
 
 const JANUARY = { start: '2025-01-01', end: '2025-01-31' }; // 31 days
 
@@ -34,26 +34,7 @@ function throwsCode(f: () => unknown, code: RatingErrorCode, message?: RegExp): 
 }
 
 describe('a full bill: flat + 3 graduated tiers on water + 10% sewer + 16% VAT', () => {
-  const tariff: Tariff = {
-    values: [{ code: 'VAT', label: 'VAT rate', value: '16' }],
-    meteredInputs: [{ code: 'water', label: 'Water', unit: 'm3', decimals: 0, rolloverAt: 100000 }],
-    components: [
-      { code: 'standing', name: 'Standing charge', model: 'flat', amount: '250.00' },
-      {
-        code: 'water',
-        name: 'Water',
-        model: 'graduated',
-        input: 'water',
-        tiers: [
-          { upTo: 10, rate: '48.75' },
-          { upTo: 30, rate: '61.20' },
-          { upTo: null, rate: '83.10' },
-        ],
-      },
-      { code: 'sewer', name: 'Sewer surcharge', model: 'percentage', percentage: '10', of: ['water'] },
-      { code: 'vat', name: 'VAT', model: 'percentage', category: 'tax', percentage: { value: 'VAT' }, of: ['standing', 'water', 'sewer'] },
-    ],
-  };
+  const tariff = fullBillTariff();
   const input = (over: Partial<RateBillInput> = {}): RateBillInput => ({
     tariff,
     term: JANUARY,

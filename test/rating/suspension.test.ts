@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { RatingError, type RatingErrorCode } from '../../src/rating/errors.ts';
 import { rateBill, type RateBillInput } from '../../src/rating/rateBill.ts';
-import type { Component, Tariff } from '../../src/rating/tariff.ts';
-import { inputs } from './fixtures.ts';
+import type { Component } from '../../src/rating/tariff.ts';
+import { fullBillTariff, inputs } from './fixtures.ts';
 
 const JANUARY = { start: '2025-01-01', end: '2025-01-31' }; // 31 days
 const flat100: Component = { code: 'standing', name: 'Standing', model: 'flat', amount: '100.00' };
@@ -246,26 +246,7 @@ describe('suspended days are taken off the active days', () => {
   });
 
   test('a full bill: standing prorated 21/31, water from the readings, sewer and VAT on the rounded lines', () => {
-    const tariff: Tariff = {
-      values: [{ code: 'VAT', label: 'VAT rate', value: '16' }],
-      meteredInputs: [{ code: 'water', label: 'Water', unit: 'm3', decimals: 0, rolloverAt: 100000 }],
-      components: [
-        { code: 'standing', name: 'Standing charge', model: 'flat', amount: '250.00' },
-        {
-          code: 'water',
-          name: 'Water',
-          model: 'graduated',
-          input: 'water',
-          tiers: [
-            { upTo: 10, rate: '48.75' },
-            { upTo: 30, rate: '61.20' },
-            { upTo: null, rate: '83.10' },
-          ],
-        },
-        { code: 'sewer', name: 'Sewer surcharge', model: 'percentage', percentage: '10', of: ['water'] },
-        { code: 'vat', name: 'VAT', model: 'percentage', category: 'tax', percentage: { value: 'VAT' }, of: ['standing', 'water', 'sewer'] },
-      ],
-    };
+    const tariff = fullBillTariff();
     const b = rateBill({
       tariff,
       term: JANUARY,

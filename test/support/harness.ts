@@ -1,6 +1,8 @@
 // A billrun server for one test file: its own database copied from the migrated
 // template, a real HTTP listener on a free port, and users of two apps to act as.
 import crypto from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
@@ -52,9 +54,29 @@ export async function startHarness(overrides: Partial<Config> = {}, beforeListen
   return harnessOn(u.toString(), overrides, { beforeListen, ...options });
 }
 
+/**
+ * The tests' fixed dates run to January 2027, and a reading dated after the app's today is
+ * refused (issue 9, defect 11): the database's today is pinned (migration 007's
+ * billrun_today) to the last of those days, so the tests mean the same whatever day they run.
+ */
+export const TEST_TODAY = '2027-01-31';
+async function pinToday(dbUrl: string): Promise<void> {
+  const c = new pg.Client({ connectionString: dbUrl });
+  await c.connect();
+  try {
+    const name = (await c.query<{ n: string }>('SELECT current_database() AS n')).rows[0]!.n;
+    await c.query(`ALTER DATABASE ${pg.escapeIdentifier(name)} SET billrun.today = '${TEST_TODAY}'`);
+  } finally {
+    await c.end();
+  }
+}
+
 /** A harness on a database that is already migrated (a private PostgreSQL of one test, say). */
 export async function harnessOn(dbUrl: string, overrides: Partial<Config> = {}, options: HarnessOptions = {}): Promise<Harness> {
-  const config: Config = { ...loadConfig({ LOG_LEVEL: 'silent' }), databaseUrl: dbUrl, ...overrides };
+  await pinToday(dbUrl);
+  // Bill e-mails (no SMTP_URL) go to a folder of this test, never the project's .data/mail.
+  const mailDir = path.join(os.tmpdir(), `billrun-mail-${crypto.randomBytes(6).toString('hex')}`);
+  const config: Config = { ...loadConfig({ LOG_LEVEL: 'silent' }), databaseUrl: dbUrl, mailDir, ...overrides };
   const db = createPool(dbUrl, 10);
   const app = await buildApp(options.logStream ? { config, db, logStream: options.logStream } : { config, db, logger: false });
   const beforeListen = options.beforeListen;

@@ -1,42 +1,19 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from '../support/harness.ts';
+import { waterService } from '../fixtures/tariffs.ts';
 
-// The example values of interface.md.
-export const exampleService = (code = 'WATER-DOM') => ({
-  code,
-  name: 'Domestic water',
-  serviceType: 'Sale',
-  chargingType: 'Postpaid',
-  postType: 'Post Subscription',
-  billingCycle: 1,
-  dueDateOffset: 14,
-  description: 'Domestic water tariff',
-  values: [{ code: 'VAT', label: 'VAT rate', value: '16' }],
-  components: [
-    { code: 'STANDING', name: 'Standing charge', model: 'flat', amount: '150.00' },
-    {
-      code: 'WATER',
-      name: 'Water',
-      model: 'graduated',
-      input: 'METER',
-      tiers: [
-        { upTo: 10, rate: '50' },
-        { upTo: 30, rate: '70' },
-        { upTo: null, rate: '90' },
-      ],
-    },
-    { code: 'SEWER', name: 'Sewer surcharge', model: 'percentage', percentage: '10', of: ['WATER'] },
-    { code: 'VAT', name: 'VAT', model: 'percentage', category: 'tax', percentage: { value: 'VAT' }, of: ['STANDING', 'WATER', 'SEWER'] },
-  ],
-  connectionInputs: [{ code: 'METER_NO', label: 'Meter number', type: 'string', required: true }],
-  meteredInputs: [{ code: 'METER', label: 'Water meter', unit: 'm3', decimals: 0, rolloverAt: 100000 }],
-  unmeteredInputs: [],
-  bankAccounts: [{ bankName: 'Bank', accountNumber: '0011223344' }],
-  batches: ['ZONE-A'],
-  invoiceTemplate: { templateID: null },
-  emailTemplate: { templateID: null },
-});
+// The example values of interface.md: the shared water template with every optional field.
+export const exampleService = (code = 'WATER-DOM') =>
+  waterService(code, {
+    description: 'Domestic water tariff',
+    connectionInputs: [{ code: 'METER_NO', label: 'Meter number', type: 'string', required: true }],
+    unmeteredInputs: [],
+    bankAccounts: [{ bankName: 'Bank', accountNumber: '0011223344' }],
+    batches: ['ZONE-A'],
+    invoiceTemplate: { templateID: null },
+    emailTemplate: { templateID: null },
+  });
 
 const make = (service: unknown) => ({ method: 'Create', action: 'Create Package', apiVersion: 'v2', service });
 const list = (serviceCode?: string) => ({ method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2', ...(serviceCode ? { serviceCode } : {}) });
@@ -162,6 +139,58 @@ describe('pricing templates', () => {
     assert.equal(arch.status, 200);
     s = (await h.post('/billing/services/get-services', list('VER'))).body.data.services[0];
     assert.equal(s.archiveStatus, 1);
+  });
+
+  test('get-service-versions lists every version newest first, paged, each with its definition; a viewer may read, another app sees none', async () => {
+    const versions = (serviceCode: string, page: { limit?: number; offset?: number } = {}) => ({
+      method: 'Retrieve',
+      action: 'Retrieve Package Versions',
+      apiVersion: 'v2',
+      serviceCode,
+      ...page,
+    });
+    await h.post('/billing/services/make-service', make(exampleService('HIST')));
+    for (const [name, offset] of [['Second', 20], ['Third', 30]] as const) {
+      const upd = await h.post('/billing/services/update-service', {
+        method: 'Update',
+        action: 'Update Package',
+        apiVersion: 'v2',
+        service: { ...exampleService('HIST'), name, dueDateOffset: offset },
+      });
+      assert.equal(upd.status, 200);
+    }
+    const all = await h.post('/billing/services/get-service-versions', versions('HIST'), h.tokens.viewer);
+    assert.equal(all.status, 200, JSON.stringify(all.body));
+    assert.equal(all.body.data.serviceCode, 'HIST');
+    assert.deepEqual(all.body.data.paging, { limit: 100, offset: 0, total: 3 });
+    const got = all.body.data.versions as { version: number; createdAt: string; createdBy: string; definition: Record<string, unknown> }[];
+    assert.deepEqual(got.map((v) => [v.version, v.definition.serviceLabel, v.definition.dueDateOffset]), [
+      [3, 'Third', 30],
+      [2, 'Second', 20],
+      [1, 'Domestic water', 14],
+    ]);
+    assert.equal(got[2]!.createdBy, 'admin@a.test');
+    assert.match(got[2]!.createdAt, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    // The components a version priced with, as the list record gives the current ones.
+    const current = (await h.post('/billing/services/get-services', list('HIST'))).body.data.services[0];
+    assert.deepEqual(got[0]!.definition.components, current.components);
+    assert.deepEqual(got[0]!.definition.batches, ['ZONE-A']);
+
+    const page = await h.post('/billing/services/get-service-versions', versions('HIST', { limit: 1, offset: 1 }));
+    assert.deepEqual(page.body.data.versions.map((v: { version: number }) => v.version), [2]);
+    assert.deepEqual(page.body.data.paging, { limit: 1, offset: 1, total: 3 });
+    const past = await h.post('/billing/services/get-service-versions', versions('HIST', { offset: 10 }));
+    assert.deepEqual(past.body.data.versions, []);
+    assert.equal(past.body.data.paging.total, 3);
+
+    const other = await h.post('/billing/services/get-service-versions', versions('HIST'), h.tokens.otherAdmin);
+    const never = await h.post('/billing/services/get-service-versions', versions('NEVER-MADE'));
+    assert.equal(other.status, 404);
+    assert.equal(other.body.error.code, 'NOT_FOUND');
+    assert.deepEqual({ ...other.body, message: '' }, { ...never.body, message: '' });
+    const bad = await h.post('/billing/services/get-service-versions', versions('HIST', { limit: 0 }));
+    assert.equal(bad.status, 400);
+    assert.ok(bad.body.error.details.some((d: { path: string }) => d.path === 'limit'), JSON.stringify(bad.body));
   });
 
   test('batches named by a template exist from then on', async () => {

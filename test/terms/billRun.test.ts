@@ -1,9 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Runner } from 'graphile-worker';
-import { startHarness, type Harness } from '../support/harness.ts';
-import { startWorker } from '../../src/jobs/worker.ts';
-import { makeTemplate, makeTerm, step, subscriptions, termOf, waitForStatus } from './fixtures.ts';
+import type { Harness } from '../support/harness.ts';
+import { makeTerm, startRun, step, subscriptions, tariff, termOf, waitForStatus } from './fixtures.ts';
 
 // Every bill of this tariff with 25 m3 used: standing 150.00; water 10 x 50 + 15 x 70 =
 // 1550.00; sewer 10% of 1550.00 = 155.00; VAT 16% of 1855.00 = 296.80.
@@ -11,16 +9,11 @@ const BILL = { charges: '1855.00', tax: '296.80', total: '2151.80' };
 
 describe('the six steps of a bill run', () => {
   let h: Harness;
-  let worker: Runner;
+  let close: () => Promise<void>;
   before(async () => {
-    h = await startHarness();
-    worker = await startWorker(h.db, h.config, 2);
-    await makeTemplate(h);
+    ({ h, close } = await startRun({}, [tariff()]));
   });
-  after(async () => {
-    await worker.stop();
-    await h.close();
-  });
+  after(() => close());
 
   test('make, load, capture, validate, approve, process, read, post', async () => {
     const subs = await subscriptions(h, { n: 3, readings: [['2026-10-31', 100]], balance: '40.00' });

@@ -18,8 +18,34 @@ function workerProcess(h: Harness): ChildProcess {
       BILLRUN_CHUNK_SIZE: '40',
       BILLRUN_WORKER_STALE_SECONDS: '2',
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
+}
+
+/**
+ * Resolves once the worker says it is running: a worker still starting when the run is
+ * queued leaves every chunk to the other one (seen on a slow CI machine).
+ */
+function running(c: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    c.stderr!.on('data', (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      seen += chunk.toString();
+      if (seen.includes('worker running')) resolve();
+    });
+    c.once('exit', (code) => reject(new Error(`the worker exited (${code}) before it was running: ${seen}`)));
+  });
+}
+
+async function queueDrained(h: Harness, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const r = await h.db.query<{ task_identifier: string; n: number }>('SELECT task_identifier, count(*)::int AS n FROM graphile_worker.jobs GROUP BY 1');
+    if (r.rowCount === 0) return;
+    if (Date.now() > until) assert.fail(`jobs still queued: ${JSON.stringify(r.rows)}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
 }
 
 const exited = (c: ChildProcess) => new Promise((resolve) => (c.exitCode !== null ? resolve(c.exitCode) : c.once('exit', resolve)));
@@ -55,6 +81,7 @@ describe('the run survives a killed worker and is shared by several', () => {
     const termID = await makeTerm(h);
     const first = workerProcess(h);
     children.push(first);
+    await running(first);
     assert.equal((await step(h, 'process-term', 'Process Term', { termID })).status, 200);
     // Mid-run: some chunks committed, others not yet.
     for (;;) {
@@ -87,6 +114,10 @@ describe('the run survives a killed worker and is shared by several', () => {
     const a = workerProcess(h);
     const b = workerProcess(h);
     children.push(a, b);
+    await Promise.all([running(a), running(b)]);
+    // The first term's documents are still being rendered (a worker of concurrency 1 busy
+    // with them takes no chunk, as on a slow CI machine): let the queue drain first.
+    await queueDrained(h, 120000);
     assert.equal((await step(h, 'process-term', 'Process Term', { termID })).status, 200);
     await waitForStatus(h, termID, ['Processed'], 60000);
     // Bill numbers continue the app's sequence from the first test.

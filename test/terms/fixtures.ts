@@ -1,44 +1,42 @@
 // Accounts, subscriptions and readings for bill-run tests, written straight into the
 // tables of migration 003 (their own APIs are tested elsewhere). The behaviour under
 // test, the term's steps and the bills, is driven through HTTP.
-import type { Harness } from '../support/harness.ts';
+import type { ServiceDefinition } from '../../src/templates/schemas.ts';
+import { waterService } from '../fixtures/tariffs.ts';
+import type { Config } from '../../src/config.ts';
+import { startWorker } from '../../src/jobs/worker.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
 
-export const tariff = (code = 'WATER', extra: Record<string, unknown> = {}) => ({
-  code,
-  name: 'Domestic water',
-  serviceType: 'Sale',
-  chargingType: 'Postpaid',
-  postType: 'Post Subscription',
-  billingCycle: 1,
-  dueDateOffset: 14,
-  values: [{ code: 'VAT', label: 'VAT rate', value: '16' }],
-  components: [
-    { code: 'STANDING', name: 'Standing charge', model: 'flat', amount: '150.00' },
-    {
-      code: 'WATER',
-      name: 'Water',
-      model: 'graduated',
-      input: 'METER',
-      tiers: [
-        { upTo: 10, rate: '50' },
-        { upTo: 30, rate: '70' },
-        { upTo: null, rate: '90' },
-      ],
-    },
-    { code: 'SEWER', name: 'Sewer surcharge', model: 'percentage', percentage: '10', of: ['WATER'] },
-    { code: 'VAT', name: 'VAT', model: 'percentage', category: 'tax', percentage: { value: 'VAT' }, of: ['STANDING', 'WATER', 'SEWER'] },
-  ],
-  meteredInputs: [{ code: 'METER', label: 'Water meter', unit: 'm3', decimals: 0, rolloverAt: 100000 }],
-  batches: ['ZONE-A', 'ZONE-B', 'Z1', 'Z2', 'Z3', 'Z4'],
-  ...extra,
-});
+/** The shared water template (test/fixtures/tariffs.ts), in the batches these tests use. */
+export const tariff = (code = 'WATER', extra: Partial<ServiceDefinition> = {}): ServiceDefinition =>
+  waterService(code, { batches: ['ZONE-A', 'ZONE-B', 'Z1', 'Z2', 'Z3', 'Z4'], ...extra });
 
 export const env = (data: unknown, method: string, action: string) => ({ method, action, apiVersion: 'v2', operation: 'schedule', data });
 
-export async function makeTemplate(h: Harness, service = tariff()): Promise<void> {
+export async function makeTemplate(h: Harness, service: ServiceDefinition = tariff()): Promise<void> {
   const r = await h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service });
   if (r.status !== 200) throw new Error(`make-service: ${JSON.stringify(r.body)}`);
 }
+
+/**
+ * The bill-run suites' server on its own database, with a worker beside it to run the
+ * term's jobs and the given templates made; close() stops the worker, then the server.
+ */
+export async function startRun(overrides: Partial<Config> = {}, templates: ServiceDefinition[] = []): Promise<{ h: Harness; close: () => Promise<void> }> {
+  const h = await startHarness(overrides);
+  const worker = await startWorker(h.db, h.config, 2);
+  for (const t of templates) await makeTemplate(h, t);
+  return {
+    h,
+    close: async () => {
+      await worker.stop();
+      await h.close();
+    },
+  };
+}
+
+/** The water template posting its bills as soon as the run ends, in its own batch. */
+export const autoPostTariff = () => tariff('AUTO', { postBilling: 1, batches: ['ZONE-C'] });
 
 export type Sub = { subscriptionId: string; accountId: string };
 

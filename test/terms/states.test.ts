@@ -1,27 +1,19 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Runner } from 'graphile-worker';
-import { startHarness, type Harness } from '../support/harness.ts';
-import { startWorker } from '../../src/jobs/worker.ts';
-import { TERM_MOVES, TERM_STATUSES } from '../../src/terms/states.ts';
-import { makeTemplate, makeTerm, makeTermBody, step, subscriptions, tariff, termOf, waitForStatus } from './fixtures.ts';
+import type { Harness } from '../support/harness.ts';
+import { TERM_MOVES, TERM_STATUSES } from '../../src/billRun/termStates.ts';
+import { autoPostTariff, makeTerm, makeTermBody, startRun, step, subscriptions, tariff, termOf, waitForStatus } from './fixtures.ts';
 
 const bills = (h: Harness, data: Record<string, unknown>) =>
   h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data });
 
 describe('terms: validation, refusals of the state machine, scheduling, failures', () => {
   let h: Harness;
-  let worker: Runner;
+  let close: () => Promise<void>;
   before(async () => {
-    h = await startHarness({ billRunChunkSize: 7 });
-    worker = await startWorker(h.db, h.config, 2);
-    await makeTemplate(h);
-    await makeTemplate(h, tariff('AUTO', { postBilling: 1, batches: ['ZONE-C'] }));
+    ({ h, close } = await startRun({ billRunChunkSize: 7 }, [tariff(), autoPostTariff()]));
   });
-  after(async () => {
-    await worker.stop();
-    await h.close();
-  });
+  after(() => close());
 
   test('the table of moves names only known statuses', () => {
     for (const [move, m] of Object.entries(TERM_MOVES)) {
@@ -174,6 +166,19 @@ describe('terms: validation, refusals of the state machine, scheduling, failures
     assert.equal(t.counts.failures, 1);
     const failure = await h.db.query('SELECT code FROM term_failure WHERE term_id = $1', [termID]);
     assert.deepEqual(failure.rows, [{ code: 'NEGATIVE_CONSUMPTION' }]);
+    // get-failures shows it with its reason (the console's failures table), and only to the term's app.
+    const failuresOf = (token = h.tokens.viewer) =>
+      h.post('/billing/terms/get-failures', { method: 'Retrieve', action: 'Retrieve Term Failures', apiVersion: 'v2', operation: 'schedule', data: { termID } }, token);
+    const listed = await failuresOf();
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    assert.equal(listed.body.data.failures.length, 1);
+    assert.equal(listed.body.data.failures[0].subscriptionID, Number(subs[2]!.subscriptionId));
+    assert.equal(listed.body.data.failures[0].code, 'NEGATIVE_CONSUMPTION');
+    assert.ok(listed.body.data.failures[0].reason.length > 0);
+    assert.deepEqual(listed.body.data.paging, { limit: 100, offset: 0, total: 1 });
+    const foreign = await failuresOf(h.tokens.otherAdmin);
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.body.error.details[0].path, 'data.termID');
 
     const again = await step(h, 'process-term', 'Process Term', { termID });
     assert.equal(again.status, 409);
@@ -187,6 +192,7 @@ describe('terms: validation, refusals of the state machine, scheduling, failures
     t = await waitForStatus(h, termID, ['Processed']);
     assert.equal(t.counts.bills, 9);
     assert.equal(t.counts.failures, 0);
+    assert.deepEqual((await failuresOf()).body.data.failures, []);
     const list = (await bills(h, { termID })).body.data.bills;
     assert.equal(list.length, 9);
     const retried = list.find((b: any) => b.subscriptionID === Number(subs[2]!.subscriptionId));
@@ -241,7 +247,12 @@ describe('terms: validation, refusals of the state machine, scheduling, failures
   });
 
   test('unusual consumption is a warning, and another app or a viewer cannot touch a term', async () => {
-    const subs = await subscriptions(h, { n: 1, batchCode: 'Z3', readings: [['2017-01-31', 0], ['2017-02-28', 28], ['2017-03-31', 400]] });
+    // Three intervals of history before the previous reading: enough to judge (docs/bill-run.md).
+    const subs = await subscriptions(h, {
+      n: 1,
+      batchCode: 'Z3',
+      readings: [['2016-10-31', 0], ['2016-11-30', 0], ['2016-12-31', 0], ['2017-01-31', 0], ['2017-02-28', 28], ['2017-03-31', 400]],
+    });
     const termID = await makeTerm(h, { batchCode: 'Z3', billingPeriodID: 201703, startDate: '01/03/2017', endDate: '31/03/2017' });
     assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
     const v = await step(h, 'validate-term', 'Validate Term', { termID });

@@ -197,7 +197,7 @@ describe('subscriptions through their life, billed by the bill run', () => {
       { ...standing.trace.proration, after: undefined },
       { activeDays: 20, termDays: 30, factor: '20/30', before: '150', after: undefined, suspendedDays: 10, suspended: [{ start: '2026-11-11', end: '2026-11-20' }] },
     );
-    assert.match(standing.explanation, /prorated 20\/30 days \(10 day\(s\) suspended, not billed: 2026-11-11 to 2026-11-20\)/);
+    assert.match(standing.explanation, /prorated 20\/30 days \(10 day\(s\) suspended, not billed: 11\/11\/2026 to 20\/11\/2026\)/);
 
     // mover, 1 to 15 November in ZONE-A: standing 150 x 15/30 = 75.00; water 100 -> 112
     // (its closing reading), 12 m3 = 10 x 50 + 2 x 70 = 640.00; sewer 64.00; VAT 16% of

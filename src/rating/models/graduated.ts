@@ -1,8 +1,30 @@
+import type { Static } from 'typebox';
 import { type Dec, ZERO } from '../money.ts';
-import type { PreparedGraduated } from '../prepareTariff.ts';
-import type { GraduatedTrace, ModelResult, TierTrace } from '../trace.ts';
+import type { ModelResult } from '../trace.ts';
 import type { ModelContext } from './context.ts';
-import { tierBounds } from './tierBounds.ts';
+import { defineModel } from './model.ts';
+import {
+  checkTiers,
+  explainTier,
+  type PreparedTier,
+  type PreparedTiered,
+  prepareTiers,
+  tierBounds,
+  type TierProrationTrace,
+  tieredComponent,
+  tierTrace,
+  type TierTrace,
+} from './tiers.ts';
+
+export const GraduatedComponent = tieredComponent('graduated', 'Each unit priced by the tier it falls in');
+export type GraduatedComponent = Static<typeof GraduatedComponent>;
+export type PreparedGraduated = PreparedTiered<'graduated'>;
+export type GraduatedTrace = {
+  model: 'graduated';
+  quantity: string;
+  tiers: TierTrace[];
+  tierProration?: TierProrationTrace;
+};
 
 /**
  * Each unit priced by the tier it falls in. Tier n holds the units above the
@@ -25,16 +47,7 @@ export function rateGraduated(component: PreparedGraduated, quantity: Dec, conte
     let tierAmount = inTier.times(tier.rate);
     if (tier.flat !== null) tierAmount = tierAmount.plus(tier.flat);
     amount = amount.plus(tierAmount);
-    const t: TierTrace = {
-      tier: i + 1,
-      from: lower.toFixed(),
-      upTo: upper === null ? null : upper.toFixed(),
-      quantity: inTier.toFixed(),
-      rate: tier.rate.toFixed(),
-      amount: tierAmount.toFixed(),
-    };
-    if (tier.flat !== null) t.flat = tier.flat.toFixed();
-    tiers.push(t);
+    tiers.push(tierTrace(i, lower, upper, tier, inTier, tierAmount));
     if (upper === null || !quantity.gt(upper)) break;
     if (upper.gt(lower)) lower = upper;
   }
@@ -43,4 +56,14 @@ export function rateGraduated(component: PreparedGraduated, quantity: Dec, conte
   return { amount, trace };
 }
 
-type PreparedTier = PreparedGraduated['tiers'][number];
+export const graduated = defineModel({
+  name: 'graduated',
+  schema: GraduatedComponent,
+  usesInput: true,
+  prorate: 'off',
+  lineQuantity: 'measured',
+  check: checkTiers,
+  prepare: (c, base, ctx): PreparedGraduated => ({ ...base, model: 'graduated', ...prepareTiers(c, ctx) }),
+  rate: rateGraduated,
+  explain: (t) => t.tiers.map((x) => `tier ${x.tier}: ${explainTier(x)}`).join('; '),
+});

@@ -1,7 +1,17 @@
+import { Type, type Static } from 'typebox';
+import { Amount } from '../fields.ts';
 import type { Dec } from '../money.ts';
-import type { PreparedPerUnit } from '../prepareTariff.ts';
-import type { ModelResult, PerUnitTrace } from '../trace.ts';
+import type { ModelResult } from '../trace.ts';
 import type { ModelContext } from './context.ts';
+import { componentFields, defineModel, inputField, type PreparedBase, prorateField } from './model.ts';
+
+export const PerUnitComponent = Type.Object(
+  { ...componentFields, model: Type.Literal('perUnit'), input: inputField, prorate: prorateField, rate: Amount },
+  { additionalProperties: false, description: 'rate x quantity' },
+);
+export type PerUnitComponent = Static<typeof PerUnitComponent>;
+export type PreparedPerUnit = PreparedBase & { model: 'perUnit'; rate: Dec };
+export type PerUnitTrace = { model: 'perUnit'; quantity: string; rate: string };
 
 /** rate x quantity. */
 export function ratePerUnit(component: PreparedPerUnit, quantity: Dec, _context: ModelContext): ModelResult<PerUnitTrace> {
@@ -11,3 +21,15 @@ export function ratePerUnit(component: PreparedPerUnit, quantity: Dec, _context:
     trace: { model: 'perUnit', quantity: quantity.toFixed(), rate: component.rate.toFixed() },
   };
 }
+
+export const perUnit = defineModel({
+  name: 'perUnit',
+  schema: PerUnitComponent,
+  usesInput: true,
+  prorate: 'off',
+  lineQuantity: 'measured',
+  check: (c, path, ctx) => void ctx.amount(c.rate, `${path}.rate`, 'any'),
+  prepare: (c, base, ctx): PreparedPerUnit => ({ ...base, model: 'perUnit', rate: ctx.resolve(c.rate) }),
+  rate: ratePerUnit,
+  explain: (t) => `${t.quantity} x ${t.rate}`,
+});

@@ -1,7 +1,32 @@
+import { Type, type Static } from 'typebox';
+import { Amount, Code } from '../fields.ts';
 import { type Dec, HUNDRED, ZERO } from '../money.ts';
-import type { PreparedPercentage } from '../prepareTariff.ts';
-import type { ModelResult, PercentageTrace } from '../trace.ts';
+import type { ModelResult } from '../trace.ts';
 import type { ModelContext } from './context.ts';
+import { componentFields, defineModel, type PreparedBase } from './model.ts';
+
+export const PercentageComponent = Type.Object(
+  {
+    ...componentFields,
+    model: Type.Literal('percentage'),
+    percentage: Amount,
+    of: Type.Array(Code, { minItems: 1, maxItems: 100, description: 'Codes of the components it is a percentage of' }),
+  },
+  { additionalProperties: false, description: 'percentage % of the sum of the rounded amounts of the components in of' },
+);
+export type PercentageComponent = Static<typeof PercentageComponent>;
+export type PreparedPercentage = PreparedBase & {
+  model: 'percentage';
+  percentage: Dec;
+  of: { code: string; index: number }[];
+};
+export type PercentageTrace = {
+  model: 'percentage';
+  percentage: string;
+  /** The rounded amounts of the lines it is a percentage of. */
+  of: { code: string; amount: string }[];
+  base: string;
+};
 
 /**
  * percentage % of the sum of the already rounded amounts of the components in
@@ -25,3 +50,34 @@ export function ratePercentage(component: PreparedPercentage, _quantity: Dec, co
     trace: { model: 'percentage', percentage: component.percentage.toFixed(), of, base: base.toFixed(context.minorUnits) },
   };
 }
+
+export const percentage = defineModel({
+  name: 'percentage',
+  schema: PercentageComponent,
+  usesInput: false,
+  prorate: 'never',
+  lineQuantity: 'base',
+  check: (c, path, ctx) => {
+    ctx.amount(c.percentage, `${path}.percentage`, 'any');
+    const seen = new Set<string>();
+    (Array.isArray(c.of) ? c.of : []).forEach((code, j) => {
+      const p = `${path}.of[${j}]`;
+      if (seen.has(code)) ctx.issues.push({ path: p, message: `'${code}' is listed twice` });
+      seen.add(code);
+      if (code === c.code) ctx.issues.push({ path: p, message: 'a component cannot be a percentage of itself' });
+      else if (!ctx.componentIndex.has(code)) ctx.issues.push({ path: p, message: `no component with code '${code}'` });
+    });
+    if (!Array.isArray(c.of) || c.of.length === 0) {
+      ctx.issues.push({ path: `${path}.of`, message: 'must list at least one component' });
+    }
+  },
+  dependsOn: { field: 'of', codes: (c) => (Array.isArray(c.of) ? c.of : []) },
+  prepare: (c, base, ctx): PreparedPercentage => ({
+    ...base,
+    model: 'percentage',
+    percentage: ctx.resolve(c.percentage),
+    of: c.of.map((code) => ({ code, index: ctx.indexOf.get(code) as number })),
+  }),
+  rate: ratePercentage,
+  explain: (t) => `${t.percentage}% of ${t.base} (${t.of.map((o) => `${o.code} ${o.amount}`).join(' + ')})`,
+});

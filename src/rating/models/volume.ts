@@ -1,8 +1,31 @@
+import type { Static } from 'typebox';
 import { type Dec, ZERO } from '../money.ts';
-import type { PreparedVolume } from '../prepareTariff.ts';
-import type { ModelResult, TierTrace, VolumeTrace } from '../trace.ts';
+import type { ModelResult } from '../trace.ts';
 import type { ModelContext } from './context.ts';
-import { tierBounds } from './tierBounds.ts';
+import { defineModel } from './model.ts';
+import {
+  checkTiers,
+  explainTier,
+  type PreparedTier,
+  type PreparedTiered,
+  prepareTiers,
+  tierBounds,
+  type TierProrationTrace,
+  tieredComponent,
+  tierTrace,
+  type TierTrace,
+} from './tiers.ts';
+
+export const VolumeComponent = tieredComponent('volume', 'All units priced at the tier the total reaches');
+export type VolumeComponent = Static<typeof VolumeComponent>;
+export type PreparedVolume = PreparedTiered<'volume'>;
+export type VolumeTrace = {
+  model: 'volume';
+  quantity: string;
+  /** The tier the total reaches; all units at its rate. */
+  tier: TierTrace;
+  tierProration?: TierProrationTrace;
+};
 
 /**
  * All units at the rate of the tier the total reaches (the first tier whose
@@ -17,20 +40,23 @@ export function rateVolume(component: PreparedVolume, quantity: Dec, context: Mo
     if (upper === null || upper === undefined || quantity.lte(upper)) break;
     lower = upper;
   }
-  const tier = component.tiers[i] as PreparedVolume['tiers'][number];
+  const tier = component.tiers[i] as PreparedTier;
   const upper = bounds[i] ?? null;
   let amount = quantity.times(tier.rate);
   if (tier.flat !== null) amount = amount.plus(tier.flat);
-  const t: TierTrace = {
-    tier: i + 1,
-    from: lower.toFixed(),
-    upTo: upper === null ? null : upper.toFixed(),
-    quantity: quantity.toFixed(),
-    rate: tier.rate.toFixed(),
-    amount: amount.toFixed(),
-  };
-  if (tier.flat !== null) t.flat = tier.flat.toFixed();
-  const trace: VolumeTrace = { model: 'volume', quantity: quantity.toFixed(), tier: t };
+  const trace: VolumeTrace = { model: 'volume', quantity: quantity.toFixed(), tier: tierTrace(i, lower, upper, tier, quantity, amount) };
   if (tierProration !== undefined) trace.tierProration = tierProration;
   return { amount, rate: tier.rate, trace };
 }
+
+export const volume = defineModel({
+  name: 'volume',
+  schema: VolumeComponent,
+  usesInput: true,
+  prorate: 'off',
+  lineQuantity: 'measured',
+  check: checkTiers,
+  prepare: (c, base, ctx): PreparedVolume => ({ ...base, model: 'volume', ...prepareTiers(c, ctx) }),
+  rate: rateVolume,
+  explain: (t) => `all ${t.quantity} at tier ${t.tier.tier}: ${explainTier(t.tier)}`,
+});

@@ -1,0 +1,99 @@
+import { HashRouter, Navigate, NavLink as RouterLink, Outlet, Route, Routes, useLocation } from 'react-router';
+import { AppShell, Badge, Button, Group, NavLink, Stack, Text, Title } from '@mantine/core';
+import { useSession } from './session.tsx';
+import { SignIn } from './pages/SignIn.tsx';
+import { Terms } from './pages/Terms.tsx';
+import { BillRun } from './pages/BillRun.tsx';
+import { Bills } from './pages/Bills.tsx';
+import { BillPage } from './pages/BillPage.tsx';
+import { Templates } from './pages/Templates.tsx';
+import { TemplatePage } from './pages/TemplatePage.tsx';
+import { TemplateEdit } from './pages/TemplateEdit.tsx';
+import { DocumentTemplatePage, DocumentTemplates } from './pages/DocumentTemplates.tsx';
+import { Accounts } from './pages/Accounts.tsx';
+import { AccountPage } from './pages/AccountPage.tsx';
+import { Imports } from './pages/Imports.tsx';
+import { Batches } from './pages/Batches.tsx';
+import { Payments } from './pages/Payments.tsx';
+
+const NAV = [
+  { to: '/terms', label: 'Bill runs' },
+  { to: '/bills', label: 'Bills' },
+  { to: '/accounts', label: 'Accounts' },
+  { to: '/imports', label: 'Imports' },
+  { to: '/templates', label: 'Templates' },
+  { to: '/document-templates', label: 'Invoice and e-mail' },
+  { to: '/batches', label: 'Batches' },
+  { to: '/payments', label: 'Payments and ageing' },
+];
+
+function Shell() {
+  const { session, app, signOut } = useSession();
+  const location = useLocation();
+  if (!session) return <Navigate to="/signin" replace state={{ from: location.pathname }} />;
+  return (
+    <AppShell header={{ height: 52 }} navbar={{ width: 210, breakpoint: 0 }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between">
+          <Group gap="xs">
+            <Title order={4}>billrun</Title>
+            {app && (
+              <Text size="sm" c="dimmed">
+                {app.name} · {app.currency} · times in {app.timeZone}
+              </Text>
+            )}
+          </Group>
+          <Group gap="xs">
+            <Text size="sm">{session.email}</Text>
+            <Badge variant="outline" data-testid="role">
+              {session.role}
+            </Badge>
+            <Button size="xs" variant="default" onClick={() => void signOut()}>
+              Sign out
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs">
+        <Stack gap={2} component="nav" aria-label="Main">
+          {NAV.map((n) => (
+            <NavLink key={n.to} component={RouterLink} to={n.to} label={n.label} active={location.pathname.startsWith(n.to)} />
+          ))}
+        </Stack>
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Outlet />
+      </AppShell.Main>
+    </AppShell>
+  );
+}
+
+export function App() {
+  return (
+    <HashRouter>
+      <Routes>
+        <Route path="/signin" element={<SignIn />} />
+        <Route element={<Shell />}>
+          <Route path="/" element={<Navigate to="/terms" replace />} />
+          <Route path="/terms" element={<Terms />} />
+          <Route path="/terms/:termID" element={<BillRun />} />
+          <Route path="/bills" element={<Bills />} />
+          <Route path="/bills/:billID" element={<BillPage />} />
+          <Route path="/templates" element={<Templates />} />
+          <Route path="/templates/new" element={<TemplateEdit />} />
+          <Route path="/templates/:code" element={<TemplatePage />} />
+          <Route path="/templates/:code/edit" element={<TemplateEdit />} />
+          <Route path="/document-templates" element={<DocumentTemplates />} />
+          <Route path="/document-templates/new" element={<DocumentTemplatePage />} />
+          <Route path="/document-templates/:templateID" element={<DocumentTemplatePage />} />
+          <Route path="/accounts" element={<Accounts />} />
+          <Route path="/accounts/:accountID" element={<AccountPage />} />
+          <Route path="/imports" element={<Imports />} />
+          <Route path="/batches" element={<Batches />} />
+          <Route path="/payments" element={<Payments />} />
+          <Route path="*" element={<Navigate to="/terms" replace />} />
+        </Route>
+      </Routes>
+    </HashRouter>
+  );
+}

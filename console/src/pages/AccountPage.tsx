@@ -1,0 +1,170 @@
+// One account: its subscriptions, each meter's readings and consumption (a chart), its
+// bills, its statement and its payments.
+import { useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { useQuery } from '@tanstack/react-query';
+import { Alert, Anchor, Card, Group, Loader, Select, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
+import { BarChart } from '@mantine/charts';
+import { read, type Data } from '../api/client.ts';
+import { DataTable, Pager, type Column } from '../components/DataTable.tsx';
+import { Amount, StatusBadge } from '../components/feedback.tsx';
+import { BillsTable } from './Bills.tsx';
+import { PaymentsTable } from './Payments.tsx';
+
+type Subscription = Data<'/billing/accounts/get-account'>['subscriptions'][number];
+type Reading = Data<'/billing/readings/get-readings'>['readings'][number];
+type Entry = Data<'/billing/ledger/get-statement'>['statement']['entries'][number];
+
+const subColumns: Column<Subscription>[] = [
+  { header: 'Subscription', accessorKey: 'subscriptionID' },
+  { header: 'Template', accessorKey: 'serviceCode' },
+  { header: 'Batch', accessorKey: 'batchCode' },
+  { header: 'From', accessorKey: 'startDate' },
+  { header: 'To', cell: ({ row }) => row.original.endDate ?? '—' },
+  { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+  { header: 'Connection', cell: ({ row }) => Object.entries(row.original.connectionInputs).map(([k, v]) => `${k}: ${String(v)}`).join(', ') },
+];
+
+const readingColumns: Column<Reading>[] = [
+  { header: 'Date', accessorKey: 'readingDate' },
+  { header: 'Meter', accessorKey: 'inputCode' },
+  { header: 'Value', accessorKey: 'value', meta: { align: 'right' } },
+  { header: 'Consumption', cell: ({ row }) => row.original.consumption ?? '—', meta: { align: 'right' } },
+  { header: 'Kind', accessorKey: 'kind' },
+  { header: 'Source', accessorKey: 'source' },
+  { header: 'Effective', cell: ({ row }) => (row.original.effective ? 'yes' : `corrected by ${row.original.correctedByReadingID}`) },
+];
+
+const entryColumns: Column<Entry>[] = [
+  { header: 'Date', accessorKey: 'date' },
+  { header: 'Kind', accessorKey: 'kind' },
+  { header: 'Description', accessorKey: 'description' },
+  { header: 'Bill', cell: ({ row }) => (row.original.billID ? <Anchor component={Link} to={`/bills/${row.original.billID}`}>{row.original.billNumber}</Anchor> : '') },
+  { header: 'Reference', cell: ({ row }) => row.original.reference ?? '' },
+  { header: 'Amount', cell: ({ row }) => <Amount value={row.original.amount} />, meta: { align: 'right' } },
+  { header: 'Balance', cell: ({ row }) => <Amount value={row.original.balance} />, meta: { align: 'right' } },
+];
+
+function Readings({ subscriptions }: { subscriptions: Subscription[] }) {
+  const [chosen, setChosen] = useState<string | null>(subscriptions[0] ? String(subscriptions[0].subscriptionID) : null);
+  const readings = useQuery({
+    queryKey: ['readings', chosen],
+    enabled: chosen !== null,
+    queryFn: () => read('/billing/readings/get-readings', { method: 'Retrieve', action: 'Retrieve Readings', apiVersion: 'v2', data: { subscriptionID: Number(chosen) } }),
+  });
+  const rows = readings.data?.readings ?? [];
+  // Consumption is exact decimal text; the chart needs numbers, and only draws them.
+  const chart = rows.filter((r) => r.effective && r.consumption !== null).map((r) => ({ date: r.readingDate, [r.inputCode]: Number(r.consumption) }));
+  const meters = [...new Set(rows.map((r) => r.inputCode))];
+  const colors = ['teal.6', 'blue.6', 'grape.6', 'orange.6'];
+  return (
+    <Stack>
+      <Select label="Subscription" w={320} data={subscriptions.map((s) => ({ value: String(s.subscriptionID), label: `${s.subscriptionID} · ${s.serviceCode} · ${s.batchCode}` }))} value={chosen} onChange={setChosen} />
+      {chart.length > 0 ? (
+        <Card withBorder>
+          <Text size="sm" fw={500} mb="xs">
+            Consumption between readings
+          </Text>
+          <BarChart h={220} data={chart} dataKey="date" series={meters.map((m, i) => ({ name: m, color: colors[i % colors.length]! }))} />
+        </Card>
+      ) : (
+        <Text c="dimmed" size="sm">No consumption to chart yet (it needs two readings).</Text>
+      )}
+      <DataTable columns={readingColumns} data={readings.data?.readings} loading={readings.isLoading} empty="No reading." />
+    </Stack>
+  );
+}
+
+function Statement({ accountID }: { accountID: number }) {
+  const q = useQuery({
+    queryKey: ['statement', accountID],
+    queryFn: () => read('/billing/ledger/get-statement', { method: 'Retrieve', action: 'Retrieve Statement', apiVersion: 'v2', data: { accountID } }),
+  });
+  const s = q.data?.statement;
+  return (
+    <Stack>
+      {s && (
+        <Group gap="xl">
+          <Text size="sm">Opening {s.openingBalance}</Text>
+          <Text size="sm">Debits {s.debits}</Text>
+          <Text size="sm">Credits {s.credits}</Text>
+          <Text size="sm" fw={600}>
+            Closing {s.closingBalance}
+          </Text>
+        </Group>
+      )}
+      <DataTable columns={entryColumns} data={s?.entries} loading={q.isLoading} empty="No ledger entry yet." />
+    </Stack>
+  );
+}
+
+function AccountPayments({ accountID }: { accountID: number }) {
+  const [offset, setOffset] = useState(0);
+  const q = useQuery({
+    queryKey: ['payments', { accountID }, offset],
+    queryFn: () => read('/billing/payments/get-payments', { method: 'Retrieve', action: 'Retrieve Payments', apiVersion: 'v2', data: { accountID, limit: 50, offset } }),
+  });
+  return (
+    <>
+      <PaymentsTable data={q.data?.payments} loading={q.isLoading} />
+      <Pager paging={q.data?.paging} onOffset={setOffset} />
+    </>
+  );
+}
+
+export function AccountPage() {
+  const accountID = Number(useParams().accountID);
+  const q = useQuery({
+    queryKey: ['account', accountID],
+    queryFn: () => read('/billing/accounts/get-account', { method: 'Retrieve', action: 'Retrieve Account', apiVersion: 'v2', data: { accountID } }),
+  });
+  if (q.isLoading) return <Loader />;
+  if (!q.data) return <Alert color="red">{q.error instanceof Error ? q.error.message : 'No such account.'}</Alert>;
+  const { account: a, subscriptions } = q.data;
+  return (
+    <Stack>
+      <Anchor component={Link} to="/accounts" size="sm">
+        ← Accounts
+      </Anchor>
+      <Group gap="xs">
+        <Title order={2}>
+          {a.name} ({a.accountNumber})
+        </Title>
+        <StatusBadge status={a.status} />
+      </Group>
+      <Card withBorder>
+        <SimpleGrid cols={{ base: 3, lg: 6 }}>
+          <Text size="sm">Balance <Amount value={a.balance} /></Text>
+          <Text size="sm">E-mail {a.email ?? '—'}</Text>
+          <Text size="sm">Phone {a.phone ?? '—'}</Text>
+          <Text size="sm">Address {a.address ?? '—'}</Text>
+          <Text size="sm">Since {a.createdAt}</Text>
+        </SimpleGrid>
+      </Card>
+      <Tabs defaultValue="subscriptions" keepMounted={false}>
+        <Tabs.List>
+          <Tabs.Tab value="subscriptions">Subscriptions ({subscriptions.length})</Tabs.Tab>
+          <Tabs.Tab value="readings">Readings</Tabs.Tab>
+          <Tabs.Tab value="bills">Bills</Tabs.Tab>
+          <Tabs.Tab value="statement">Statement</Tabs.Tab>
+          <Tabs.Tab value="payments">Payments</Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="subscriptions" pt="sm">
+          <DataTable columns={subColumns} data={subscriptions} empty="No subscription." />
+        </Tabs.Panel>
+        <Tabs.Panel value="readings" pt="sm">
+          {subscriptions.length ? <Readings subscriptions={subscriptions} /> : <Text c="dimmed">No subscription.</Text>}
+        </Tabs.Panel>
+        <Tabs.Panel value="bills" pt="sm">
+          <BillsTable filter={{ accountID }} />
+        </Tabs.Panel>
+        <Tabs.Panel value="statement" pt="sm">
+          <Statement accountID={accountID} />
+        </Tabs.Panel>
+        <Tabs.Panel value="payments" pt="sm">
+          <AccountPayments accountID={accountID} />
+        </Tabs.Panel>
+      </Tabs>
+    </Stack>
+  );
+}

@@ -1,0 +1,62 @@
+import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { Button, Card, Group, Stack, TextInput, Title } from '@mantine/core';
+import { ApiError, call, type Data } from '../api/client.ts';
+import { useBatches } from '../api/queries.ts';
+import { DataTable, type Column } from '../components/DataTable.tsx';
+import { formErrors, notifyDone, notifyError } from '../components/feedback.tsx';
+import { useSession } from '../session.tsx';
+
+type Batch = Data<'/billing/batches/get-batches'>['batches'][number];
+const columns: Column<Batch>[] = [
+  { header: 'Code', accessorKey: 'batchCode' },
+  { header: 'Label', accessorKey: 'label' },
+  { header: 'Templates', accessorFn: (b) => b.serviceCodes.join(', ') },
+  { header: 'Subscriptions', accessorKey: 'subscriptionCount', meta: { align: 'right' } },
+  { header: 'Made', cell: ({ row }) => `${row.original.createdAt} by ${row.original.createdBy}` },
+];
+
+export function Batches() {
+  const { can } = useSession();
+  const queryClient = useQueryClient();
+  const batches = useBatches();
+  const [code, setCode] = useState('');
+  const [label, setLabel] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setErrors({});
+    try {
+      await call('/billing/batches/make-batch', { method: 'Create', action: 'Create Batch', apiVersion: 'v2', data: { batchCode: code.trim(), ...(label.trim() ? { label: label.trim() } : {}) } });
+      notifyDone(`Batch ${code.trim()} made.`);
+      setCode('');
+      setLabel('');
+      await queryClient.invalidateQueries({ queryKey: ['batches'] });
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const { fields, other } = formErrors(err, 'data.', (p) => p === 'batchCode' || p === 'label');
+        setErrors(fields);
+        if (other.length) notifyError(err);
+      } else notifyError(err);
+    }
+  };
+  return (
+    <Stack>
+      <Title order={2}>Batches</Title>
+      {can('admin') && (
+        <Card withBorder>
+          <form onSubmit={submit}>
+            <Group align="flex-start">
+              <TextInput label="Batch code" required value={code} onChange={(e) => setCode(e.currentTarget.value)} error={errors.batchCode} />
+              <TextInput label="Label" value={label} onChange={(e) => setLabel(e.currentTarget.value)} error={errors.label} />
+              <Button type="submit" mt={25}>
+                Make batch
+              </Button>
+            </Group>
+          </form>
+        </Card>
+      )}
+      <DataTable columns={columns} data={batches.data?.batches} loading={batches.isLoading} empty="No batch yet." />
+    </Stack>
+  );
+}

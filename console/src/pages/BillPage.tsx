@@ -1,0 +1,89 @@
+// One bill: its amounts, its lines, each line's explanation (the trace in words), its PDF and e-mails.
+import { Link, useParams } from 'react-router';
+import { useQuery } from '@tanstack/react-query';
+import { Accordion, Alert, Anchor, Code, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
+import { read } from '../api/client.ts';
+import { DataTable, type Column } from '../components/DataTable.tsx';
+import { Amount, StatusBadge } from '../components/feedback.tsx';
+import { Totals } from './billrun/ValidatePanel.tsx';
+import type { Bill } from './Bills.tsx';
+import { DocumentPanel } from './bill/DocumentPanel.tsx';
+
+type Line = Bill['lines'][number];
+
+const lineColumns: Column<Line>[] = [
+  { header: 'Component', cell: ({ row }) => `${row.original.name} (${row.original.componentCode})` },
+  { header: 'Category', accessorKey: 'category' },
+  { header: 'Quantity', cell: ({ row }) => `${row.original.quantity}${row.original.unit ? ' ' + row.original.unit : ''}`, meta: { align: 'right' } },
+  { header: 'Rate', cell: ({ row }) => <Amount value={row.original.rate ?? null} />, meta: { align: 'right' } },
+  { header: 'Amount', cell: ({ row }) => <Amount value={row.original.amount} />, meta: { align: 'right' } },
+];
+
+export function BillPage() {
+  const billID = Number(useParams().billID);
+  const q = useQuery({
+    queryKey: ['bill', billID],
+    queryFn: async () => (await read('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { billID } })).bills[0] ?? null,
+  });
+  if (q.isLoading) return <Loader />;
+  const b = q.data;
+  if (!b) return <Alert color="red">No bill {billID}.</Alert>;
+  return (
+    <Stack>
+      <Anchor component={Link} to={`/bills?termID=${b.termID}`} size="sm">
+        ← Bills of term {b.termID}
+      </Anchor>
+      <Paper withBorder p="md">
+        <Group justify="space-between">
+          <Group gap="xs">
+            <Title order={3}>Bill {b.billNumber}</Title>
+            <StatusBadge status={b.status} />
+            {b.estimated && <StatusBadge status="estimated" />}
+          </Group>
+          <Text size="sm">
+            Account{' '}
+            <Anchor component={Link} to={`/accounts/${b.accountID}`}>
+              {b.accountNumber}
+            </Anchor>{' '}
+            · subscription {b.subscriptionID} · billed {b.billDate} · due {b.dueDate} · period {b.periodStart} to {b.periodEnd}
+          </Text>
+        </Group>
+      </Paper>
+      <Totals
+        items={[
+          ['Charges', b.charges],
+          ['Tax', b.tax],
+          ['Total', b.total],
+          ['Brought forward', b.balanceBroughtForward],
+          ['Total due', b.totalDue],
+        ]}
+      />
+      <Title order={4}>Lines</Title>
+      <DataTable columns={lineColumns} data={b.lines} testId="bill-lines" />
+      <Title order={4}>Explanation</Title>
+      <Accordion variant="contained" multiple defaultValue={b.lines.map((l) => l.componentCode)} data-testid="explanation">
+        {b.lines.map((l) => (
+          <Accordion.Item key={l.componentCode} value={l.componentCode}>
+            <Accordion.Control>
+              {l.name}: {l.amount}
+            </Accordion.Control>
+            <Accordion.Panel>
+              <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+                {l.explanation}
+              </Text>
+              <details>
+                <summary>
+                  <Text span size="xs" c="dimmed">
+                    The calculation's trace
+                  </Text>
+                </summary>
+                <Code block>{JSON.stringify(l.trace, null, 2)}</Code>
+              </details>
+            </Accordion.Panel>
+          </Accordion.Item>
+        ))}
+      </Accordion>
+      <DocumentPanel termID={b.termID} billID={billID} billNumber={b.billNumber} />
+    </Stack>
+  );
+}

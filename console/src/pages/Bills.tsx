@@ -1,0 +1,88 @@
+// Bills by term, account or number, a page at a time (get-bills pages by afterBillID).
+import { useState } from 'react';
+import { useNavigate, useSearchParams } from 'react-router';
+import { useQuery } from '@tanstack/react-query';
+import { Group, NumberInput, Select, Stack, Text, Title } from '@mantine/core';
+import { read, type Data } from '../api/client.ts';
+import { DataTable, KeysetPager, type Column } from '../components/DataTable.tsx';
+import { Amount, StatusBadge } from '../components/feedback.tsx';
+
+export type Bill = Data<'/billing/bills/get-bills'>['bills'][number];
+const PAGE = 50;
+
+export const billColumns: Column<Bill>[] = [
+  { header: 'Number', accessorKey: 'billNumber' },
+  { header: 'Account', accessorKey: 'accountNumber' },
+  { header: 'Term', accessorKey: 'termID' },
+  { header: 'Period', cell: ({ row }) => `${row.original.periodStart} to ${row.original.periodEnd}` },
+  { header: 'Due', accessorKey: 'dueDate' },
+  { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+  { header: 'Estimated', cell: ({ row }) => (row.original.estimated ? 'yes' : '') },
+  { header: 'Total', cell: ({ row }) => <Amount value={row.original.total} />, meta: { align: 'right' } },
+  { header: 'Total due', cell: ({ row }) => <Amount value={row.original.totalDue} />, meta: { align: 'right' } },
+];
+
+export function BillsTable({ filter }: { filter: { termID?: number; accountID?: number; billNumber?: number; status?: 'draft' | 'posted' | 'withdrawn' } }) {
+  const navigate = useNavigate();
+  // The first bill id of each page seen, to go back: get-bills pages forward only.
+  const [afters, setAfters] = useState<number[]>([0]);
+  const after = afters[afters.length - 1] ?? 0;
+  const bills = useQuery({
+    queryKey: ['bills', filter, after],
+    queryFn: () =>
+      read('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { ...filter, limit: PAGE + 1, ...(after ? { afterBillID: after } : {}) } }),
+  });
+  const rows = bills.data?.bills.slice(0, PAGE);
+  const hasMore = (bills.data?.bills.length ?? 0) > PAGE;
+  return (
+    <>
+      <DataTable
+        columns={billColumns}
+        data={rows}
+        loading={bills.isLoading}
+        empty="No bill."
+        onRowClick={(b) => navigate(`/bills/${b.billID}`)}
+        rowLabel={(b) => `Open bill ${b.billNumber}`}
+        testId="bills-table"
+      />
+      <KeysetPager
+        page={afters.length - 1}
+        hasMore={hasMore}
+        onPrevious={() => setAfters((a) => a.slice(0, -1))}
+        onNext={() => rows && rows.length && setAfters((a) => [...a, rows[rows.length - 1]!.billID])}
+      />
+    </>
+  );
+}
+
+export function Bills() {
+  const [params, setParams] = useSearchParams();
+  const num = (k: string) => (params.get(k) ? Number(params.get(k)) : undefined);
+  const termID = num('termID');
+  const accountID = num('accountID');
+  const billNumber = num('billNumber');
+  const status = (params.get('status') as 'draft' | 'posted' | 'withdrawn' | null) ?? undefined;
+  const set = (k: string, v: string | number | null | undefined) => {
+    const p = new URLSearchParams(params);
+    if (v === null || v === undefined || v === '') p.delete(k);
+    else p.set(k, String(v));
+    setParams(p);
+  };
+  const any = termID || accountID || billNumber;
+  return (
+    <Stack>
+      <Title order={2}>Bills</Title>
+      <Group align="flex-end">
+        <NumberInput label="Term" value={termID ?? ''} onChange={(v) => set('termID', v)} w={120} allowDecimal={false} />
+        <NumberInput label="Account ID" value={accountID ?? ''} onChange={(v) => set('accountID', v)} w={120} allowDecimal={false} />
+        <NumberInput label="Bill number" value={billNumber ?? ''} onChange={(v) => set('billNumber', v)} w={140} allowDecimal={false} />
+        <Select label="Status" clearable data={['draft', 'posted', 'withdrawn']} value={status ?? null} onChange={(v) => set('status', v)} w={140} />
+      </Group>
+      {any ? (
+        <BillsTable key={JSON.stringify([termID, accountID, billNumber, status])} filter={{ termID, accountID, billNumber, status }} />
+      ) : (
+        <Text c="dimmed">Give a term, an account or a bill number (or open a bill run and follow its bills link).</Text>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,127 @@
+// Payments received (and a form to record one) and the ageing of what accounts owe.
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Anchor, Button, Card, Group, SimpleGrid, Stack, Tabs, Text, TextInput, Title } from '@mantine/core';
+import { ApiError, call, read, type Data } from '../api/client.ts';
+import { DataTable, Pager, type Column } from '../components/DataTable.tsx';
+import { Amount, StatusBadge, formErrors, notifyDone, notifyError } from '../components/feedback.tsx';
+import { Totals } from './billrun/ValidatePanel.tsx';
+import { useSession } from '../session.tsx';
+
+type Payment = Data<'/billing/payments/get-payments'>['payments'][number];
+type Aged = Data<'/billing/ledger/get-ageing'>['accounts'][number];
+
+const paymentColumns: Column<Payment>[] = [
+  { header: 'Date', accessorKey: 'paymentDate' },
+  { header: 'Account', cell: ({ row }) => <Anchor component={Link} to={`/accounts/${row.original.accountID}`}>{row.original.accountNumber}</Anchor> },
+  { header: 'Reference', accessorKey: 'reference' },
+  { header: 'Channel', accessorKey: 'channel' },
+  { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+  { header: 'Amount', cell: ({ row }) => <Amount value={row.original.amount} />, meta: { align: 'right' } },
+  { header: 'Applied', cell: ({ row }) => <Amount value={row.original.applied} />, meta: { align: 'right' } },
+  { header: 'Unapplied', cell: ({ row }) => <Amount value={row.original.unapplied} />, meta: { align: 'right' } },
+];
+
+export function PaymentsTable({ data, loading }: { data: Payment[] | undefined; loading: boolean }) {
+  return <DataTable columns={paymentColumns} data={data} loading={loading} empty="No payment." />;
+}
+
+const agedColumns: Column<Aged>[] = [
+  { header: 'Account', cell: ({ row }) => <Anchor component={Link} to={`/accounts/${row.original.accountID}`}>{row.original.accountNumber}</Anchor> },
+  { header: 'Name', accessorKey: 'name' },
+  ...(['current', 'days30', 'days60', 'days90', 'over90', 'credit', 'balance'] as const).map(
+    (k): Column<Aged> => ({ header: { current: 'Current', days30: '1–30', days60: '31–60', days90: '61–90', over90: 'Over 90', credit: 'Credit', balance: 'Balance' }[k], cell: ({ row }) => <Amount value={row.original[k]} />, meta: { align: 'right' } }),
+  ),
+];
+
+function RecordPayment() {
+  const queryClient = useQueryClient();
+  const [f, setF] = useState({ accountNumber: '', amount: '', reference: '', channel: 'bank' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+  const set = (k: keyof typeof f) => (e: React.ChangeEvent<HTMLInputElement>) => setF({ ...f, [k]: e.currentTarget.value });
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setErrors({});
+    try {
+      await call('/billing/payments/make-payment', { method: 'Create', action: 'Create Payment', apiVersion: 'v2', data: { accountNumber: f.accountNumber.trim(), amount: f.amount.trim(), reference: f.reference.trim(), channel: f.channel.trim() } });
+      notifyDone('Payment recorded and settled against the oldest debts.');
+      setF({ ...f, accountNumber: '', amount: '', reference: '' });
+      await queryClient.invalidateQueries({ queryKey: ['payments'] });
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const { fields, other } = formErrors(err, 'data.', (p) => p in f);
+        setErrors(fields);
+        if (other.length) notifyError(err);
+      } else notifyError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Card withBorder>
+      <form onSubmit={submit}>
+        <Group align="flex-start">
+          <TextInput label="Account number" required value={f.accountNumber} onChange={set('accountNumber')} error={errors.accountNumber} />
+          <TextInput label="Amount" required value={f.amount} onChange={set('amount')} error={errors.amount} w={140} />
+          <TextInput label="Reference" required value={f.reference} onChange={set('reference')} error={errors.reference} />
+          <TextInput label="Channel" required value={f.channel} onChange={set('channel')} error={errors.channel} w={120} />
+          <Button type="submit" mt={25} loading={busy}>
+            Record payment
+          </Button>
+        </Group>
+      </form>
+    </Card>
+  );
+}
+
+export function Payments() {
+  const { can } = useSession();
+  const [offset, setOffset] = useState(0);
+  const [agedOffset, setAgedOffset] = useState(0);
+  const payments = useQuery({
+    queryKey: ['payments', 'all', offset],
+    queryFn: () => read('/billing/payments/get-payments', { method: 'Retrieve', action: 'Retrieve Payments', apiVersion: 'v2', data: { limit: 50, offset } }),
+  });
+  const ageing = useQuery({
+    queryKey: ['ageing', agedOffset],
+    queryFn: () => read('/billing/ledger/get-ageing', { method: 'Retrieve', action: 'Retrieve Ageing', apiVersion: 'v2', data: { limit: 50, offset: agedOffset } }),
+  });
+  const a = ageing.data?.ageing;
+  return (
+    <Stack>
+      <Title order={2}>Payments and ageing</Title>
+      <Tabs defaultValue="payments">
+        <Tabs.List>
+          <Tabs.Tab value="payments">Payments</Tabs.Tab>
+          <Tabs.Tab value="ageing">Ageing</Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="payments" pt="sm">
+          <Stack>
+            {can('biller') && <RecordPayment />}
+            <PaymentsTable data={payments.data?.payments} loading={payments.isLoading} />
+            <Pager paging={payments.data?.paging} onOffset={setOffset} />
+          </Stack>
+        </Tabs.Panel>
+        <Tabs.Panel value="ageing" pt="sm">
+          <Stack>
+            {a && (
+              <>
+                <Text size="sm" c="dimmed">
+                  As of {a.asOf}, {a.accountCount} account(s) owing or in credit.
+                </Text>
+                <SimpleGrid cols={1}>
+                  <Totals items={[['Current', a.current], ['1–30 days', a.days30], ['31–60 days', a.days60], ['61–90 days', a.days90], ['Over 90', a.over90], ['Balance', a.balance]]} />
+                </SimpleGrid>
+              </>
+            )}
+            <DataTable columns={agedColumns} data={ageing.data?.accounts} loading={ageing.isLoading} empty="Nobody owes anything." />
+            <Pager paging={ageing.data?.paging} onOffset={setAgedOffset} />
+          </Stack>
+        </Tabs.Panel>
+      </Tabs>
+    </Stack>
+  );
+}

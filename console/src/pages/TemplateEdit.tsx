@@ -1,0 +1,201 @@
+// Make or change a template. The API checks every rule and names each bad field; the
+// form puts each message under its field (details[].path, "service." taken off).
+import { useEffect, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { useForm } from '@mantine/form';
+import { useQueryClient } from '@tanstack/react-query';
+import { ActionIcon, Alert, Anchor, Button, Card, Checkbox, Group, List, Loader, MultiSelect, NumberInput, Select, SimpleGrid, Stack, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { ApiError, call } from '../api/client.ts';
+import { useTemplates } from '../api/queries.ts';
+import { formErrors, notifyDone, notifyError } from '../components/feedback.tsx';
+import { useSession } from '../session.tsx';
+import { CYCLES, MODELS, emptyComponent, emptyTemplate, emptyTier, fromRecord, toBody, type TemplateV } from './templates/model.ts';
+import { MeterHead } from './templates/MeterHead.tsx';
+
+export function TemplateEdit() {
+  const code = useParams().code;
+  const editing = code !== undefined;
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const { can } = useSession();
+  const templates = useTemplates();
+  const record = editing ? (templates.data?.services.find((s) => s.serviceCode === code) ?? null) : null;
+  const form = useForm<TemplateV>({ mode: 'controlled', initialValues: emptyTemplate() });
+  const [other, setOther] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (record) form.setValues(fromRecord(record));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [record?.serviceID, record?.version]);
+
+  if (!can('admin')) return <Alert color="yellow">Templates are made and changed by an admin.</Alert>;
+  if (editing && templates.isLoading) return <Loader />;
+  if (editing && !record) return <Alert color="red">No template {code}.</Alert>;
+
+  const v = form.getValues();
+  const meters = v.meteredInputs.map((m) => m.code).filter(Boolean);
+  const componentCodes = v.components.map((c) => c.code).filter(Boolean);
+
+  const submit = async (values: TemplateV) => {
+    setBusy(true);
+    setOther([]);
+    form.clearErrors();
+    try {
+      const service = toBody(values, record);
+      if (editing) await call('/billing/services/update-service', { method: 'Update', action: 'Update Package', apiVersion: 'v2', service });
+      else await call('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service });
+      notifyDone(editing ? `Template ${service.code} changed: a new version is current.` : `Template ${service.code} made.`);
+      await queryClient.invalidateQueries({ queryKey: ['services'] });
+      await queryClient.invalidateQueries({ queryKey: ['batches'] });
+      await queryClient.invalidateQueries({ queryKey: ['service-versions'] });
+      navigate(`/templates/${encodeURIComponent(service.code)}`);
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const { fields, other: rest } = formErrors(err, 'service.', () => true);
+        form.setErrors(fields);
+        // Messages on rows or arrays as a whole have no input of their own: listed above the buttons.
+        setOther([...rest, ...Object.entries(fields).filter(([p]) => /(^|\.)\d+$|tiers$|components$|meteredInputs$|batches$|of$/.test(p)).map(([p, m]) => `${p}: ${m}`)]);
+      } else notifyError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={form.onSubmit((values) => void submit(values))}>
+      <Stack>
+        <Anchor component={Link} to="/templates" size="sm">
+          ← Templates
+        </Anchor>
+        <Title order={2}>{editing ? `Change template ${code}` : 'New template'}</Title>
+        {editing && <Text size="sm" c="dimmed">Saving adds version {(record?.version ?? 0) + 1}; terms made before keep the version they were made with.</Text>}
+        <Card withBorder>
+          <SimpleGrid cols={{ base: 2, lg: 4 }}>
+            <TextInput label="Code" description="letters, digits, _ . -" required disabled={editing} {...form.getInputProps('code')} />
+            <TextInput label="Name" required {...form.getInputProps('name')} />
+            <Select label="Type" data={['Sale', 'Rental', 'Subscription']} allowDeselect={false} {...form.getInputProps('serviceType')} />
+            <Select label="Billing cycle" data={CYCLES} allowDeselect={false} {...form.getInputProps('billingCycle')} />
+            <NumberInput label="Due after (days)" min={0} max={366} allowDecimal={false} {...form.getInputProps('dueDateOffset')} />
+            <TagsInput label="Batches" description="Enter a code; a new one is made" {...form.getInputProps('batches')} />
+            <TextInput label="Description" {...form.getInputProps('description')} />
+            <Checkbox mt="lg" label="Post bills as soon as a run ends" {...form.getInputProps('postBilling', { type: 'checkbox' })} />
+          </SimpleGrid>
+        </Card>
+
+        <Card withBorder>
+          <Group justify="space-between" mb="xs">
+            <Title order={4}>Meters</Title>
+            <Button size="xs" variant="default" onClick={() => form.insertListItem('meteredInputs', { code: '', label: '', unit: '', decimals: 0, rolloverAt: '' })}>
+              Add a meter
+            </Button>
+          </Group>
+          <Table>
+            <MeterHead withAction />
+            <Table.Tbody>
+              {v.meteredInputs.map((_, i) => (
+                <Table.Tr key={i}>
+                  <Table.Td><TextInput aria-label={`Meter ${i + 1} code`} {...form.getInputProps(`meteredInputs.${i}.code`)} /></Table.Td>
+                  <Table.Td><TextInput aria-label={`Meter ${i + 1} label`} {...form.getInputProps(`meteredInputs.${i}.label`)} /></Table.Td>
+                  <Table.Td><TextInput aria-label={`Meter ${i + 1} unit`} w={80} {...form.getInputProps(`meteredInputs.${i}.unit`)} /></Table.Td>
+                  <Table.Td><NumberInput aria-label={`Meter ${i + 1} decimals`} w={80} min={0} allowDecimal={false} {...form.getInputProps(`meteredInputs.${i}.decimals`)} /></Table.Td>
+                  <Table.Td><TextInput aria-label={`Meter ${i + 1} roll-over`} placeholder="none" w={120} {...form.getInputProps(`meteredInputs.${i}.rolloverAt`)} /></Table.Td>
+                  <Table.Td><ActionIcon variant="subtle" color="red" aria-label={`Remove meter ${i + 1}`} onClick={() => form.removeListItem('meteredInputs', i)}>✕</ActionIcon></Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Card>
+
+        <Card withBorder>
+          <Group justify="space-between" mb="xs">
+            <Title order={4}>Components (in bill order)</Title>
+            <Button size="xs" variant="default" onClick={() => form.insertListItem('components', emptyComponent())}>
+              Add a component
+            </Button>
+          </Group>
+          <Stack>
+            {v.components.map((c, i) => (
+              <Card key={i} withBorder bg="gray.0" data-testid={`component-${i}`}>
+                <SimpleGrid cols={{ base: 3, lg: 5 }}>
+                  <TextInput label="Code" required {...form.getInputProps(`components.${i}.code`)} />
+                  <TextInput label="Name" required {...form.getInputProps(`components.${i}.name`)} />
+                  <Select label="Model" data={[...MODELS]} allowDeselect={false} {...form.getInputProps(`components.${i}.model`)} />
+                  <Select label="Category" data={['charge', 'tax']} allowDeselect={false} {...form.getInputProps(`components.${i}.category`)} />
+                  {c.model !== 'percentage' && c.model !== 'flat' && <Select label="Meter" data={meters} {...form.getInputProps(`components.${i}.input`)} />}
+                  {c.model === 'flat' && <TextInput label="Amount" required {...form.getInputProps(`components.${i}.amount`)} />}
+                  {c.model === 'perUnit' && <TextInput label="Rate per unit" required {...form.getInputProps(`components.${i}.rate`)} />}
+                  {c.model === 'package' && <TextInput label="Package size" required {...form.getInputProps(`components.${i}.size`)} />}
+                  {c.model === 'package' && <TextInput label="Price per package" required {...form.getInputProps(`components.${i}.price`)} />}
+                  {c.model === 'percentage' && <TextInput label="Percentage" description="a number or a value's code" required {...form.getInputProps(`components.${i}.percentage`)} />}
+                  {c.model === 'percentage' && <MultiSelect label="Of components" data={componentCodes.filter((x) => x !== c.code)} {...form.getInputProps(`components.${i}.of`)} />}
+                  <TextInput label="Minimum" placeholder="none" {...form.getInputProps(`components.${i}.minimum`)} />
+                  <TextInput label="Maximum" placeholder="none" {...form.getInputProps(`components.${i}.maximum`)} />
+                  {c.model !== 'percentage' && <Checkbox mt="lg" label="Prorate by days" {...form.getInputProps(`components.${i}.prorate`, { type: 'checkbox' })} />}
+                </SimpleGrid>
+                {(c.model === 'graduated' || c.model === 'volume') && (
+                  <Stack gap={4} mt="sm">
+                    <Text size="sm" fw={500}>
+                      Tiers ({c.model === 'graduated' ? 'each tier prices its own units' : 'the tier reached prices every unit'}); leave the last "up to" empty
+                    </Text>
+                    <Table withTableBorder>
+                      <Table.Thead>
+                        <Table.Tr>
+                          <Table.Th>Up to</Table.Th>
+                          <Table.Th>Rate</Table.Th>
+                          <Table.Th>Flat fee</Table.Th>
+                          <Table.Th />
+                        </Table.Tr>
+                      </Table.Thead>
+                      <Table.Tbody>
+                        {c.tiers.map((_, t) => (
+                          <Table.Tr key={t}>
+                            <Table.Td><TextInput aria-label={`Component ${i + 1} tier ${t + 1} up to`} placeholder="no limit" {...form.getInputProps(`components.${i}.tiers.${t}.upTo`)} /></Table.Td>
+                            <Table.Td><TextInput aria-label={`Component ${i + 1} tier ${t + 1} rate`} {...form.getInputProps(`components.${i}.tiers.${t}.rate`)} /></Table.Td>
+                            <Table.Td><TextInput aria-label={`Component ${i + 1} tier ${t + 1} flat fee`} placeholder="none" {...form.getInputProps(`components.${i}.tiers.${t}.flat`)} /></Table.Td>
+                            <Table.Td><ActionIcon variant="subtle" color="red" aria-label={`Remove tier ${t + 1}`} onClick={() => form.removeListItem(`components.${i}.tiers`, t)}>✕</ActionIcon></Table.Td>
+                          </Table.Tr>
+                        ))}
+                      </Table.Tbody>
+                    </Table>
+                    <Group>
+                      <Button size="xs" variant="default" onClick={() => form.insertListItem(`components.${i}.tiers`, emptyTier())}>
+                        Add a tier
+                      </Button>
+                    </Group>
+                  </Stack>
+                )}
+                <Group justify="flex-end" mt="xs">
+                  <Button size="xs" variant="subtle" color="red" onClick={() => form.removeListItem('components', i)}>
+                    Remove component
+                  </Button>
+                </Group>
+              </Card>
+            ))}
+          </Stack>
+        </Card>
+        {other.length > 0 && (
+          <Alert color="red" title="Not saved">
+            <List size="sm">
+              {other.map((o) => (
+                <List.Item key={o}>{o}</List.Item>
+              ))}
+            </List>
+          </Alert>
+        )}
+        {Object.keys(form.errors).length > 0 && other.length === 0 && (
+          <Alert color="red" role="alert">
+            Not saved: see the fields marked in red.
+          </Alert>
+        )}
+        <Group>
+          <Button type="submit" loading={busy}>
+            {editing ? 'Save a new version' : 'Make the template'}
+          </Button>
+          <Button variant="default" component={Link} to={editing ? `/templates/${code}` : '/templates'}>
+            Back
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

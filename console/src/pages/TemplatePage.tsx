@@ -1,0 +1,203 @@
+// One template: its settings, its meters, each component with its tiers as a table, and its
+// earlier versions (a term keeps the version it was made with, so an officer reading an old
+// bill needs the components it was priced with).
+import { Link, useParams } from 'react-router';
+import { useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, Anchor, Badge, Button, Card, Group, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { call, read, type Data } from '../api/client.ts';
+import { DataTable, type Column } from '../components/DataTable.tsx';
+import { useTemplates } from '../api/queries.ts';
+import { ConfirmButton } from '../components/Confirm.tsx';
+import { notifyDone, notifyError } from '../components/feedback.tsx';
+import { useSession } from '../session.tsx';
+import { CYCLES, fromRecord, type ServiceRecord } from './templates/model.ts';
+import { MeterHead } from './templates/MeterHead.tsx';
+
+function Field({ label, value }: { label: string; value: React.ReactNode }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed">
+        {label}
+      </Text>
+      <Text size="sm">{value}</Text>
+    </div>
+  );
+}
+
+type Version = Data<'/billing/services/get-service-versions'>['versions'][number];
+const VERSIONS_PAGE = 10;
+const versionColumns: Column<Version>[] = [
+  { header: 'Version', accessorKey: 'version' },
+  { header: 'Made', cell: ({ row }) => `${row.original.createdAt} by ${row.original.createdBy}` },
+  { header: 'Name', accessorFn: (x) => x.definition.serviceLabel },
+  { header: 'Components', accessorFn: (x) => x.definition.components.map((c) => c.code).join(', ') },
+  { header: 'Due after', accessorFn: (x) => `${x.definition.dueDateOffset} days` },
+];
+
+export function TemplatePage() {
+  const code = useParams().code!;
+  const { can } = useSession();
+  const queryClient = useQueryClient();
+  const templates = useTemplates();
+  const [page, setPage] = useState(0);
+  const [shown, setShown] = useState<number | null>(null);
+  const versions = useQuery({
+    queryKey: ['service-versions', code, page],
+    queryFn: () =>
+      read('/billing/services/get-service-versions', { method: 'Retrieve', action: 'Retrieve Package Versions', apiVersion: 'v2', serviceCode: code, limit: VERSIONS_PAGE, offset: page * VERSIONS_PAGE }),
+  });
+  if (templates.isLoading) return <Loader />;
+  const current = templates.data?.services.find((s) => s.serviceCode === code);
+  if (!current) return <Alert color="red">No template {code}.</Alert>;
+  const old = shown === null || shown === current.version ? undefined : versions.data?.versions.find((x) => x.version === shown);
+  // An earlier version read as the list record it was then, so the same view shows it.
+  const r: ServiceRecord = old ? { ...current, ...old.definition, version: old.version, createdAt: old.createdAt, createdBy: old.createdBy, modifiedAt: old.createdAt, modifiedBy: old.createdBy } : current;
+  const v = fromRecord(r);
+  const archive = async (archiveStatus: 0 | 1) => {
+    try {
+      await call('/billing/services/archive-service', { method: 'Update', action: 'Archive Package', apiVersion: 'v2', serviceCode: code, archiveStatus });
+      notifyDone(archiveStatus ? 'Archived.' : 'Restored.');
+      await queryClient.invalidateQueries({ queryKey: ['services'] });
+    } catch (err) {
+      notifyError(err);
+    }
+  };
+  return (
+    <Stack>
+      <Anchor component={Link} to="/templates" size="sm">
+        ← Templates
+      </Anchor>
+      <Group justify="space-between">
+        <Group gap="xs">
+          <Title order={2}>
+            {r.serviceLabel} ({r.serviceCode})
+          </Title>
+          <Badge variant="light" color={old ? 'orange' : undefined} data-testid="shown-version">
+            version {r.version}
+            {old ? ` (current is ${current.version})` : ''}
+          </Badge>
+          {r.archiveStatus === 1 && <Badge color="dark">archived</Badge>}
+        </Group>
+        {can('admin') && (
+          <Group>
+            <Button component={Link} to={`/templates/${encodeURIComponent(code)}/edit`}>
+              Change
+            </Button>
+            {r.archiveStatus === 0 ? (
+              <ConfirmButton variant="light" color="orange" question="Archive this template? It takes no new subscriptions or terms until restored." onConfirm={() => archive(1)}>
+                Archive
+              </ConfirmButton>
+            ) : (
+              <Button variant="light" onClick={() => void archive(0)}>
+                Restore
+              </Button>
+            )}
+          </Group>
+        )}
+      </Group>
+      <Card withBorder>
+        <SimpleGrid cols={{ base: 3, lg: 6 }}>
+          <Field label="Type" value={r.serviceType} />
+          <Field label="Charging" value={r.chargingType} />
+          <Field label="Billing cycle" value={CYCLES.find((c) => c.value === String(r.billingCycleLookupID))?.label ?? r.billingCycleLookupID} />
+          <Field label="Due after" value={`${r.dueDateOffset} days`} />
+          <Field label="Posting" value={r.postBilling ? 'at the end of each run' : 'by post-term'} />
+          <Field label="Batches" value={r.batches.join(', ') || '—'} />
+          <Field label="Changed" value={`${r.modifiedAt} by ${r.modifiedBy}`} />
+          <Field label="Made" value={`${r.createdAt} by ${r.createdBy}`} />
+          <Field label="Values" value={r.values.map((x) => `${x.code} = ${x.value}`).join(', ') || '—'} />
+        </SimpleGrid>
+        <Text size="xs" c="dimmed" mt="sm">
+          Each change is a new version; a term keeps the version it was made with.
+        </Text>
+      </Card>
+      <Title order={4}>Versions</Title>
+      <DataTable
+        columns={versionColumns}
+        data={versions.data?.versions}
+        loading={versions.isLoading}
+        onRowClick={(x) => setShown(x.version)}
+        rowLabel={(x) => `Show version ${x.version}`}
+        highlight={(x) => (x.version === r.version ? 'var(--mantine-color-blue-light)' : undefined)}
+        testId="versions-table"
+      />
+      {versions.data && versions.data.paging.total > VERSIONS_PAGE && (
+        <Group gap="xs">
+          <Button size="xs" variant="default" disabled={page === 0} onClick={() => setPage(page - 1)}>
+            Newer
+          </Button>
+          <Text size="xs" c="dimmed">
+            {page * VERSIONS_PAGE + 1} to {Math.min((page + 1) * VERSIONS_PAGE, versions.data.paging.total)} of {versions.data.paging.total}
+          </Text>
+          <Button size="xs" variant="default" disabled={(page + 1) * VERSIONS_PAGE >= versions.data.paging.total} onClick={() => setPage(page + 1)}>
+            Older
+          </Button>
+        </Group>
+      )}
+      <Title order={4}>Meters{old ? ` of version ${old.version}` : ''}</Title>
+      <Table withTableBorder>
+        <MeterHead />
+        <Table.Tbody>
+          {v.meteredInputs.map((m) => (
+            <Table.Tr key={m.code}>
+              <Table.Td>{m.code}</Table.Td>
+              <Table.Td>{m.label}</Table.Td>
+              <Table.Td>{m.unit}</Table.Td>
+              <Table.Td>{m.decimals}</Table.Td>
+              <Table.Td>{m.rolloverAt || '—'}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <Title order={4}>Components{old ? ` of version ${old.version}` : ''}</Title>
+      <Stack>
+        {v.components.map((c) => (
+          <Card key={c.code} withBorder>
+            <Group gap="xs" mb="xs">
+              <Text fw={600}>
+                {c.name} ({c.code})
+              </Text>
+              <Badge variant="outline">{c.model}</Badge>
+              <Badge variant="light" color={c.category === 'tax' ? 'grape' : 'blue'}>
+                {c.category}
+              </Badge>
+              {c.prorate && <Badge variant="light">prorated</Badge>}
+            </Group>
+            <Text size="sm">
+              {c.model === 'flat' && `Amount ${c.amount} per term`}
+              {c.model === 'perUnit' && `${c.rate} per unit of ${c.input}`}
+              {c.model === 'package' && `${c.price} per ${c.size} units of ${c.input}`}
+              {c.model === 'percentage' && `${c.percentage}% of ${c.of.join(', ')}`}
+              {(c.model === 'graduated' || c.model === 'volume') && `Tiers of ${c.input} (${c.model})`}
+              {c.minimum && ` · minimum ${c.minimum}`}
+              {c.maximum && ` · maximum ${c.maximum}`}
+            </Text>
+            {(c.model === 'graduated' || c.model === 'volume') && (
+              <Table withTableBorder mt="xs" maw={520}>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>From</Table.Th>
+                    <Table.Th>Up to</Table.Th>
+                    <Table.Th>Rate</Table.Th>
+                    <Table.Th>Flat fee</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {c.tiers.map((t, i) => (
+                    <Table.Tr key={i}>
+                      <Table.Td>{i === 0 ? '0' : c.tiers[i - 1]!.upTo}</Table.Td>
+                      <Table.Td>{t.upTo || 'and above'}</Table.Td>
+                      <Table.Td ff="monospace">{t.rate}</Table.Td>
+                      <Table.Td ff="monospace">{t.flat || '—'}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            )}
+          </Card>
+        ))}
+      </Stack>
+    </Stack>
+  );
+}

@@ -1,0 +1,155 @@
+// The bill runs: every term, newest first, and a form to start a new one.
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, Anchor, Button, Card, Group, List, NumberInput, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { DatePickerInput } from '@mantine/dates';
+import { ApiError, call, read } from '../api/client.ts';
+import { isoToApi, previousMonth } from '../api/dates.ts';
+import { useTemplates } from '../api/queries.ts';
+import { DataTable, type Column } from '../components/DataTable.tsx';
+import { Amount, StatusBadge, formErrors, notifyError } from '../components/feedback.tsx';
+import { useSession } from '../session.tsx';
+
+type Term = Awaited<ReturnType<typeof listTerms>>['terms'][number];
+const listTerms = () => read('/billing/terms/get-terms', { method: 'Retrieve', action: 'Retrieve Terms', apiVersion: 'v2', operation: 'schedule' });
+
+const columns: Column<Term>[] = [
+  { header: 'Term', accessorKey: 'termID' },
+  { header: 'Label', accessorKey: 'label' },
+  { header: 'Period', cell: ({ row }) => `${row.original.startDate} to ${row.original.endDate}` },
+  { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+  { header: 'Subscriptions', accessorFn: (t) => t.counts.subscriptions, meta: { align: 'right' } },
+  { header: 'Bills', accessorFn: (t) => t.counts.bills, meta: { align: 'right' } },
+  { header: 'Failures', accessorFn: (t) => t.counts.failures, meta: { align: 'right' } },
+  { header: 'Total', cell: ({ row }) => <Amount value={row.original.totals.total} />, meta: { align: 'right' } },
+];
+
+function NewTerm() {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const templates = useTemplates();
+  const month = previousMonth();
+  const [serviceCode, setServiceCode] = useState<string | null>(null);
+  const [batchCode, setBatchCode] = useState<string | null>(null);
+  const [period, setPeriod] = useState<number | string>(month.period);
+  const [start, setStart] = useState<string | null>(month.start);
+  const [end, setEnd] = useState<string | null>(month.end);
+  const [label, setLabel] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const live = (templates.data?.services ?? []).filter((s) => s.archiveStatus === 0);
+  const batches = live.find((s) => s.serviceCode === serviceCode)?.batches ?? [];
+  const make = useMutation({
+    mutationFn: async () => {
+      const { headers } = await call('/billing/terms/make-term', {
+        method: 'Create',
+        action: 'Create Bill Term',
+        apiVersion: 'v2',
+        operation: 'schedule',
+        data: {
+          serviceCode: serviceCode ?? '',
+          batchCode: batchCode ?? '',
+          billingPeriodID: Number(period),
+          startDate: start ? isoToApi(start) : '',
+          endDate: end ? isoToApi(end) : '',
+          ...(label.trim() ? { label: label.trim() } : {}),
+        },
+      });
+      return Number(headers.get('x-billrun-term-id'));
+    },
+    onSuccess: (termID) => {
+      void queryClient.invalidateQueries({ queryKey: ['terms'] });
+      navigate(`/terms/${termID}`);
+    },
+    onError: (err) => {
+      if (err instanceof ApiError) {
+        const { fields, other } = formErrors(err, 'data.', (p) => ['serviceCode', 'batchCode', 'billingPeriodID', 'startDate', 'endDate', 'label'].includes(p));
+        setErrors(fields);
+        if (other.length) notifyError(err);
+      } else notifyError(err);
+    },
+  });
+  return (
+    <Card withBorder>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          setErrors({});
+          make.mutate();
+        }}
+      >
+        <Stack gap="sm">
+          <Title order={4}>Start a bill run</Title>
+          <Text size="sm" c="dimmed">
+            A bill run (a term) bills one template's subscriptions in one batch for one period.
+          </Text>
+          <SimpleGrid cols={{ base: 2, lg: 3 }}>
+            <Select
+              label="Template"
+              placeholder={live.length ? 'Choose' : 'No template yet: make one first'}
+              data={live.map((s) => ({ value: s.serviceCode, label: `${s.serviceLabel} (${s.serviceCode})` }))}
+              value={serviceCode}
+              onChange={(v) => {
+                setServiceCode(v);
+                const t = live.find((s) => s.serviceCode === v);
+                setBatchCode(t?.batches.length === 1 ? (t.batches[0] ?? null) : null);
+              }}
+              error={errors.serviceCode}
+              required
+            />
+            <Select label="Batch" placeholder="Choose" data={batches} value={batchCode} onChange={setBatchCode} error={errors.batchCode} required />
+            <NumberInput label="Billing period" description="e.g. 202611" value={period} onChange={setPeriod} error={errors.billingPeriodID} required allowDecimal={false} />
+            <DatePickerInput label="First day" valueFormat="DD/MM/YYYY" value={start} onChange={setStart} error={errors.startDate} required />
+            <DatePickerInput label="Last day" valueFormat="DD/MM/YYYY" value={end} onChange={setEnd} error={errors.endDate} required />
+            <TextInput label="Label (optional)" value={label} onChange={(e) => setLabel(e.currentTarget.value)} error={errors.label} />
+          </SimpleGrid>
+          <Group>
+            <Button type="submit" loading={make.isPending}>
+              Make the term
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
+function GettingStarted() {
+  return (
+    <Alert color="blue" title="Before the first bill run">
+      <List size="sm" type="ordered">
+        <List.Item>
+          Make a pricing template with its batches (<Anchor component={Link} to="/templates/new">New template</Anchor>; an admin does this).
+        </List.Item>
+        <List.Item>
+          Bring in the accounts with their subscriptions and opening readings (<Anchor component={Link} to="/imports">Imports</Anchor>: a CSV file).
+        </List.Item>
+        <List.Item>Come back here and start a bill run for last month.</List.Item>
+      </List>
+    </Alert>
+  );
+}
+
+export function Terms() {
+  const { can } = useSession();
+  const navigate = useNavigate();
+  const terms = useQuery({ queryKey: ['terms'], queryFn: listTerms });
+  const templates = useTemplates();
+  const rows = [...(terms.data?.terms ?? [])].sort((a, b) => b.termID - a.termID);
+  return (
+    <Stack>
+      <Title order={2}>Bill runs</Title>
+      {templates.data && templates.data.services.length === 0 && <GettingStarted />}
+      {can('biller') && <NewTerm />}
+      <DataTable
+        columns={columns}
+        data={terms.data ? rows : undefined}
+        loading={terms.isLoading}
+        empty="No bill run yet."
+        onRowClick={(t) => navigate(`/terms/${t.termID}`)}
+        rowLabel={(t) => `Open term ${t.termID}`}
+        testId="terms-table"
+      />
+    </Stack>
+  );
+}

@@ -1,0 +1,155 @@
+// A template as the form holds it (every field text, arrays as rows) and back to the
+// API's creation object. Fields the form does not edit are carried through untouched.
+import type { Body, Data } from '../../api/client.ts';
+
+export type ServiceBody = Body<'/billing/services/make-service'>['service'];
+export type ServiceRecord = Data<'/billing/services/get-services'>['services'][number];
+type ApiComponent = NonNullable<ServiceBody['components']>[number];
+type Dec = string | number | { value: string } | undefined;
+
+export const MODELS = ['flat', 'perUnit', 'graduated', 'volume', 'package', 'percentage'] as const;
+export type TierV = { upTo: string; rate: string; flat: string };
+export type ComponentV = {
+  code: string;
+  name: string;
+  category: 'charge' | 'tax';
+  model: (typeof MODELS)[number];
+  input: string;
+  amount: string;
+  rate: string;
+  tiers: TierV[];
+  size: string;
+  price: string;
+  percentage: string;
+  of: string[];
+  prorate: boolean;
+  minimum: string;
+  maximum: string;
+};
+export type MeterV = { code: string; label: string; unit: string; decimals: number; rolloverAt: string };
+export type TemplateV = {
+  code: string;
+  name: string;
+  serviceType: 'Sale' | 'Rental' | 'Subscription';
+  billingCycle: string;
+  dueDateOffset: number;
+  postBilling: boolean;
+  description: string;
+  batches: string[];
+  meteredInputs: MeterV[];
+  components: ComponentV[];
+};
+
+export const emptyTier = (): TierV => ({ upTo: '', rate: '', flat: '' });
+export const emptyComponent = (): ComponentV => ({
+  code: '', name: '', category: 'charge', model: 'flat', input: '', amount: '', rate: '', tiers: [emptyTier()], size: '', price: '', percentage: '', of: [], prorate: false, minimum: '', maximum: '',
+});
+
+export const emptyTemplate = (): TemplateV => ({
+  code: '', name: '', serviceType: 'Sale', billingCycle: '1', dueDateOffset: 14, postBilling: false, description: '', batches: [],
+  meteredInputs: [{ code: 'METER', label: 'Meter', unit: 'm3', decimals: 0, rolloverAt: '' }],
+  // A standing charge and a tiered charge on the meter: the shape most utility tariffs start from.
+  components: [
+    { ...emptyComponent(), code: 'STANDING', name: 'Standing charge' },
+    { ...emptyComponent(), code: 'USAGE', name: 'Usage', model: 'graduated', input: 'METER', tiers: [emptyTier(), emptyTier()] },
+  ],
+});
+
+const text = (d: Dec | null): string => (d === undefined || d === null ? '' : typeof d === 'object' ? d.value : String(d));
+/** A decimal, or the code of one of the template's values ({ value: CODE }). */
+const dec = (s: string): string | { value: string } => (/^-?\d/.test(s.trim()) || s.trim() === '' ? s.trim() : { value: s.trim() });
+
+export function fromRecord(r: ServiceRecord): TemplateV {
+  return {
+    code: r.serviceCode,
+    name: r.serviceLabel,
+    serviceType: r.serviceType as TemplateV['serviceType'],
+    billingCycle: String(r.billingCycleLookupID),
+    dueDateOffset: r.dueDateOffset,
+    postBilling: r.postBilling === 1,
+    description: r.description,
+    batches: r.batches,
+    meteredInputs: r.meteredInputs.map((m) => ({ code: m.code, label: m.label, unit: m.unit, decimals: m.decimals, rolloverAt: m.rolloverAt === undefined ? '' : String(m.rolloverAt) })),
+    components: r.components.map((c) => {
+      const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: 'prorate' in c ? !!c.prorate : false, minimum: text(c.minimum), maximum: text(c.maximum) };
+      if (c.model === 'flat') v.amount = text(c.amount);
+      if (c.model === 'perUnit') Object.assign(v, { input: c.input, rate: text(c.rate) });
+      if (c.model === 'graduated' || c.model === 'volume')
+        Object.assign(v, { input: c.input, tiers: c.tiers.map((t) => ({ upTo: t.upTo === null ? '' : String(t.upTo), rate: text(t.rate), flat: text(t.flat) })) });
+      if (c.model === 'package') Object.assign(v, { input: c.input, size: String(c.size), price: text(c.price) });
+      if (c.model === 'percentage') Object.assign(v, { percentage: text(c.percentage), of: c.of });
+      return v;
+    }),
+  };
+}
+
+function toComponent(c: ComponentV): ApiComponent {
+  const common = {
+    code: c.code.trim(),
+    name: c.name.trim(),
+    category: c.category,
+    ...(c.minimum.trim() ? { minimum: dec(c.minimum) } : {}),
+    ...(c.maximum.trim() ? { maximum: dec(c.maximum) } : {}),
+  };
+  const prorate = c.prorate ? { prorate: true } : {};
+  switch (c.model) {
+    case 'flat':
+      return { ...common, ...prorate, model: 'flat', amount: dec(c.amount) };
+    case 'perUnit':
+      return { ...common, ...prorate, model: 'perUnit', input: c.input, rate: dec(c.rate) };
+    case 'graduated':
+    case 'volume':
+      return {
+        ...common,
+        ...prorate,
+        model: c.model,
+        input: c.input,
+        tiers: c.tiers.map((t) => ({ upTo: t.upTo.trim() === '' ? null : t.upTo.trim(), rate: dec(t.rate), ...(t.flat.trim() ? { flat: dec(t.flat) } : {}) })),
+      };
+    case 'package':
+      return { ...common, ...prorate, model: 'package', input: c.input, size: c.size.trim(), price: dec(c.price) };
+    case 'percentage':
+      return { ...common, model: 'percentage', percentage: dec(c.percentage), of: c.of };
+  }
+}
+
+/** The creation object: the form's fields over the record's others (values, inputs, bank accounts ...). */
+export function toBody(v: TemplateV, base: ServiceRecord | null): ServiceBody {
+  return {
+    code: v.code.trim(),
+    name: v.name.trim(),
+    serviceType: v.serviceType,
+    chargingType: 'Postpaid',
+    postType: 'Post Subscription',
+    billingCycle: Number(v.billingCycle),
+    dueDateOffset: v.dueDateOffset,
+    description: v.description,
+    postBilling: v.postBilling ? 1 : 0,
+    batches: v.batches,
+    meteredInputs: v.meteredInputs.map((m) => ({ code: m.code.trim(), label: m.label.trim(), unit: m.unit.trim(), decimals: m.decimals, ...(m.rolloverAt.trim() ? { rolloverAt: m.rolloverAt.trim() } : {}) })),
+    components: v.components.map(toComponent),
+    ...(base
+      ? {
+          values: base.values,
+          connectionInputs: base.connectionInputs,
+          unmeteredInputs: base.unmeteredInputs,
+          bankAccounts: base.bankAccounts,
+          requiredDocs: base.requiredDocs,
+          securityDeposit: base.securityDeposit,
+          cashAccountID: base.cashAccountID,
+          businessUnitID: base.businessUnitID,
+          paymentSettlementMethod: 'Chronology' as const,
+          invoiceTemplate: base.templateID ? { templateID: base.templateID, templateName: base.templateName } : null,
+          emailTemplate: base.emailTemplateID ? { templateID: base.emailTemplateID, templateName: base.emailTemplateName } : null,
+        }
+      : {}),
+  };
+}
+
+export const CYCLES = [
+  { value: '1', label: 'Monthly' },
+  { value: '2', label: 'Bi-monthly' },
+  { value: '3', label: 'Quarterly' },
+  { value: '4', label: 'Half-yearly' },
+  { value: '5', label: 'Yearly' },
+];

@@ -1,0 +1,20 @@
+// The first start with no user at all creates the admin named by BILLRUN_ADMIN_EMAIL
+// and BILLRUN_ADMIN_PASSWORD, in a first app, so a new install can log in at once.
+import type pg from 'pg';
+import type { Config } from '../config.ts';
+import { hashPassword } from './password.ts';
+import { countUsers, createApp, createUser } from './store.ts';
+import { inTransaction } from '../db/pool.ts';
+
+export async function bootstrapAdmin(db: pg.Pool, config: Config): Promise<string | undefined> {
+  if (!config.adminEmail || !config.adminPassword) return undefined;
+  if ((await countUsers(db)) > 0) return undefined;
+  const hash = await hashPassword(config.adminPassword);
+  return inTransaction(db, async (tx) => {
+    await tx.query('LOCK TABLE app_user IN EXCLUSIVE MODE');
+    if ((await countUsers(tx)) > 0) return undefined;
+    const appCode = await createApp(tx, 'Default', config.timeZone, config.currency, config.minorUnits);
+    await createUser(tx, appCode, config.adminEmail!, hash, 'admin');
+    return config.adminEmail;
+  });
+}

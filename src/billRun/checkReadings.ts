@@ -1,0 +1,185 @@
+// What makes a bill wrong before it is made: missing readings, consumption below zero,
+// consumption far from the subscription's own history; and estimates of missing
+// readings from that history. The rules are the rating core's (meterReadings.ts,
+// readingHistory.ts); here is the SQL that feeds them.
+import type { Queryable } from '../db/pool.ts';
+import { estimateReading, meterConsumption, prepareTariff, RatingError, unusualConsumption as unusual, UNUSUAL_FACTOR, type MeterHistory } from '../rating/index.ts';
+import { meterReadingsOf, READINGS_SQL, type ReadingsRow, type RunContext } from './rateRoster.ts';
+import type { TermException } from './schemas.ts';
+import { effectiveSql, insertReadings } from '../readings/store.ts';
+import { lockSubscriptions } from '../readings/write.ts';
+
+const NO_MARK = '9223372036854775807';
+/** How far back the history reaches from the previous reading. */
+const HISTORY_DAYS = 366;
+const EFFECTIVE = (alias: string) => effectiveSql(alias, '$5::bigint');
+
+function meters(ctx: RunContext) {
+  try {
+    return new Map(prepareTariff(ctx.tariff).meteredNeeded.map((m) => [m.code, m]));
+  } catch {
+    return new Map();
+  }
+}
+/**
+ * Roster subscriptions with a reading for every metered input the tariff uses dated in
+ * their active part of the term, after its first day when the subscription starts in
+ * the term (a new connection's opening reading on its start date is where its
+ * consumption starts, not a reading of the term).
+ */
+export async function countReadings(db: Queryable, ctx: RunContext): Promise<number> {
+  if (ctx.meteredCodes.length === 0) return 0;
+  const r = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM term_subscription ts JOIN subscription s ON s.subscription_id = ts.subscription_id
+      WHERE ts.term_id = $1 AND NOT EXISTS (
+        SELECT 1 FROM unnest($4::text[]) AS m(code)
+         WHERE NOT EXISTS (
+           SELECT 1 FROM reading r
+            WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
+              AND r.reading_date >= $2::date AND r.reading_date > s.start_date AND r.reading_date <= least($3::date, s.end_date)
+              AND r.reading_id <= $5::bigint AND ${EFFECTIVE('r')}))`,
+    [ctx.termId, ctx.start, ctx.end, ctx.meteredCodes, ctx.watermark ?? NO_MARK],
+  );
+  return r.rows[0]!.n;
+}
+
+/** Reading codes that would make a bill wrong: the run fails the term on them before writing any bill. */
+export const BLOCKING_CODES: readonly string[] = ['MISSING_READING', 'NEGATIVE_CONSUMPTION'];
+
+/**
+ * The run's own check when validate-term was skipped. It reads the readings as the
+ * chunks do (READINGS_SQL, meterReadingsOf) and judges them with the rating's own rule
+ * (meterConsumption, also rateBill's), so an exception here is, code, words and field,
+ * the one validate-term's dry run shows for the same subscription. Only BLOCKING_CODES
+ * are returned: other reading errors are the subscription's failure in the run, as after
+ * validate-term. At most `limit`.
+ *
+ * It does not rate whole bills: one pass of SQL over the roster, with no bill arithmetic,
+ * keeps the plan a tenth of the run (docs/bill-run.md).
+ */
+export async function blockingExceptions(db: Queryable, ctx: RunContext, limit = 100000): Promise<TermException[]> {
+  if (ctx.meteredCodes.length === 0) return [];
+  // One pass over the whole roster before any bill may be written, so let PostgreSQL
+  // share it between cores (a quarter faster on two; the settings end with the transaction).
+  await db.query('SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0; SET LOCAL min_parallel_table_scan_size = 0');
+  const r = await db.query<ReadingsRow & { account_id: string; active_end: string }>(
+    `SELECT x.*, s.account_id, least($5::date, s.end_date) AS active_end FROM (${READINGS_SQL} WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3) x
+       JOIN subscription s ON s.subscription_id = x.subscription_id
+      WHERE x.cur_date IS NULL OR x.prev_date IS NULL OR x.cur_value < x.prev_value
+      ORDER BY x.subscription_id, x.code`,
+    [ctx.termId, '0', NO_MARK, ctx.start, ctx.end, ctx.watermark ?? NO_MARK, ctx.meteredCodes],
+  );
+  const byCode = meters(ctx);
+  const out: TermException[] = [];
+  for (const row of r.rows) {
+    const meter = byCode.get(row.code);
+    if (meter === undefined) continue;
+    try {
+      meterConsumption(meter, meterReadingsOf(row), row.active_end < ctx.end ? row.active_end : null);
+    } catch (err) {
+      if (!(err instanceof RatingError) || !BLOCKING_CODES.includes(err.code)) continue;
+      out.push({
+        subscriptionID: Number(row.subscription_id),
+        accountID: Number(row.account_id),
+        code: err.code,
+        severity: 'error',
+        message: err.message,
+        ...(err.details?.[0] ? { path: err.details[0].path } : {}),
+      });
+      if (out.length >= limit) break;
+    }
+  }
+  return out;
+}
+
+type HistoryRow = ReadingsRow & {
+  account_id: string;
+  active_end: string;
+  h_date: string | null;
+  h_value: string | null;
+  h_periods: number;
+};
+
+/**
+ * Each roster reading pair with its history: the oldest effective reading of the year
+ * before the previous one, and how many effective readings that year holds before it.
+ */
+async function withHistory(db: Queryable, ctx: RunContext, onlyMissing: boolean): Promise<HistoryRow[]> {
+  const r = await db.query<HistoryRow>(
+    `SELECT x.subscription_id, x.code, least($5::date, s.end_date) AS active_end, x.cur_date, x.cur_value, x.cur_kind,
+            x.prev_date, x.prev_value, x.prev_kind, s.account_id, h.h_date, h.h_value, coalesce(h.periods, 0)::int AS h_periods
+       FROM (${READINGS_SQL} WHERE ts.term_id = $1) x
+       JOIN subscription s ON s.subscription_id = x.subscription_id
+       LEFT JOIN LATERAL (
+         SELECT (array_agg(r.reading_date ORDER BY r.reading_date, r.reading_id))[1] AS h_date,
+                (array_agg(r.value ORDER BY r.reading_date, r.reading_id))[1] AS h_value,
+                count(DISTINCT r.reading_date) AS periods
+           FROM reading r
+          WHERE r.subscription_id = x.subscription_id AND r.input_code = x.code
+            AND r.reading_date >= x.prev_date - $2::int AND r.reading_date < x.prev_date
+            AND r.reading_id <= $6::bigint
+            AND ${effectiveSql('r', '$6::bigint')}) h ON true
+      WHERE x.prev_date IS NOT NULL AND ($3::boolean IS NOT TRUE OR x.cur_date IS NULL)`,
+    [ctx.termId, HISTORY_DAYS, onlyMissing, ctx.start, ctx.end, ctx.watermark ?? NO_MARK, ctx.meteredCodes],
+  );
+  return r.rows;
+}
+
+const historyOf = (row: HistoryRow): MeterHistory => ({
+  oldest: row.h_date === null ? null : { date: row.h_date, value: row.h_value as string },
+  periods: row.h_periods,
+});
+const previousOf = (row: HistoryRow) => ({ date: row.prev_date as string, value: row.prev_value as string });
+
+/** Warnings for consumption far above or below the subscription's own daily history (readingHistory.ts: the rule). */
+export async function unusualConsumption(db: Queryable, ctx: RunContext): Promise<TermException[]> {
+  if (ctx.meteredCodes.length === 0) return [];
+  const out: TermException[] = [];
+  for (const row of await withHistory(db, ctx, false)) {
+    if (row.cur_date === null) continue;
+    const u = unusual(historyOf(row), previousOf(row), { date: row.cur_date, value: row.cur_value as string });
+    if (u === null) continue;
+    out.push({
+      subscriptionID: Number(row.subscription_id),
+      accountID: Number(row.account_id),
+      code: 'UNUSUAL_CONSUMPTION',
+      severity: 'warning',
+      path: `readings.${row.code}`,
+      message: `${row.code}: ${u.daily.toDecimalPlaces(3).toFixed()} a day is more than ${UNUSUAL_FACTOR} times ${u.direction} its history of ${u.history.toDecimalPlaces(3).toFixed()} a day`,
+    });
+  }
+  return out;
+}
+
+/**
+ * Estimates the current reading of every roster meter that has none (readingHistory.ts:
+ * the rule), dated the end of the subscription's active part (the term's end, or its
+ * own end when it ends in the term), recorded as 'estimated' readings. Answers how many.
+ */
+export async function estimateMissing(db: Queryable, ctx: RunContext, by: string): Promise<number> {
+  if (ctx.meteredCodes.length === 0) return 0;
+  const byCode = meters(ctx);
+  const rows: { sub: string; code: string; date: string; value: string }[] = [];
+  let missing = await withHistory(db, ctx, true);
+  if (missing.length === 0) return 0;
+  // The meters about to be estimated are locked as every writer of readings locks them
+  // (readings/write.ts), then looked at again: a reading captured meanwhile wins over
+  // its estimate, and never stands beside one on the same day.
+  await lockSubscriptions(db, ctx.appCode, missing.map((r) => r.subscription_id));
+  missing = await withHistory(db, ctx, true);
+  for (const row of missing) {
+    const meter = byCode.get(row.code);
+    if (meter === undefined) continue;
+    const value = estimateReading(historyOf(row), previousOf(row), row.active_end, meter);
+    if (value !== null) rows.push({ sub: row.subscription_id, code: row.code, date: row.active_end, value: value.toFixed() });
+  }
+  if (rows.length === 0) return 0;
+  const note = `estimated from history for term ${ctx.termId}`;
+  await insertReadings(
+    db,
+    ctx.appCode,
+    rows.map((r) => ({ subscriptionId: r.sub, inputCode: r.code, date: r.date, value: r.value, kind: 'estimated', source: 'term', note })),
+    by,
+  );
+  return rows.length;
+}

@@ -1,0 +1,71 @@
+import type pg from 'pg';
+import { inTransaction, type Queryable } from '../db/pool.ts';
+import { moveTerm, TERM_STATUS } from './termStates.ts';
+import { lockTerm, markCheckFailed, markRunStarted, readTerm, recordChunksPlanned, recordRoster, recordRunApproval, type TermRow } from './termStore.ts';
+import { loadRoster, readingWatermark, rosterSlices } from './roster.ts';
+import { runContext } from './rateRoster.ts';
+import { blockingExceptions } from './checkReadings.ts';
+import { addChunkJobs, addFinishJob } from './jobs.ts';
+
+const STORED_EXCEPTIONS = 100;
+
+/** Is this the round's plan, and has it still to split the roster? */
+const toPlan = (t: TermRow | undefined, round: number): t is TermRow =>
+  t !== undefined && t.job_round === round && t.status === TERM_STATUS.Processing && t.chunks_total === 0;
+
+/**
+ * The run's first job: moves the term to Processing, runs the steps that were skipped
+ * (roster, then the blocking checks and the readings' freeze), splits the roster into
+ * chunks and queues one job per chunk. Safe to run again after a crash at any point:
+ * each transaction either happened or did not, and a planned round is not planned twice.
+ */
+export async function planRun(db: pg.Pool, termId: string, round: number, chunkSize: number, by: string): Promise<void> {
+  const started = await inTransaction(db, async (tx) => {
+    const t = await lockTerm(tx, null, termId);
+    if (t === undefined || t.job_round !== round) return false;
+    if (t.status === TERM_STATUS.Scheduled) {
+      await markRunStarted(tx, t.term_id, moveTerm(t.status, 'start'), by);
+      t.status = TERM_STATUS.Processing;
+    }
+    return toPlan(t, round);
+  });
+  if (!started) return;
+
+  // Taken before the checks, in a short transaction of its own: the checks and the
+  // chunks then read the same readings, and new readings are not held up by the plan.
+  let mark: string | null = null;
+  const before = await readTerm(db, termId);
+  if (before && !before.approved_at) mark = await inTransaction(db, (tx) => readingWatermark(tx));
+
+  await inTransaction(db, async (tx) => {
+    const t = await lockTerm(tx, null, termId);
+    if (!toPlan(t, round)) return;
+    if (!t.roster_loaded_at) {
+      await recordRoster(tx, t.term_id, await loadRoster(tx, t));
+    }
+    if (!t.approved_at) {
+      const ctx = await runContext(tx, t, mark);
+      if (!t.validated_at) {
+        const exceptions = await blockingExceptions(tx, ctx);
+        if (exceptions.length > 0) {
+          await markCheckFailed(tx, t.term_id, moveTerm(t.status, 'fail'), by, {
+            lastError: `validation found ${exceptions.length} exception(s) that would make bills wrong; no bill was made`,
+            exceptions: exceptions.slice(0, STORED_EXCEPTIONS),
+            exceptionCount: exceptions.length,
+          });
+          return;
+        }
+      }
+      await recordRunApproval(tx, t.term_id, mark, ctx.meteredCodes.length > 0);
+    }
+    const slices = await rosterSlices(tx, t.term_id, chunkSize);
+    await tx.query(
+      `INSERT INTO term_chunk (term_id, round, chunk_no, from_id, to_id)
+       SELECT $1, $2, n - 1, f, l FROM unnest($3::bigint[], $4::bigint[]) WITH ORDINALITY AS u(f, l, n)`,
+      [t.term_id, round, slices.map((s) => s[0]), slices.map((s) => s[1])],
+    );
+    await recordChunksPlanned(tx, t.term_id, slices.length);
+    if (slices.length > 0) await addChunkJobs(tx, t.term_id, round, by);
+    else await addFinishJob(tx, t.term_id, round, by);
+  });
+}

@@ -1,0 +1,22 @@
+// Posting lives with the run, not with terms' steps: the run's last job posts on its own
+// when the template says so (finishRun.ts), and post-term (terms/postTerm.ts) calls the same.
+import type { Queryable } from '../db/pool.ts';
+import { postTermBills } from '../bills/store.ts';
+import { settleAccounts } from '../settlement/settleAccounts.ts';
+import { moveTerm } from './termStates.ts';
+import { markPosted, type TermRow } from './termStore.ts';
+import { queueTermDeliveries } from '../delivery/store.ts';
+
+/** The move and the ledger entries, in the caller's transaction on a locked term (also the run's automatic post). */
+export async function postLocked(tx: Queryable, term: TermRow, by: string): Promise<number> {
+  const status = moveTerm(term.status, 'post');
+  const posted = await postTermBills(tx, term.term_id, by);
+  // Credit already on an account (a payment before the bill, a credit note) settles the
+  // bill it has just been given, in the same transaction as the posting.
+  const accounts = await tx.query<{ account_id: string }>(`SELECT DISTINCT account_id FROM bill WHERE term_id = $1 AND status = 'posted'`, [term.term_id]);
+  await settleAccounts(tx, term.app_code, accounts.rows.map((r) => r.account_id), by);
+  await markPosted(tx, term.term_id, status, by);
+  // The bills' e-mails are queued with the posting, so a posted bill is never left unsent.
+  await queueTermDeliveries(tx, term.term_id, by);
+  return posted;
+}

@@ -1,0 +1,248 @@
+// The one path from database rows to rated bills, used by validate-term's preview and
+// by the run's chunks alike: a preview that disagrees with the bills would be a bug.
+import type { Queryable } from '../db/pool.ts';
+import { attempt, prepareTariff, rateBill, RatingError, type LastReadingOnly, type MeterReadings, type RatedBill, type RoundingMode, type Tariff } from '../rating/index.ts';
+import type { TermRow } from './termStore.ts';
+import { suspendedPeriods, suspensionPeriodsSql } from './suspensions.ts';
+import { effectiveSql } from '../readings/store.ts';
+
+export type RunContext = {
+  termId: string;
+  appCode: number;
+  start: string;
+  end: string;
+  dueDate: string;
+  /** Readings above this id are ignored (null: every reading, before approval). */
+  watermark: string | null;
+  tariff: Tariff;
+  meteredCodes: string[];
+  minorUnits: number;
+  rounding: RoundingMode;
+};
+
+export type RosterInput = {
+  subscriptionId: string;
+  accountId: string;
+  startDate: string;
+  endDate: string | null;
+  unmetered: Record<string, string | number>;
+  /** Suspensions from its history (first and last suspended day; end null while suspended); absent when none. */
+  suspended?: { start: string; end: string | null }[];
+  balance: string;
+  /** Per metered input: both readings, or only the previous one (the rating names it in MISSING_READING), or none. */
+  readings: Record<string, MeterReadings | LastReadingOnly | undefined>;
+};
+
+export type RatedEntry = { input: RosterInput; bill: RatedBill };
+export type FailedEntry = { input: RosterInput; code: string; reason: string; details: { path: string; message: string }[] };
+
+// A template version never changes, so its parsed tariff (and the rating core's
+// preparation, cached by object identity) is kept for the life of the process.
+const tariffs = new Map<string, Tariff>();
+
+export async function runContext(db: Queryable, term: TermRow, watermark: string | null = term.reading_watermark): Promise<RunContext> {
+  let tariff = tariffs.get(term.service_version_id);
+  if (tariff === undefined) {
+    tariff = (await tariffOf(db, term.service_version_id)) as Tariff;
+    if (tariffs.size > 100) tariffs.clear();
+    tariffs.set(term.service_version_id, tariff);
+  }
+  // An invalid stored tariff is refused when rated, per subscription, with its reason.
+  const prepared = attempt(() => prepareTariff(tariff));
+  const meteredCodes = prepared.ok ? prepared.value.meteredNeeded.map((m) => m.code) : [];
+  return {
+    termId: term.term_id,
+    appCode: term.app_code,
+    start: term.start_date,
+    end: term.end_date,
+    dueDate: term.due_date,
+    watermark,
+    tariff,
+    meteredCodes,
+    minorUnits: term.minor_units,
+    rounding: term.rounding_mode as RoundingMode,
+  };
+}
+
+export async function tariffOf(db: Queryable, serviceVersionId: string): Promise<Record<string, any>> {
+  const r = await db.query<{ definition: Record<string, any> }>('SELECT definition FROM service_version WHERE service_version_id = $1', [serviceVersionId]);
+  return r.rows[0]!.definition;
+}
+
+const NO_MARK = '9223372036854775807';
+
+/**
+ * The inputs of the roster subscriptions with ids in [fromId, toId] that have no live
+ * bill in this term yet (so a chunk run twice rates nothing twice).
+ *
+ * Suspensions come from the subscriptions' history in the same statement: one range
+ * scan of the event index over the chunk's ids, aggregated per subscription that has
+ * any, joined by hash (see suspensions.ts for what the dates mean).
+ *
+ * Readings, per metered input, over the subscription's active part of the term (from
+ * the later of the term's and the subscription's start to the earlier of their ends):
+ * the previous one is the last effective reading dated before the active part, or,
+ * when there is none (a new connection), the first one dated in it (the opening
+ * reading, on the start date); the current one is the last effective reading dated in
+ * the active part after the previous one. A moved-in subscription's carried reading is
+ * dated before its start, so it is the previous one. Effective: not corrected by
+ * another row (both up to the watermark).
+ */
+export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: string, toId: string): Promise<RosterInput[]> {
+  const subs = await db.query<{
+    subscription_id: string;
+    account_id: string;
+    start_date: string;
+    end_date: string | null;
+    unmetered_inputs: Record<string, string | number>;
+    balance: string;
+    suspended: [string | null, string | null][] | null;
+  }>(
+    `WITH suspended AS (
+       SELECT x.subscription_id, json_agg(json_build_array(lower(x.period), upper(x.period) - 1)) AS periods
+         FROM (${suspensionPeriodsSql('e.subscription_id BETWEEN $2 AND $3')}) x
+        GROUP BY x.subscription_id)
+     SELECT s.subscription_id, s.account_id, s.start_date, s.end_date, s.unmetered_inputs, ac.balance, u.periods AS suspended
+       FROM term_subscription ts
+       JOIN subscription s ON s.subscription_id = ts.subscription_id
+       JOIN account ac ON ac.account_id = s.account_id
+       LEFT JOIN suspended u ON u.subscription_id = ts.subscription_id
+      WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3
+        AND NOT EXISTS (SELECT 1 FROM bill b WHERE b.term_id = $1 AND b.subscription_id = ts.subscription_id AND b.status <> 'withdrawn')
+      ORDER BY ts.subscription_id`,
+    [ctx.termId, fromId, toId],
+  );
+  const inputs: RosterInput[] = subs.rows.map((s) => {
+    const input: RosterInput = {
+      subscriptionId: s.subscription_id,
+      accountId: s.account_id,
+      startDate: s.start_date,
+      endDate: s.end_date,
+      unmetered: s.unmetered_inputs,
+      balance: s.balance,
+      readings: {},
+    };
+    const suspended = suspendedPeriods(s.suspended, s.start_date);
+    if (suspended !== undefined) input.suspended = suspended;
+    return input;
+  });
+  if (ctx.meteredCodes.length === 0 || inputs.length === 0) return inputs;
+  const byId = new Map(inputs.map((i) => [i.subscriptionId, i]));
+  const readings = await db.query<ReadingsRow>(
+    `${READINGS_SQL}
+      WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3`,
+    [ctx.termId, fromId, toId, ctx.start, ctx.end, ctx.watermark ?? NO_MARK, ctx.meteredCodes],
+  );
+  for (const r of readings.rows) {
+    const input = byId.get(r.subscription_id);
+    if (input === undefined) continue; // billed meanwhile
+    input.readings[r.code] = meterReadingsOf(r);
+  }
+  return inputs;
+}
+
+/** A row of READINGS_SQL. */
+export type ReadingsRow = {
+  subscription_id: string;
+  code: string;
+  cur_date: string | null;
+  cur_value: string | null;
+  cur_kind: string | null;
+  prev_date: string | null;
+  prev_value: string | null;
+  prev_kind: string | null;
+};
+
+/** The rating core's readings of one meter from a READINGS_SQL row (the run's check reads them the same way). */
+export function meterReadingsOf(r: ReadingsRow): MeterReadings | LastReadingOnly | undefined {
+  if (r.prev_date === null) return undefined;
+  const previous = { date: r.prev_date, value: r.prev_value as string };
+  if (r.cur_date === null) return { previous };
+  return { previous, current: { date: r.cur_date, value: r.cur_value as string }, estimated: r.cur_kind === 'estimated' || r.prev_kind === 'estimated' };
+}
+
+/**
+ * Previous and current reading per roster subscription and metered input; parameters
+ * $4 term start, $5 term end, $6 watermark, $7 metered input codes. The caller adds the
+ * WHERE on ts. The rule is loadRosterInputs's; validate-term, the run's own check and
+ * the estimates read it from here, so they agree with the bills.
+ *
+ * It is written with the term's dates, not the subscription's: every reading of a
+ * subscription is dated within its dates (readings/, imports and the term's
+ * capture-readings refuse others; estimates are dated at its end), except the readings
+ * a move carries over, dated before its start and older than any other of its readings.
+ * So "before the active part" and "before the term" find the same reading, or the
+ * carried one is the first in the term, and "the last in the active part" is the last
+ * in the term; reading the subscription row for its dates would cost a fifth more.
+ */
+export const READINGS_SQL = `
+  SELECT ts.subscription_id, m.code,
+         cur.reading_date AS cur_date, cur.value AS cur_value, cur.kind AS cur_kind,
+         coalesce(before.reading_date, first.reading_date) AS prev_date,
+         coalesce(before.value, first.value) AS prev_value,
+         coalesce(before.kind, first.kind) AS prev_kind
+    FROM term_subscription ts
+   CROSS JOIN unnest($7::text[]) AS m(code)
+    LEFT JOIN LATERAL (
+      SELECT r.reading_date, r.value, r.kind FROM reading r
+       WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
+         AND r.reading_date < $4::date AND r.reading_id <= $6::bigint
+         AND ${effectiveSql('r', '$6::bigint')}
+       ORDER BY r.reading_date DESC, r.reading_id DESC LIMIT 1) before ON true
+    LEFT JOIN LATERAL (
+      SELECT r.reading_date, r.value, r.kind FROM reading r
+       WHERE before.reading_date IS NULL
+         AND r.subscription_id = ts.subscription_id AND r.input_code = m.code
+         AND r.reading_date BETWEEN $4::date AND $5::date AND r.reading_id <= $6::bigint
+         AND ${effectiveSql('r', '$6::bigint')}
+       ORDER BY r.reading_date, r.reading_id LIMIT 1) first ON true
+    LEFT JOIN LATERAL (
+      SELECT r.reading_date, r.value, r.kind FROM reading r
+       WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
+         AND r.reading_date > coalesce(before.reading_date, first.reading_date) AND r.reading_date <= $5::date
+         AND r.reading_id <= $6::bigint
+         AND ${effectiveSql('r', '$6::bigint')}
+       ORDER BY r.reading_date DESC, r.reading_id DESC LIMIT 1) cur ON true`;
+
+/** Bills rated between two yields to the event loop (about 5 ms of work). */
+const SLICE = 256;
+export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Rates each input; a subscription that cannot be rated is a failure with its reason,
+ * not a stop. It yields every few milliseconds: another chunk of the same process may be
+ * streaming its bills to the database while holding the run's locks, and must not wait
+ * for this one's arithmetic.
+ */
+export async function rateRoster(ctx: RunContext, inputs: RosterInput[]): Promise<{ rated: RatedEntry[]; failed: FailedEntry[] }> {
+  const rated: RatedEntry[] = [];
+  const failed: FailedEntry[] = [];
+  for (let i = 0; i < inputs.length; i++) {
+    if (i % SLICE === SLICE - 1) await yieldToEventLoop();
+    const input = inputs[i] as RosterInput;
+    try {
+      const bill = rateBill({
+        tariff: ctx.tariff,
+        term: { start: ctx.start, end: ctx.end },
+        subscription:
+          input.suspended === undefined
+            ? { startDate: input.startDate, endDate: input.endDate, unmetered: input.unmetered }
+            : { startDate: input.startDate, endDate: input.endDate, unmetered: input.unmetered, suspended: input.suspended },
+        readings: input.readings,
+        minorUnits: ctx.minorUnits,
+        rounding: ctx.rounding,
+        balanceBroughtForward: input.balance,
+      });
+      rated.push({ input, bill });
+    } catch (err) {
+      if (err instanceof RatingError) {
+        failed.push({ input, code: err.code, reason: err.message, details: err.details ?? [] });
+      } else {
+        // A crash of the rating code on one subscription's data is still that
+        // subscription's failure: the other bills of the run go on.
+        failed.push({ input, code: 'RATING_CRASHED', reason: err instanceof Error ? err.message : String(err), details: [] });
+      }
+    }
+  }
+  return { rated, failed };
+}

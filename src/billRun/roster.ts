@@ -1,0 +1,64 @@
+// The roster of a term and what freezes it: who is billed (the batch's subscriptions to
+// the template, less those suspended throughout), the readings' watermark, and the
+// roster's split into chunks.
+import type { Queryable } from '../db/pool.ts';
+import type { TermRow } from './termStore.ts';
+import { suspensionPeriodsSql } from './suspensions.ts';
+
+/**
+ * The roster: the batch's subscriptions to the term's template active on at least one
+ * day of the term, less those suspended on every day of it they are connected (they
+ * get no bill and are no failure). Replaces an earlier roster of the same term.
+ *
+ * Driven from the batch's subscriptions (one index scan), each looking up its own
+ * suspension events by index (a correlated subquery, which the planner cannot turn
+ * into a join), so its plan needs no statistics. The earlier form, a CTE of the batch's
+ * suspensions joined to the subscriptions, was planned on tables just filled by an
+ * import (no statistics yet) as a nested loop that ran the CTE again for every
+ * subscription: quadratic, 74 s for 5,000 subscriptions, 275 s for 20,000 (issue 9,
+ * defect 14; figures in docs/bill-run.md).
+ */
+export const ROSTER_SQL = `
+  INSERT INTO term_subscription (term_id, subscription_id)
+  SELECT $1, s.subscription_id FROM subscription s
+   WHERE s.app_code = $2 AND s.service_id = $3 AND s.batch_id = $4
+     AND s.start_date <= $6 AND (s.end_date IS NULL OR s.end_date >= $5)
+     AND NOT coalesce((SELECT range_agg(x.period) FROM (${suspensionPeriodsSql('e.subscription_id = s.subscription_id')}) x)
+                      @> daterange(greatest(s.start_date, $5::date), least(s.end_date, $6::date), '[]'), false)`;
+
+export async function loadRoster(db: Queryable, term: TermRow): Promise<number> {
+  await db.query('DELETE FROM term_subscription WHERE term_id = $1', [term.term_id]);
+  const r = await db.query(ROSTER_SQL, rosterParams(term));
+  return r.rowCount ?? 0;
+}
+
+export const rosterParams = (term: TermRow) => [term.term_id, term.app_code, term.service_id, term.batch_id, term.start_date, term.end_date];
+
+/**
+ * Freezes the readings: the run reads only reading rows with an id up to the mark.
+ * The SHARE lock waits for transactions still adding readings, so no row below the
+ * mark can appear after it is taken.
+ */
+export async function readingWatermark(db: Queryable): Promise<string> {
+  await db.query("SET LOCAL lock_timeout = '15s'");
+  await db.query('LOCK TABLE reading IN SHARE MODE');
+  const r = await db.query<{ w: string }>('SELECT coalesce(max(reading_id), 0)::bigint AS w FROM reading');
+  return r.rows[0]!.w;
+}
+
+/**
+ * Consecutive slices of the roster's subscription ids without a live bill, `size`
+ * each: [from, to] inclusive.
+ */
+export async function rosterSlices(db: Queryable, termId: string, size: number): Promise<[string, string][]> {
+  const r = await db.query<{ from_id: string; to_id: string }>(
+    `SELECT min(subscription_id) AS from_id, max(subscription_id) AS to_id
+       FROM (SELECT ts.subscription_id, (row_number() OVER (ORDER BY ts.subscription_id) - 1) / $2 AS n
+               FROM term_subscription ts
+              WHERE ts.term_id = $1
+                AND NOT EXISTS (SELECT 1 FROM bill b WHERE b.term_id = $1 AND b.subscription_id = ts.subscription_id AND b.status <> 'withdrawn')) x
+      GROUP BY n ORDER BY n`,
+    [termId, size],
+  );
+  return r.rows.map((row) => [row.from_id, row.to_id]);
+}

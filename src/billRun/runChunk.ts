@@ -1,0 +1,82 @@
+import type pg from 'pg';
+import { inTransaction } from '../db/pool.ts';
+import { sumBills, totalsText } from '../rating/index.ts';
+import { billRowParts, copyBills, takeBillNumbers } from '../bills/store.ts';
+import { TERM_STATUS } from './termStates.ts';
+import { addChunkProgress, readTerm } from './termStore.ts';
+import { loadRosterInputs, rateRoster, runContext, yieldToEventLoop } from './rateRoster.ts';
+import { addFinishJob } from './jobs.ts';
+import { appToday } from '../calendar/calendar.ts';
+
+/**
+ * One chunk of a run: rates its roster subscriptions that have no bill yet, then in one
+ * transaction takes its block of bill numbers, writes the bills (COPY), records the
+ * failures, marks the chunk done and adds to the term's progress. The last chunk queues
+ * the finish. Killed at any instant, the chunk either committed (a re-run finds it done)
+ * or left nothing (its numbers go back with it): one bill per subscription, no gaps.
+ */
+export async function runChunk(db: pg.Pool, termId: string, round: number, chunkNo: number, worker: string | null, by: string): Promise<void> {
+  const found = await db.query<{ from_id: string; to_id: string; done: boolean }>(
+    `SELECT c.from_id, c.to_id, c.done_at IS NOT NULL AS done FROM term_chunk c WHERE c.term_id = $1 AND c.round = $2 AND c.chunk_no = $3`,
+    [termId, round, chunkNo],
+  );
+  const chunk = found.rows[0];
+  if (!chunk || chunk.done) return;
+  const term = await readTerm(db, termId);
+  if (!term || term.status !== TERM_STATUS.Processing || term.job_round !== round) return;
+
+  // The rating, the slow part, holds no lock: workers rate side by side.
+  const ctx = await runContext(db, term);
+  const { rated, failed } = await rateRoster(ctx, await loadRosterInputs(db, ctx, chunk.from_id, chunk.to_id));
+  // The bill date is the day the run rates, in the app's time zone.
+  const billDate = await appToday(db, term.app_code);
+  const rows: [string, string][] = [];
+  for (let i = 0; i < rated.length; i++) {
+    if (i % 256 === 255) await yieldToEventLoop();
+    const r = rated[i]!;
+    rows.push(billRowParts(term.app_code, termId, billDate, term.due_date, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill }));
+  }
+  const totals = totalsText(sumBills(rated.map((r) => r.bill)));
+
+  await inTransaction(db, async (tx) => {
+    // Lock order everywhere: term, then the app's bill-number counter.
+    const t = await tx.query<{ status: string; job_round: number }>('SELECT status, job_round FROM term WHERE term_id = $1 FOR UPDATE', [termId]);
+    const now = t.rows[0];
+    if (!now || now.status !== TERM_STATUS.Processing || now.job_round !== round) return;
+    const c = await tx.query('SELECT 1 FROM term_chunk WHERE term_id = $1 AND round = $2 AND chunk_no = $3 AND done_at IS NULL', [termId, round, chunkNo]);
+    if (c.rowCount === 0) return;
+
+    if (rated.length > 0) {
+      let number = await takeBillNumbers(tx, term.app_code, rated.length);
+      await copyBills(
+        tx,
+        (function* () {
+          for (const [head, tail] of rows) yield head + String(number++) + tail;
+        })(),
+      );
+    }
+    let newFailures = 0;
+    if (failed.length > 0) {
+      const r = await tx.query<{ inserted: boolean }>(
+        `INSERT INTO term_failure (term_id, subscription_id, code, reason, details)
+         SELECT $1, u.sub, u.code, u.reason, u.details FROM unnest($2::bigint[], $3::text[], $4::text[], $5::jsonb[]) AS u(sub, code, reason, details)
+         ON CONFLICT (term_id, subscription_id) DO UPDATE SET code = EXCLUDED.code, reason = EXCLUDED.reason, details = EXCLUDED.details, failed_at = now()
+         RETURNING (xmax = 0) AS inserted`,
+        [termId, failed.map((f) => f.input.subscriptionId), failed.map((f) => f.code), failed.map((f) => f.reason), failed.map((f) => JSON.stringify(f.details))],
+      );
+      newFailures = r.rows.filter((x) => x.inserted).length;
+    }
+    let fixed = 0;
+    if (round > 1 && rated.length > 0) {
+      // A retry: subscriptions that failed before and are billed now are failures no more.
+      const r = await tx.query('DELETE FROM term_failure WHERE term_id = $1 AND subscription_id = ANY($2::bigint[])', [termId, rated.map((x) => x.input.subscriptionId)]);
+      fixed = r.rowCount ?? 0;
+    }
+    await tx.query(
+      'UPDATE term_chunk SET done_at = now(), done_by = $6, bills = $4, failures = $5 WHERE term_id = $1 AND round = $2 AND chunk_no = $3',
+      [termId, round, chunkNo, rated.length, failed.length, worker],
+    );
+    const p = await addChunkProgress(tx, termId, { bills: rated.length, failures: newFailures - fixed, totals });
+    if (p.chunksDone >= p.chunksTotal) await addFinishJob(tx, termId, round, by);
+  });
+}

@@ -1,0 +1,82 @@
+// The calendar: dates as the API writes them (dd/mm/yyyy, interface.md), the app's
+// "today" and a timestamp in the app's time zone. A date travels as text and is kept as
+// a PostgreSQL date; inside, it is always the ISO text (yyyy-mm-dd) that pg returns and
+// that sorts as a date. The pure rating core counts days in rating/days.ts and reads
+// only that ISO text.
+//
+// Which inputs take YYYY-MM-DD as well: the records a utility brings from its old system
+// (accounts, subscriptions and meter readings, by their operations and by import, so a
+// file and the API agree), whose exports mostly carry ISO dates. Terms, payments and the
+// ledger take dd/mm/yyyy only, as interface.md writes them. Every output is dd/mm/yyyy.
+import { Type } from 'typebox';
+import type { Queryable } from '../db/pool.ts';
+import type { ErrorDetail } from '../errors.ts';
+import { apiDate, daysInMonth } from '../rating/days.ts';
+
+export const DMY_PATTERN = '^[0-9]{2}/[0-9]{2}/[0-9]{4}$';
+const DMY = /^([0-9]{2})\/([0-9]{2})\/([0-9]{4})$/;
+const ISO = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
+
+/** A date of the API: dd/mm/yyyy. */
+export const dateText = (description = 'a calendar date') => Type.String({ pattern: DMY_PATTERN, maxLength: 10, description: `${description}, dd/mm/yyyy` });
+
+/** A date of an account, subscription or reading: dd/mm/yyyy, or YYYY-MM-DD as old systems export it. */
+export const RECORD_DATE_PATTERN = '^([0-9]{2}/[0-9]{2}/[0-9]{4}|[0-9]{4}-[0-9]{2}-[0-9]{2})$';
+export const RecordDateText = Type.String({
+  pattern: RECORD_DATE_PATTERN,
+  maxLength: 10,
+  description: 'A calendar date, dd/mm/yyyy (YYYY-MM-DD also accepted)',
+});
+export const RECORD_DATE_MESSAGE = 'must be a calendar date, dd/mm/yyyy (or YYYY-MM-DD)';
+
+/**
+ * The ISO text of a dd/mm/yyyy date (or YYYY-MM-DD too with `iso`), or null when it is
+ * not one or not a calendar date (31/02/2025), or outside the years 1900 to 9999.
+ */
+export function parseDate(text: unknown, o: { iso?: boolean } = {}): string | null {
+  if (typeof text !== 'string') return null;
+  let y: number, m: number, d: number;
+  let r = DMY.exec(text);
+  if (r) {
+    d = Number(r[1]);
+    m = Number(r[2]);
+    y = Number(r[3]);
+  } else if (o.iso && (r = ISO.exec(text))) {
+    y = Number(r[1]);
+    m = Number(r[2]);
+    d = Number(r[3]);
+  } else return null;
+  if (y < 1900 || y > 9999 || m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m)) return null;
+  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}
+
+/** A record's date (dd/mm/yyyy or YYYY-MM-DD) as ISO text, or null. */
+export const parseRecordDate = (text: unknown): string | null => parseDate(text, { iso: true });
+
+/** dd/mm/yyyy from the ISO text PostgreSQL gives. */
+export function formatDate(iso: string): string;
+export function formatDate(iso: string | null): string | null;
+export function formatDate(iso: string | null): string | null {
+  // The one writer of the API's date format is the pure core's, which needs it for
+  // its own messages and explanations; the calendar lends it to everyone else.
+  return iso === null ? null : apiDate(iso);
+}
+
+/** Reads a dd/mm/yyyy date; pushes the problem and answers null when it is not one. */
+export function readDate(value: unknown, path: string, issues: ErrorDetail[]): string | null {
+  const iso = typeof value === 'string' ? parseDate(value.trim()) : null;
+  if (iso === null) issues.push({ path, message: 'must be a calendar date written dd/mm/yyyy' });
+  return iso;
+}
+
+/** SQL: the app's today (a date) in the time zone named by `timeZone` (a column or parameter). Migration 007. */
+export const todaySql = (timeZone = 'a.time_zone') => `billrun_today(${timeZone})`;
+
+/** SQL: a timestamp as the API shows it, yyyy-mm-dd hh:mm:ss in the app's time zone. */
+export const localTimeSql = (column: string, timeZone = 'a.time_zone') => `to_char(${column} AT TIME ZONE ${timeZone}, 'YYYY-MM-DD HH24:MI:SS')`;
+
+/** The app's today, yyyy-mm-dd. */
+export async function appToday(db: Queryable, appCode: number): Promise<string> {
+  const r = await db.query<{ today: string }>(`SELECT ${todaySql()} AS today FROM app a WHERE a.app_code = $1`, [appCode]);
+  return r.rows[0]!.today;
+}

@@ -1,0 +1,153 @@
+// The data a template is filled with, read from stored bills: the bill and its lines
+// (with the words of their traces), the account, the app, the pricing template version
+// the term used (its bank accounts and meter labels), the readings the lines used, and
+// the account's bills before this one. Nothing is calculated again: every figure is as
+// the bill run stored it.
+import type { Queryable } from '../db/pool.ts';
+import type { RatedLine } from '../rating/index.ts';
+import { moneyText } from '../rating/money.ts';
+import { formatDate as dmyFromIso } from '../calendar/calendar.ts';
+import { explainLine } from '../bills/explain.ts';
+import type { BillColumns } from '../bills/getBills.ts';
+import type { MeteredInput } from '../rating/tariff.ts';
+
+/**
+ * What a bill's document reads of the pricing template version it was billed by (the
+ * whole definition is templates/store.ts's StoredDefinition). Stated here, not imported:
+ * templates/ checks its references to documents' templates, so documents/ does not
+ * import templates/ back.
+ */
+type TemplateOnBill = {
+  name: string;
+  meteredInputs: MeteredInput[];
+  bankAccounts: { bankName: string; accountName?: string; accountNumber: string; branch?: string; swift?: string }[];
+  invoiceTemplate: { templateID: number };
+  emailTemplate: { templateID: number | null };
+};
+import type { DocumentData, ReadingData } from './context.ts';
+import { paymentReference } from './paymentReference.ts';
+
+const HISTORY = 6;
+
+type Row = BillColumns & {
+  account_number: string;
+  account_name: string;
+  account_address: string | null;
+  account_email: string | null;
+  delivery_preference: string;
+  app_name: string;
+  app_address: string | null;
+  currency: string;
+  minor_units: number;
+  service_code: string;
+  definition: TemplateOnBill;
+  history: { bill_number: string; bill_date: string; period_start: string; period_end: string; total: string; consumption: string | null }[];
+};
+
+export type BillDocumentSource = { billId: string; data: DocumentData; invoiceTemplateId: number; emailTemplateId: number | null; email: string | null; deliveryPreference: string };
+
+/** The document data of these bills of the app (any order in, bill id order out). */
+export async function loadDocumentData(db: Queryable, appCode: number, billIds: string[], withHistory = true): Promise<BillDocumentSource[]> {
+  const r = await db.query<Row>(
+    `SELECT b.bill_id, b.bill_number, b.bill_date, b.due_date, b.period_start, b.period_end, b.charges, b.tax, b.total,
+            b.balance_brought_forward, b.total_due, b.estimated, b.lines,
+            ac.account_number, ac.name AS account_name, ac.address AS account_address, ac.email AS account_email, ac.delivery_preference,
+            a.name AS app_name, a.address AS app_address, a.currency, a.minor_units, s.service_code, v.definition,
+            CASE WHEN $3 THEN coalesce((
+              SELECT json_agg(h ORDER BY h.bill_id DESC) FROM (
+                SELECT p.bill_id, p.bill_number::text, p.bill_date, p.period_start, p.period_end, p.total::text,
+                       (SELECT sum((l->'trace'->'reading'->>'consumption')::numeric) FROM json_array_elements(p.lines) l)::text AS consumption
+                  FROM bill p WHERE p.account_id = b.account_id AND p.bill_id < b.bill_id AND p.status <> 'withdrawn'
+                 ORDER BY p.bill_id DESC LIMIT ${HISTORY}) h), '[]') ELSE '[]' END AS history
+       FROM bill b
+       JOIN account ac ON ac.account_id = b.account_id
+       JOIN app a ON a.app_code = b.app_code
+       JOIN term t ON t.term_id = b.term_id
+       JOIN service s ON s.service_id = t.service_id
+       JOIN service_version v ON v.service_version_id = t.service_version_id
+      WHERE b.app_code = $1 AND b.bill_id = ANY($2::bigint[])
+      ORDER BY b.bill_id`,
+    [appCode, billIds, withHistory],
+  );
+  return r.rows.map(toSource);
+}
+
+function toSource(b: Row): BillDocumentSource {
+  const m = (x: string) => moneyText(x, b.minor_units);
+  const d = b.definition;
+  const meters = new Map(d.meteredInputs.map((i) => [i.code, i]));
+  const readings: ReadingData[] = [];
+  for (const l of b.lines) {
+    const t = l.trace.reading;
+    if (!t) continue;
+    const meter = meters.get(t.input);
+    readings.push({
+      input: meter?.label ?? t.input,
+      unit: meter?.unit ?? '',
+      previousDate: dmyFromIso(t.previous.date),
+      previousValue: t.previous.value,
+      currentDate: dmyFromIso(t.current.date),
+      currentValue: t.current.value,
+      consumption: t.consumption,
+      estimated: t.estimated,
+    });
+  }
+  const data: DocumentData = {
+    app: { name: b.app_name, address: b.app_address ?? '', currency: b.currency },
+    account: { name: b.account_name, number: b.account_number, address: b.account_address ?? '', email: b.account_email ?? '' },
+    service: {
+      code: b.service_code,
+      name: d.name,
+      bankAccounts: d.bankAccounts.map((x) => ({
+        bankName: x.bankName,
+        accountName: x.accountName ?? '',
+        accountNumber: x.accountNumber,
+        branch: x.branch ?? '',
+        swift: x.swift ?? '',
+      })),
+    },
+    bill: {
+      id: b.bill_id,
+      number: b.bill_number,
+      date: dmyFromIso(b.bill_date),
+      dueDate: dmyFromIso(b.due_date),
+      periodStart: dmyFromIso(b.period_start),
+      periodEnd: dmyFromIso(b.period_end),
+      currency: b.currency,
+      charges: m(b.charges),
+      tax: m(b.tax),
+      total: m(b.total),
+      balanceBroughtForward: m(b.balance_brought_forward),
+      totalDue: m(b.total_due),
+      estimated: b.estimated,
+      paymentReference: paymentReference(b.bill_number),
+      lines: b.lines.map((l) => ({
+        name: l.name,
+        category: l.category,
+        quantity: l.quantity,
+        unit: l.unit ?? '',
+        // A percentage line's rate is its percentage: "16%", not "16".
+        rate: l.rate === undefined ? '' : l.trace.model === 'percentage' ? `${l.rate}%` : l.rate,
+        amount: l.amount,
+        explanation: explainLine(l),
+      })),
+      readings,
+      history: b.history.map((h) => ({
+        number: h.bill_number,
+        date: dmyFromIso(h.bill_date),
+        periodStart: dmyFromIso(h.period_start),
+        periodEnd: dmyFromIso(h.period_end),
+        total: m(h.total),
+        consumption: h.consumption ?? '',
+      })),
+    },
+  };
+  return {
+    billId: b.bill_id,
+    data,
+    invoiceTemplateId: d.invoiceTemplate.templateID,
+    emailTemplateId: d.emailTemplate.templateID,
+    email: b.account_email,
+    deliveryPreference: b.delivery_preference,
+  };
+}

@@ -1,0 +1,26 @@
+// A template is checked when it is saved, never first when a bill is rendered: it is
+// parsed and filled with the sample bill, whose every field is set, so a syntax error,
+// an unknown filter or a misspelt field is refused naming its line.
+import { validationFailed, type ErrorDetail } from '../errors.ts';
+import { SAMPLE } from './context.ts';
+import { compile, fill, layoutEngine, textEngine } from './liquid.ts';
+import type { TemplateKind } from './schemas.ts';
+
+export async function checkTemplate(kind: TemplateKind, subject: string | null | undefined, body: string): Promise<void> {
+  const issues: ErrorDetail[] = [];
+  if (kind === 'email' && !subject) issues.push({ path: 'data.subject', message: 'an e-mail template needs a subject' });
+  if (kind === 'invoice' && subject) issues.push({ path: 'data.subject', message: 'an invoice template has no subject' });
+  const parts: [string, string][] = [['data.body', body]];
+  if (kind === 'email' && subject) parts.unshift(['data.subject', subject]);
+  const engine = kind === 'invoice' ? layoutEngine : textEngine;
+  for (const [path, text] of parts) {
+    const { template, issue } = compile(engine, text, path);
+    if (issue) {
+      issues.push(issue);
+      continue;
+    }
+    const filled = await fill(engine, template!, SAMPLE, path);
+    if (filled.issue) issues.push(filled.issue);
+  }
+  if (issues.length > 0) throw validationFailed(issues, 'The template is not valid.');
+}

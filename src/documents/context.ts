@@ -1,0 +1,86 @@
+// What a template can read: the one shape every invoice and e-mail template is filled
+// with (docs/documents.md lists it), built from a stored bill by billContext.ts, and
+// the sample bill that previews and the check at save time use.
+
+export type BillLineData = { name: string; category: string; quantity: string; unit: string; rate: string; amount: string; explanation: string };
+export type ReadingData = {
+  input: string;
+  unit: string;
+  previousDate: string;
+  previousValue: string;
+  currentDate: string;
+  currentValue: string;
+  consumption: string;
+  estimated: boolean;
+};
+export type HistoryData = { number: string; date: string; periodStart: string; periodEnd: string; total: string; consumption: string };
+export type BankAccountData = { bankName: string; accountName: string; accountNumber: string; branch: string; swift: string };
+
+export type DocumentData = {
+  app: { name: string; address: string; currency: string };
+  account: { name: string; number: string; address: string; email: string };
+  service: { code: string; name: string; bankAccounts: BankAccountData[] };
+  bill: {
+    id: string;
+    number: string;
+    date: string;
+    dueDate: string;
+    periodStart: string;
+    periodEnd: string;
+    currency: string;
+    charges: string;
+    tax: string;
+    total: string;
+    balanceBroughtForward: string;
+    totalDue: string;
+    estimated: boolean;
+    paymentReference: string;
+    lines: BillLineData[];
+    readings: ReadingData[];
+    history: HistoryData[];
+  };
+};
+
+/** A bill with every part filled, so that a template checked against it can render any real bill. */
+export const SAMPLE: DocumentData = Object.freeze({
+  app: { name: 'Sample Water Co', address: '1 Reservoir Road, Nairobi', currency: 'KES' },
+  account: { name: 'Zoë Жанна Ελένη مريم 王芳', number: 'ACC-0001', address: '12 River Lane, Nairobi', email: 'customer@example.com' },
+  service: {
+    code: 'WATER',
+    name: 'Domestic water',
+    bankAccounts: [{ bankName: 'Sample Bank', accountName: 'Sample Water Co', accountNumber: '0123456789', branch: 'City', swift: 'SMPLKENA' }],
+  },
+  bill: {
+    id: '1',
+    number: '1001',
+    date: '30/11/2026',
+    dueDate: '14/12/2026',
+    periodStart: '01/11/2026',
+    periodEnd: '30/11/2026',
+    currency: 'KES',
+    charges: '1855.00',
+    tax: '296.80',
+    total: '2151.80',
+    balanceBroughtForward: '40.00',
+    totalDue: '2191.80',
+    estimated: false,
+    paymentReference: 'RF40 0000 0010 01',
+    lines: [
+      { name: 'Standing charge', category: 'charge', quantity: '1', unit: '', rate: '150.00', amount: '150.00', explanation: 'Standing charge: flat 150.00.' },
+      {
+        name: 'Water',
+        category: 'charge',
+        quantity: '25',
+        unit: 'm3',
+        rate: '',
+        amount: '1550.00',
+        explanation: 'Water: METER read 100 on 31/10/2026 and 125 on 30/11/2026: 25 used; tier 1: 10 x 50 = 500.00; tier 2: 15 x 70 = 1050.00.',
+      },
+      { name: 'VAT', category: 'tax', quantity: '1', unit: '', rate: '16%', amount: '296.80', explanation: 'VAT: 16% of 1855.00.' },
+    ],
+    readings: [
+      { input: 'Water meter', unit: 'm3', previousDate: '31/10/2026', previousValue: '100', currentDate: '30/11/2026', currentValue: '125', consumption: '25', estimated: false },
+    ],
+    history: [{ number: '901', date: '31/10/2026', periodStart: '01/10/2026', periodEnd: '31/10/2026', total: '1980.40', consumption: '23' }],
+  },
+}) as DocumentData;

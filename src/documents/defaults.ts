@@ -1,0 +1,65 @@
+// The invoice and e-mail templates shipped with the product: templateID 0, used by a
+// pricing template that names none. They are code, not rows, so every app has them
+// and an upgrade of the product improves them; an app that wants its own makes one.
+
+export const DEFAULT_TEMPLATE_ID = 0;
+export const DEFAULT_VERSION = 1;
+export const DEFAULT_INVOICE_NAME = 'Standard bill';
+export const DEFAULT_EMAIL_NAME = 'Standard bill e-mail';
+
+export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
+{% if app.address != blank %}> {{ app.address }}
+{% endif %}---
+## Bill {{ bill.number }}{% if bill.estimated %} (estimated){% endif %}
+| Customer | {{ account.name }} | Bill number | {{ bill.number }} |
+| Account number | {{ account.number }} | Bill date | {{ bill.date }} |
+| Address | {{ account.address }} | Period | {{ bill.periodStart }} to {{ bill.periodEnd }} |
+| Tariff | {{ service.name }} | Due date | {{ bill.dueDate }} |
+
+## Charges
+| Description | Quantity | Rate | Amount ({{ bill.currency }}) |
+|---|--:|--:|--:|
+{% for line in bill.lines %}| {{ line.name }} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
+{% endfor %}
+| Summary | Amount ({{ bill.currency }}) |
+|---|--:|
+| Charges | {{ bill.charges }} |
+| Tax | {{ bill.tax }} |
+| Total of this bill | {{ bill.total }} |
+| Balance brought forward | {{ bill.balanceBroughtForward }} |
+| Total due by {{ bill.dueDate }} | {{ bill.totalDue }} |
+
+**Total due: {{ bill.totalDue }} {{ bill.currency }} by {{ bill.dueDate }}**
+{% if bill.readings.size > 0 %}
+## Meter readings
+| Meter | Previous reading | This reading | Used |
+|---|--:|--:|--:|
+{% for r in bill.readings %}| {{ r.input }} | {{ r.previousValue }} on {{ r.previousDate }} | {{ r.currentValue }} on {{ r.currentDate }}{% if r.estimated %} (estimated){% endif %} | {{ r.consumption }} {{ r.unit }} |
+{% endfor %}{% endif %}
+## How each line was reached
+{% for line in bill.lines %}> {{ line.explanation }}
+{% endfor %}{% if bill.history.size > 0 %}
+## Your last bills
+| Bill | Date | Period | Used | Total ({{ bill.currency }}) |
+|---|---|---|--:|--:|
+{% for h in bill.history %}| {{ h.number }} | {{ h.date }} | {{ h.periodStart }} to {{ h.periodEnd }} | {{ h.consumption }} | {{ h.total }} |
+{% endfor %}{% endif %}
+## How to pay
+**Payment reference: {{ bill.paymentReference }}**
+> Please quote the payment reference with every payment.
+{% if service.bankAccounts.size > 0 %}| Bank | Account name | Account number | Branch | SWIFT |
+|---|---|---|---|---|
+{% for b in service.bankAccounts %}| {{ b.bankName }} | {{ b.accountName }} | {{ b.accountNumber }} | {{ b.branch }} | {{ b.swift }} |
+{% endfor %}{% endif %}`;
+
+export const DEFAULT_EMAIL_SUBJECT = 'Your {{ app.name }} bill {{ bill.number }}: {{ bill.totalDue }} {{ bill.currency }} due {{ bill.dueDate }}';
+
+export const DEFAULT_EMAIL_BODY = `Dear {{ account.name }},
+
+your bill {{ bill.number }} for {{ bill.periodStart }} to {{ bill.periodEnd }} (account {{ account.number }}) is attached.
+
+Total due: {{ bill.totalDue }} {{ bill.currency }} by {{ bill.dueDate }}.
+Payment reference: {{ bill.paymentReference }} (please quote it with every payment)
+
+{{ app.name }}
+`;

@@ -1,0 +1,216 @@
+// Lays out a filled invoice template (the small Markdown subset of docs/documents.md:
+// headings, paragraphs, bold lines, notes, rules and tables) as an A4 PDF with pdfkit.
+// Deterministic: the creation date is the bill's date and the file ID is derived from
+// it, so the same bill and template version give the same bytes.
+import PDFDocument from 'pdfkit';
+import { fontRuns, loadFaces, type FontName } from './fonts.ts';
+import { reuseEmbedding, type EmbeddedFont } from './embedCache.ts';
+
+export type Block =
+  | { kind: 'title' | 'heading' | 'text' | 'bold' | 'note'; text: string }
+  | { kind: 'rule' | 'space' }
+  | { kind: 'table'; header: string[] | null; align: ('left' | 'right' | 'center')[]; rows: string[][] };
+
+/** The blocks of a filled template, one kind per line prefix. */
+export function parseLayout(text: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line.startsWith('|')) {
+      const rows: string[][] = [];
+      while (i < lines.length && lines[i]!.trim().startsWith('|')) rows.push(cells(lines[i++]!.trim()));
+      i--;
+      const second = rows[1];
+      const hasHeader = second !== undefined && second.every((c) => /^:?-+:?$/.test(c));
+      const align = (hasHeader ? second : rows[0]!.map(() => '-')).map((c) =>
+        c.startsWith(':') && c.endsWith(':') && c.length > 1 ? 'center' : c.endsWith(':') ? 'right' : 'left',
+      ) as ('left' | 'right' | 'center')[];
+      blocks.push({ kind: 'table', header: hasHeader ? rows[0]! : null, align, rows: hasHeader ? rows.slice(2) : rows });
+    } else if (line === '') {
+      if (blocks.at(-1)?.kind !== 'space') blocks.push({ kind: 'space' });
+    } else if (/^-{3,}$/.test(line)) blocks.push({ kind: 'rule' });
+    else if (line.startsWith('## ')) blocks.push({ kind: 'heading', text: line.slice(3) });
+    else if (line.startsWith('# ')) blocks.push({ kind: 'title', text: line.slice(2) });
+    else if (line.startsWith('> ')) blocks.push({ kind: 'note', text: line.slice(2) });
+    else if (/^\*\*.*\*\*$/.test(line) && line.length > 4) blocks.push({ kind: 'bold', text: line.slice(2, -2) });
+    else blocks.push({ kind: 'text', text: line });
+  }
+  return blocks;
+}
+
+function cells(row: string): string[] {
+  const inner = row.replace(/^\|/, '').replace(/\|$/, '');
+  return inner.split('|').map((c) => c.trim());
+}
+
+export type PdfMeta = { title: string; author: string; creationDate: Date };
+
+const MARGIN = 48;
+const PAGE = { width: 595.28, height: 841.89 };
+const WIDTH = PAGE.width - 2 * MARGIN;
+const BOTTOM = PAGE.height - MARGIN;
+const SIZE = { title: 18, heading: 11.5, text: 9.5, bold: 9.5, note: 7.5 } as const;
+
+/** The PDF of the blocks, as one buffer. */
+export function renderPdf(blocks: Block[], meta: PdfMeta): Promise<Buffer> {
+  const doc = newDocument(meta);
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+  drawBlocks(doc, blocks);
+  doc.end();
+  return done;
+}
+
+/**
+ * Many documents as one PDF, each from a new page, written to `out` as pages end (a
+ * print house's file of a whole term never sits in memory).
+ */
+export async function renderPdfStream(documents: AsyncIterable<Block[]>, meta: PdfMeta, out: NodeJS.WritableStream): Promise<void> {
+  const doc = newDocument(meta);
+  doc.pipe(out);
+  let first = true;
+  for await (const blocks of documents) {
+    if (!first) doc.addPage();
+    first = false;
+    drawBlocks(doc, blocks);
+  }
+  doc.end();
+}
+
+function newDocument(meta: PdfMeta): Doc {
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: MARGIN,
+    compress: true,
+    autoFirstPage: true,
+    // No Helvetica: loading its metrics cost every document time, and it is never drawn.
+    font: null as unknown as string,
+    info: { Title: meta.title, Author: meta.author, Producer: 'billrun', Creator: 'billrun', CreationDate: meta.creationDate },
+  });
+  for (const [name, face] of Object.entries(loadFaces())) doc.registerFont(name, face as never);
+  return doc;
+}
+
+function drawBlocks(doc: Doc, blocks: Block[]): void {
+  if (++documents % CACHE_DOCUMENTS === 0) layouts.clear();
+  doc.x = MARGIN;
+  doc.y = MARGIN;
+  useFont(doc, 'regular');
+  for (const b of blocks) drawBlock(doc, b);
+}
+
+type Doc = InstanceType<typeof PDFDocument>;
+
+// Shaping a word (fontkit's OpenType lookups) was 80% of a document's time, and pdfkit
+// keeps the shaped words per document only. The words of bills repeat ("Water", "Total",
+// dates, amounts), so shaped words are kept per font across documents; the cache is
+// dropped every CACHE_DOCUMENTS documents so that memory stays flat over a long run.
+const CACHE_DOCUMENTS = 500;
+let documents = 0;
+const layouts = new Map<FontName, Record<string, unknown>>();
+
+function useFont(doc: Doc, name: FontName): void {
+  doc.font(name);
+  const font = (doc as unknown as { _font: EmbeddedFont })._font;
+  let shared = layouts.get(name);
+  if (!shared) layouts.set(name, (shared = Object.create(null) as Record<string, unknown>));
+  if (font.layoutCache !== shared) {
+    font.layoutCache = shared;
+    reuseEmbedding(doc, font, name);
+  }
+}
+
+function drawBlock(doc: Doc, b: Block): void {
+  switch (b.kind) {
+    case 'space':
+      doc.y += 6;
+      return;
+    case 'rule':
+      ensure(doc, 8);
+      doc.moveTo(MARGIN, doc.y + 3).lineTo(MARGIN + WIDTH, doc.y + 3).lineWidth(0.6).strokeColor('#999999').stroke();
+      doc.y += 8;
+      return;
+    case 'table':
+      drawTable(doc, b);
+      return;
+    default: {
+      const weight = b.kind === 'text' || b.kind === 'note' ? 'regular' : 'bold';
+      if (b.kind === 'heading') doc.y += 4;
+      ensure(doc, SIZE[b.kind] * 1.6);
+      doc.fillColor(b.kind === 'note' ? '#555555' : '#000000');
+      drawText(doc, b.text, MARGIN, doc.y, WIDTH, 'left', weight, SIZE[b.kind]);
+      doc.fillColor('#000000');
+      if (b.kind === 'title' || b.kind === 'heading') doc.y += 2;
+    }
+  }
+}
+
+function ensure(doc: Doc, height: number): void {
+  if (doc.y + height > BOTTOM) doc.addPage();
+}
+
+/** Text in runs of the fonts that have its glyphs; answers the y below it. */
+function drawText(doc: Doc, text: string, x: number, y: number, width: number, align: 'left' | 'right' | 'center', weight: 'regular' | 'bold', size: number): number {
+  const runs = fontRuns(text === '' ? ' ' : text, weight);
+  doc.fontSize(size);
+  runs.forEach((r, i) => {
+    useFont(doc, r.font);
+    const opts = { width, align, continued: i < runs.length - 1, lineGap: 1 };
+    if (i === 0) doc.text(r.text, x, y, opts);
+    else doc.text(r.text, opts);
+  });
+  return doc.y;
+}
+
+const PAD = 4;
+// Vertical padding of a table cell: small, so that a bill with its history fits one page.
+const VPAD = 2;
+
+function drawTable(doc: Doc, t: Extract<Block, { kind: 'table' }>): void {
+  const all = t.header ? [t.header, ...t.rows] : t.rows;
+  const columns = Math.max(...all.map((r) => r.length));
+  const widths = columnWidths(doc, all, columns);
+  const drawRow = (row: string[], header: boolean) => {
+    doc.fontSize(SIZE.text);
+    useFont(doc, header ? 'bold' : 'regular');
+    const estimate = Math.max(...row.map((c, i) => doc.heightOfString(c || ' ', { width: widths[i]! - 2 * PAD }))) + 2 * VPAD;
+    ensure(doc, estimate);
+    const top = doc.y;
+    let x = MARGIN;
+    let bottom = top;
+    for (let i = 0; i < columns; i++) {
+      const w = widths[i]!;
+      const y = drawText(doc, row[i] ?? '', x + PAD, top + VPAD, w - 2 * PAD, t.align[i] ?? 'left', header ? 'bold' : 'regular', SIZE.text);
+      bottom = Math.max(bottom, y);
+      x += w;
+    }
+    doc.y = bottom + VPAD;
+    doc.moveTo(MARGIN, doc.y).lineTo(MARGIN + WIDTH, doc.y).lineWidth(header ? 0.8 : 0.3).strokeColor(header ? '#444444' : '#cccccc').stroke();
+    doc.x = MARGIN;
+  };
+  if (t.header) drawRow(t.header, true);
+  for (const r of t.rows) drawRow(r, false);
+  doc.y += 4;
+}
+
+/** Widths by each column's widest cell, scaled to the page; no column below a minimum. */
+function columnWidths(doc: Doc, rows: string[][], columns: number): number[] {
+  doc.fontSize(SIZE.text);
+  useFont(doc, 'regular');
+  const natural = Array.from({ length: columns }, (_, i) =>
+    Math.max(24, ...rows.map((r) => Math.min(doc.widthOfString(r[i] ?? '') + 2 * PAD + 2, WIDTH * 0.7))),
+  );
+  const total = natural.reduce((a, b) => a + b, 0);
+  if (total <= WIDTH) {
+    // Spare room is shared: half to the first column (where descriptions are), half evenly,
+    // so right-aligned figures keep a gap from the column before them.
+    const spare = WIDTH - total;
+    return natural.map((w, i) => w + (columns === 1 ? spare : spare / 2 / columns + (i === 0 ? spare / 2 : 0)));
+  }
+  return natural.map((w) => (w / total) * WIDTH);
+}

@@ -1,0 +1,40 @@
+// A template shown with the sample bill before it is saved or used: an invoice as its
+// PDF, an e-mail as its subject and text. A draft is checked as a save would check it.
+import type { Queryable } from '../db/pool.ts';
+import { validationFailed } from '../errors.ts';
+import type { RawAnswer } from '../http/operation.ts';
+import { SAMPLE } from './context.ts';
+import { checkTemplate } from './checkTemplate.ts';
+import { renderEmail, renderInvoice } from './render.ts';
+import { resolveTemplate } from './resolveTemplate.ts';
+import type { PreviewTemplateData } from './schemas.ts';
+
+export async function previewTemplate(db: Queryable, appCode: number, d: PreviewTemplateData): Promise<RawAnswer> {
+  let kind = d.kind;
+  let subject: string | null | undefined = d.subject;
+  let body = d.body;
+  if (body === undefined) {
+    if (d.templateID === undefined) throw validationFailed([{ path: 'data.body', message: 'give a draft body or a templateID' }]);
+    const stored = d.templateID === 0 && kind === undefined ? undefined : await findAnyKind(db, appCode, d.templateID, kind, d.version);
+    if (!stored) throw validationFailed([{ path: 'data.kind', message: 'templateID 0 needs a kind' }]);
+    ({ kind, subject, body } = stored);
+  } else if (kind === undefined) {
+    throw validationFailed([{ path: 'data.kind', message: 'a draft needs its kind' }]);
+  } else {
+    await checkTemplate(kind, subject, body);
+  }
+  if (kind === 'invoice') return { type: 'application/pdf', payload: await renderInvoice({ body: body! }, SAMPLE) };
+  const mail = await renderEmail({ subject: subject ?? '', body: body! }, SAMPLE);
+  return { type: 'text/plain; charset=utf-8', payload: `Subject: ${mail.subject}\n\n${mail.text}` };
+}
+
+async function findAnyKind(db: Queryable, appCode: number, id: number, kind: PreviewTemplateData['kind'], version?: number) {
+  for (const k of kind ? [kind] : (['invoice', 'email'] as const)) {
+    try {
+      return await resolveTemplate(db, appCode, k, id, version);
+    } catch (err) {
+      if (kind) throw err;
+    }
+  }
+  return resolveTemplate(db, appCode, 'invoice', id, version);
+}

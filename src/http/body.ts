@@ -1,0 +1,63 @@
+// How a request body is read: JSON only, as UTF-8 text, and nothing at all when there
+// are no bytes. Fastify's own parsers would read text/plain as a string (then refused
+// as "body: must be object" instead of 415), refuse an empty body whatever the method
+// (a DELETE sent by axios or Postman with Content-Type: application/json), and decode
+// invalid UTF-8 as U+FFFD, which PostgreSQL then stores as if the client had meant it.
+import type { FastifyInstance } from 'fastify';
+import { AppError, type ErrorDetail } from '../errors.ts';
+import { fieldPath } from './errors.ts';
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+export function jsonBodies(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  // Fastify's parser: secure-json-parse refusing __proto__ and constructor.prototype.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    // No bytes is no body: a route that wants one says so (operation(): MALFORMED_JSON).
+    if (body.length === 0) return done(null, undefined);
+    let text: string;
+    let invalidUtf8 = false;
+    try {
+      text = strictUtf8.decode(body);
+    } catch {
+      // Decoded again with U+FFFD in place of the bad bytes, only to find which field held them.
+      text = body.toString('utf8');
+      invalidUtf8 = true;
+    }
+    parseJson(request, text, (err, value) => {
+      if (err) return done(err as Error, undefined);
+      // A surrogate can enter only as a \uD800-\uDFFF escape: most bodies skip the walk.
+      const bad = invalidUtf8 || SURROGATE_ESCAPE.test(text) ? badText(value, invalidUtf8) : [];
+      if (bad.length > 0) return done(new AppError('VALIDATION_FAILED', 'The body holds text that is not valid UTF-8.', bad), undefined);
+      done(null, value);
+    });
+  });
+}
+
+/**
+ * Every string (name or value) that is not text: a lone surrogate (written as a \ud800
+ * escape), or, when the bytes were not UTF-8, one holding the U+FFFD put in their place.
+ */
+function badText(value: unknown, invalidUtf8: boolean): ErrorDetail[] {
+  const found: ErrorDetail[] = [];
+  const isBad = (s: string) => !s.isWellFormed() || (invalidUtf8 && s.includes('\ufffd'));
+  const walk = (v: unknown, path: (string | number)[]) => {
+    if (found.length >= 20) return;
+    if (typeof v === 'string') {
+      if (isBad(v)) found.push({ path: fieldPath(path), message: 'is not valid UTF-8 text' });
+    } else if (Array.isArray(v)) {
+      v.forEach((item, i) => walk(item, [...path, i]));
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, item] of Object.entries(v)) {
+        if (isBad(k)) found.push({ path: fieldPath([...path, k]), message: 'is a field name that is not valid UTF-8 text' });
+        else walk(item, [...path, k]);
+      }
+    }
+  };
+  walk(value, []);
+  // Bad bytes outside any string would have failed the JSON parse; this is a safety net.
+  if (found.length === 0 && invalidUtf8) found.push({ path: 'body', message: 'is not valid UTF-8' });
+  return found;
+}

@@ -1,0 +1,58 @@
+// The one writer of ledger entries. Bills (posting), payments (receipts and reversals)
+// and adjustments call it, so every entry is made the same way: its kind, sign, date
+// and description are decided here, and the table's triggers (balance, immutability)
+// see one shape of insert.
+import type { Queryable } from '../db/pool.ts';
+
+/**
+ * One entry of each posted bill: its total (the brought-forward balance is in the ledger
+ * already), dated the bill's date. Answers how many.
+ */
+export async function addBillEntries(db: Queryable, billIds: readonly string[], by: string): Promise<number> {
+  if (billIds.length === 0) return 0;
+  const r = await db.query(
+    `INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, bill_id, description, created_by)
+     SELECT app_code, account_id, bill_date, 'bill', total, bill_id, 'Bill ' || bill_number, $2
+       FROM bill WHERE bill_id = ANY($1::bigint[]) ORDER BY bill_id`,
+    [billIds, by],
+  );
+  return r.rowCount ?? 0;
+}
+
+/** One credit entry of each payment: minus its amount, dated the payment's date. */
+export async function addPaymentEntries(db: Queryable, paymentIds: readonly string[], by: string): Promise<number> {
+  if (paymentIds.length === 0) return 0;
+  const r = await db.query(
+    `INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, payment_id, description, created_by)
+     SELECT app_code, account_id, payment_date, 'payment', -amount, payment_id, 'Payment ' || reference, $2
+       FROM payment WHERE payment_id = ANY($1::bigint[]) ORDER BY payment_id`,
+    [paymentIds, by],
+  );
+  return r.rowCount ?? 0;
+}
+
+/** The entry that takes a payment's entry back: its amount, positive again. Answers the entry's id. */
+export async function addPaymentReversalEntry(
+  db: Queryable,
+  e: { appCode: number; accountId: string; date: string; amount: string; paymentId: string; reversesEntryId: string; description: string; by: string },
+): Promise<string> {
+  const r = await db.query<{ entry_id: string }>(
+    `INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, payment_id, reverses_entry_id, description, created_by)
+     VALUES ($1, $2, $3, 'payment_reversal', $4, $5, $6, $7, $8) RETURNING entry_id`,
+    [e.appCode, e.accountId, e.date, e.amount, e.paymentId, e.reversesEntryId, e.description, e.by],
+  );
+  return r.rows[0]!.entry_id;
+}
+
+/** A credit note (negative amount) or debit note, on a posted bill or on the account. Answers the entry's id. */
+export async function addAdjustmentEntry(
+  db: Queryable,
+  e: { appCode: number; accountId: string; date: string; amount: string; billId: number | null; description: string; by: string },
+): Promise<string> {
+  const r = await db.query<{ entry_id: string }>(
+    `INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, bill_id, description, created_by)
+     VALUES ($1, $2, $3, 'adjustment', $4, $5, $6, $7) RETURNING entry_id`,
+    [e.appCode, e.accountId, e.date, e.amount, e.billId, e.description, e.by],
+  );
+  return r.rows[0]!.entry_id;
+}

@@ -1,0 +1,56 @@
+// The schemas every feature's requests and answers share, in one place, so that an id,
+// an amount, a page or an account number means the same on every route. (Calendar dates
+// live with the calendar.) No I/O: the rating core's tariff schema uses Code too.
+import { Type } from 'typebox';
+
+/** Free text a client may send (a name, a note, a reason): PostgreSQL refuses a NUL byte in text. */
+export const NO_NUL = '^[^\\x00]*$';
+
+/** A record's identifier: a positive integer that a JavaScript client holds exactly. */
+export const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991 });
+
+/** An amount in an answer: exact decimal text in the app's currency, never a JSON number. */
+export const Money = Type.String({ description: 'exact decimal text, e.g. "1234.50"' });
+
+/** limit and offset of a list request. */
+export const PagingInput = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, default: 0 })),
+};
+
+/** The page a list answer holds, and how many records match in all. */
+export const Paging = Type.Object({
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  total: Type.Integer({ description: 'records matching the filters' }),
+});
+
+// Characters that show as nothing or reorder the text around them: C0 and C1 controls,
+// the soft hyphen, zero-width spaces and joiners (U+200B-U+200F), line and paragraph
+// separators, bidirectional embeddings, overrides and isolates (U+202A-U+202E,
+// U+2066-U+2069), word joiner and invisible operators (U+2060-U+2064), the BOM and
+// interlinear annotations. In an identifier they make two values that look alike differ
+// (or a value read backwards on screen), so a clerk cannot type back what is shown.
+// The characters themselves, not \u escapes, go into the pattern: every regex dialect of a
+// client generated from the OpenAPI document reads a literal character (Go's RE2 has no \u).
+const INVISIBLE = '\\x00-\\x1f\\x7f-\\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufeff\ufff9-\ufffb';
+
+/**
+ * An identifier people type and read back (an account number, a payment reference):
+ * any visible character of any script, inner spaces, no leading or trailing space.
+ */
+export const IDENTIFIER_PATTERN = `^[^\\s${INVISIBLE}](?:[^${INVISIBLE}]*[^\\s${INVISIBLE}])?$`;
+
+/** Codes that name things in the API (serviceCode, batchCode, meter and component codes): ASCII only. */
+export const CODE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]*$';
+
+export const Code = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: CODE_PATTERN,
+  description: 'Identifier, unique within its array: letters, digits, _ . - (starts with a letter or digit)',
+});
+
+export const ACCOUNT_NUMBER = { pattern: IDENTIFIER_PATTERN, maxLength: 64 };
+
+export const AccountNumber = Type.String({ minLength: 1, ...ACCOUNT_NUMBER, description: 'unique within the app' });

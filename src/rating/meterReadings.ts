@@ -1,0 +1,93 @@
+// A meter's consumption over a bill's period from its two readings, or the reason there
+// is none: the one rule for rateBill and for the run's own reading check before any
+// bill is made, so both say the same thing about the same readings.
+import { consumptionBetween } from './consumption.ts';
+import { apiDate, dayNumber } from './days.ts';
+import { RatingError } from './errors.ts';
+import { type Dec, parseDecimal } from './money.ts';
+import type { PreparedMeteredInput } from './prepareTariff.ts';
+import type { ReadingTrace } from './trace.ts';
+
+export type ReadingPoint = { date: string; value: string | number };
+
+/** Only the last reading before the period is known: there is no current one. */
+export type LastReadingOnly = { previous: ReadingPoint; current?: undefined; estimated?: boolean };
+
+export type MeterReadings = {
+  previous: ReadingPoint;
+  current: ReadingPoint;
+  /** True when either reading is an estimate; shown on the line's trace and the bill. */
+  estimated?: boolean;
+};
+
+/**
+ * MISSING_READING in the words docs/bill-run.md promises: the reading the consumption
+ * would start from, when there is one, and the day the period ends when that is the
+ * subscription's end rather than the term's.
+ */
+export function missingReading(code: string, previous: ReadingPoint | undefined, activeEndBeforeTermEnd: string | null): RatingError {
+  const message =
+    previous === undefined
+      ? `no reading of ${code} to measure the consumption from (none before or in the term)`
+      : `no reading of ${code} dated in the term after the one of ${apiDate(previous.date)}` +
+        (activeEndBeforeTermEnd === null ? '' : ` and up to the subscription's end, ${apiDate(activeEndBeforeTermEnd)}`);
+  return new RatingError('MISSING_READING', message, [{ path: `readings.${code}`, message: 'missing' }]);
+}
+
+function readingValue(meter: PreparedMeteredInput, point: ReadingPoint | undefined, which: string): Dec {
+  const path = `readings.${meter.code}.${which}`;
+  const fail = (message: string): never => {
+    throw new RatingError('INVALID_READING', `${meter.code} ${which} reading ${message}`, [{ path, message }]);
+  };
+  if (point === undefined || point === null) return fail('is missing');
+  dayNumber(point.date, `${path}.date`);
+  const v = parseDecimal(point.value);
+  if (v === null) return fail(`is not a decimal number: ${JSON.stringify(point.value)}`);
+  if (v.isNegative() && !v.isZero()) return fail(`is negative: ${v.toFixed()}`);
+  if (v.decimalPlaces() > meter.decimals) return fail(`${v.toFixed()} has more than the meter's ${meter.decimals} decimals`);
+  if (meter.rolloverAt !== null && v.gte(meter.rolloverAt)) {
+    return fail(`${v.toFixed()} is not below the roll-over value ${meter.rolloverAt.toFixed()}`);
+  }
+  return v;
+}
+
+/**
+ * The consumption of one meter a component uses; `activeEndBeforeTermEnd` is the
+ * subscription's last day when it ends inside the term (for MISSING_READING's words).
+ */
+export function meterConsumption(
+  meter: PreparedMeteredInput,
+  readings: MeterReadings | LastReadingOnly | undefined | null,
+  activeEndBeforeTermEnd: string | null = null,
+): { quantity: Dec; trace: ReadingTrace } {
+  if (readings === undefined || readings === null || readings.current === undefined) throw missingReading(meter.code, readings?.previous, activeEndBeforeTermEnd);
+  const r: MeterReadings = readings;
+  const previous = readingValue(meter, r.previous, 'previous');
+  const current = readingValue(meter, r.current, 'current');
+  if (r.current.date < r.previous.date) {
+    // 'YYYY-MM-DD' texts (validated above) order as the dates do.
+    throw new RatingError('INVALID_READING', `${meter.code}: current reading (${apiDate(r.current.date)}) is dated before the previous one (${apiDate(r.previous.date)})`, [
+      { path: `readings.${meter.code}.current.date`, message: 'before the previous reading' },
+    ]);
+  }
+  const consumption = consumptionBetween(previous, current, meter.rolloverAt);
+  if (consumption.kind === 'negative') {
+    throw new RatingError(
+      'NEGATIVE_CONSUMPTION',
+      `${meter.code}: current reading ${current.toFixed()} is below the previous ${previous.toFixed()}` +
+        (meter.rolloverAt === null ? '' : ` and is not a plausible roll-over at ${meter.rolloverAt.toFixed()}`),
+      [{ path: `readings.${meter.code}.current.value`, message: 'below the previous reading' }],
+    );
+  }
+  const trace: ReadingTrace = {
+    input: meter.code,
+    previous: { date: r.previous.date, value: previous.toFixed(meter.decimals) },
+    current: { date: r.current.date, value: current.toFixed(meter.decimals) },
+    estimated: r.estimated === true,
+    kind: consumption.kind,
+    consumption: consumption.quantity.toFixed(meter.decimals),
+  };
+  if (consumption.kind === 'rollover' && meter.rolloverAt !== null) trace.rolloverAt = meter.rolloverAt.toFixed();
+  return { quantity: consumption.quantity, trace };
+}
+

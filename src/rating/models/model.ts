@@ -1,0 +1,101 @@
+import { Type, type Static, type TObject } from 'typebox';
+import type { Issue } from '../checkTariff.ts';
+import { Amount, Category, Code, Label } from '../fields.ts';
+import type { Dec } from '../money.ts';
+import type { PreparedInput } from '../prepareTariff.ts';
+import type { ModelResult } from '../trace.ts';
+import type { ModelContext } from './context.ts';
+
+/**
+ * What a charge model is: one module under models/ exporting one of these,
+ * listed once in registry.ts. Everything that differs from one model to the
+ * next is here; checkTariff, prepareTariff, rateLine, the templates' schema
+ * and the explanation of a bill line read it through the registry.
+ */
+export type ChargeModel<Name extends string, S extends TObject, P extends PreparedBase & { model: Name }, T extends { model: Name }> = {
+  name: Name;
+  /** The component's JSON shape (TypeBox): the template's request schema and OpenAPI are built from it. */
+  schema: S;
+  /** True when the component's `input` names the metered or unmetered input whose quantity it prices. */
+  usesInput: boolean;
+  /** `prorate` when the component does not say: 'on' or 'off'; 'never' when the model has no proration. */
+  prorate: 'on' | 'off' | 'never';
+  /** The line's quantity: '1', the base it is taken of (money), or the measured quantity. */
+  lineQuantity: 'one' | 'base' | 'measured';
+  /**
+   * Checks what the schema cannot, reporting into ctx.issues with paths under `path`.
+   * The fields every component has (category, input, minimum, maximum) are checked by checkTariff.
+   */
+  check(component: Static<S>, path: string, ctx: CheckContext): void;
+  /** The field naming the components this one is computed from (rated first, never in a loop), and their codes. */
+  dependsOn?: { field: string; codes(component: Static<S>): readonly string[] };
+  /** The component in decimals, references resolved; called only on a tariff that passed its checks. */
+  prepare(component: Static<S>, base: PreparedBase, ctx: PrepareContext): P;
+  /** The unrounded amount and its trace; proration, limits and rounding are rateLine's. */
+  rate(component: P, quantity: Dec, context: ModelContext): ModelResult<T>;
+  /** The model's part of a bill line's explanation, from its trace only. */
+  explain(trace: T): string;
+};
+
+export type Sign = 'any' | 'nonNegative' | 'positive';
+
+export type CheckContext = {
+  issues: Issue[];
+  /** A decimal of sane size and the sign asked for, or null (reported). */
+  number(x: unknown, path: string, sign: Sign): Dec | null;
+  /** A price parameter: a decimal or a `{ value }` that resolves, or null (reported). Undefined is allowed. */
+  amount(a: Amount | undefined, path: string, sign: Sign): Dec | null;
+  /** Index of each component code in the template (the first, when a code is repeated). */
+  componentIndex: ReadonlyMap<string, number>;
+};
+
+export type PrepareContext = {
+  resolve(a: Amount): Dec;
+  /** Index of each component code in the template. */
+  indexOf: ReadonlyMap<string, number>;
+};
+
+/** What every prepared component has, whatever its model. */
+export type PreparedBase = {
+  /** Position in the template's components array (the order lines are shown in). */
+  index: number;
+  code: string;
+  name: string;
+  category: Category;
+  prorate: boolean;
+  minimum: Dec | null;
+  maximum: Dec | null;
+  /** The input whose quantity the model prices; null for a model that uses none. */
+  input: PreparedInput | null;
+  /** Indexes of the components this one is computed from (rated before it). */
+  dependsOn: number[];
+};
+
+/** Lets TypeScript infer a model's types from its object, and checks it against ChargeModel. */
+export function defineModel<Name extends string, S extends TObject, P extends PreparedBase & { model: Name }, T extends { model: Name }>(
+  model: ChargeModel<Name, S, P, T>,
+): ChargeModel<Name, S, P, T> {
+  return model;
+}
+
+// ---------------------------------------------------------------- schema pieces
+
+/** The fields every component has, whatever its model. */
+export const componentFields = {
+  code: Code,
+  name: Label,
+  description: Type.Optional(Type.String({ maxLength: 1000 })),
+  category: Type.Optional(Category),
+  minimum: Type.Optional(Amount),
+  maximum: Type.Optional(Amount),
+};
+
+export const inputField = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'Code of a metered input (the period consumption) or an unmetered input (the subscription quantity)',
+});
+
+export const prorateField = Type.Optional(
+  Type.Boolean({ description: 'Scale the amount by activeDays / termDays (default: true for flat, false otherwise)' }),
+);

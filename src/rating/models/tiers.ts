@@ -1,0 +1,205 @@
+import { Type, type Static } from 'typebox';
+import { Amount, DecimalString } from '../fields.ts';
+import { type Dec, roundMoney, toDecimal } from '../money.ts';
+import type { ModelContext } from './context.ts';
+import { type CheckContext, componentFields, inputField, type PrepareContext, type PreparedBase, prorateField } from './model.ts';
+
+/**
+ * Tiers, shared by the models that price by tier (graduated, volume): their
+ * schema, their check, their preparation, and the bounds used for one bill.
+ */
+
+export const Tier = Type.Object(
+  {
+    upTo: Type.Union([DecimalString, Type.Number(), Type.Null()], {
+      description: 'Upper bound of the tier, included; null for the last, open tier',
+    }),
+    rate: Amount,
+    flat: Type.Optional(Amount),
+  },
+  { additionalProperties: false },
+);
+export type Tier = Static<typeof Tier>;
+
+export const TierRounding = Type.Union([Type.Literal('down'), Type.Literal('up'), Type.Literal('halfUp')]);
+export type TierRounding = Static<typeof TierRounding>;
+
+export const TierProration = Type.Object(
+  {
+    basisDays: Type.Integer({ minimum: 1, maximum: 366, description: 'Days the tier bounds are written for, e.g. 30' }),
+    decimals: Type.Integer({ minimum: 0, maximum: 6, description: 'Decimals a scaled bound keeps' }),
+    rounding: TierRounding,
+  },
+  {
+    additionalProperties: false,
+    description: 'Scale tier bounds by activeDays / basisDays, rounded to decimals by the rounding rule',
+  },
+);
+export type TierProration = Static<typeof TierProration>;
+
+export const tiersField = Type.Array(Tier, { minItems: 1, maxItems: 100 });
+
+export type PreparedTier = { upTo: Dec | null; rate: Dec; flat: Dec | null };
+export type PreparedTierProration = { basisDays: number; decimals: number; rounding: TierRounding };
+
+/** The component of a model priced by tiers: an input, its tiers, optional tier proration. */
+export function tieredComponent<M extends string>(model: M, description: string) {
+  return Type.Object(
+    {
+      ...componentFields,
+      model: Type.Literal(model),
+      input: inputField,
+      prorate: prorateField,
+      tiers: tiersField,
+      tierProration: Type.Optional(TierProration),
+    },
+    { additionalProperties: false, description },
+  );
+}
+
+export type PreparedTiered<M extends string> = PreparedBase & {
+  model: M;
+  tiers: PreparedTier[];
+  tierProration: PreparedTierProration | null;
+};
+
+export type TierTrace = {
+  /** 1-based tier number as the customer reads it. */
+  tier: number;
+  /** Lower bound (exclusive; 0 for the first tier). */
+  from: string;
+  /** Upper bound (inclusive), after tier proration; null for the open tier. */
+  upTo: string | null;
+  /** Units priced in this tier. */
+  quantity: string;
+  rate: string;
+  flat?: string;
+  /** quantity x rate + flat. */
+  amount: string;
+};
+
+export type TierProrationTrace = {
+  basisDays: number;
+  activeDays: number;
+  /** Connected days not counted in activeDays because the subscription was suspended. */
+  suspendedDays?: number;
+  decimals: number;
+  rounding: TierRounding;
+  /** Each written bound and the bound used: upTo x activeDays / basisDays, rounded. */
+  bounds: { upTo: string; scaled: string }[];
+};
+
+/** Tiers ascending, only the last open, rates and flats not negative; tier proration in range. */
+export function checkTiers(
+  c: { tiers: readonly Tier[]; tierProration?: TierProration | undefined },
+  path: string,
+  ctx: CheckContext,
+): void {
+  const { issues } = ctx;
+  const tiers = Array.isArray(c.tiers) ? c.tiers : [];
+  if (tiers.length === 0) {
+    issues.push({ path: `${path}.tiers`, message: 'needs at least one tier' });
+    return;
+  }
+  let previous: Dec | null = null;
+  tiers.forEach((t, j) => {
+    const p = `${path}.tiers[${j}]`;
+    const last = j === tiers.length - 1;
+    if (t.upTo === null) {
+      if (!last) issues.push({ path: `${p}.upTo`, message: 'only the last tier may be open (upTo null)' });
+    } else {
+      if (last) issues.push({ path: `${p}.upTo`, message: 'the last tier must be open (upTo null), or units above it have no price' });
+      const up = ctx.number(t.upTo, `${p}.upTo`, 'positive');
+      if (up !== null) {
+        if (previous !== null && up.lte(previous)) {
+          issues.push({ path: `${p}.upTo`, message: `${up.toFixed()} is not above the previous tier's ${previous.toFixed()}` });
+        }
+        previous = up;
+      }
+    }
+    ctx.amount(t.rate, `${p}.rate`, 'nonNegative');
+    ctx.amount(t.flat, `${p}.flat`, 'nonNegative');
+  });
+  const tp = c.tierProration;
+  if (tp !== undefined) {
+    const p = `${path}.tierProration`;
+    if (!Number.isInteger(tp.basisDays) || tp.basisDays < 1 || tp.basisDays > 366) {
+      issues.push({ path: `${p}.basisDays`, message: 'must be an integer from 1 to 366' });
+    }
+    if (!Number.isInteger(tp.decimals) || tp.decimals < 0 || tp.decimals > 6) {
+      issues.push({ path: `${p}.decimals`, message: 'must be an integer from 0 to 6' });
+    }
+    if (tp.rounding !== 'down' && tp.rounding !== 'up' && tp.rounding !== 'halfUp') {
+      issues.push({ path: `${p}.rounding`, message: "must be 'down', 'up' or 'halfUp'" });
+    }
+  }
+}
+
+export function prepareTiers(
+  c: { tiers: readonly Tier[]; tierProration?: TierProration | undefined },
+  ctx: PrepareContext,
+): { tiers: PreparedTier[]; tierProration: PreparedTierProration | null } {
+  return {
+    tiers: c.tiers.map((t) => ({
+      upTo: t.upTo === null ? null : toDecimal(t.upTo),
+      rate: ctx.resolve(t.rate),
+      flat: t.flat === undefined ? null : ctx.resolve(t.flat),
+    })),
+    tierProration: c.tierProration === undefined ? null : { ...c.tierProration },
+  };
+}
+
+/** A priced tier's trace: tier i (0-based) from `lower` up to `upper`, `quantity` of its units, `amount` charged. */
+export function tierTrace(i: number, lower: Dec, upper: Dec | null, tier: PreparedTier, quantity: Dec, amount: Dec): TierTrace {
+  const t: TierTrace = {
+    tier: i + 1,
+    from: lower.toFixed(),
+    upTo: upper === null ? null : upper.toFixed(),
+    quantity: quantity.toFixed(),
+    rate: tier.rate.toFixed(),
+    amount: amount.toFixed(),
+  };
+  if (tier.flat !== null) t.flat = tier.flat.toFixed();
+  return t;
+}
+
+/** A tier as the explanation of a line writes it: "10 x 48.75 + 500 = 987.5". */
+export function explainTier(t: TierTrace): string {
+  return `${t.quantity} x ${t.rate}${t.flat ? ` + ${t.flat}` : ''} = ${t.amount}`;
+}
+
+/**
+ * The tier upper bounds used for this bill: as written, or with tier
+ * proration scaled by activeDays / basisDays and rounded to `decimals` by its
+ * rule (a 30-day bound of 10 becomes 10 x 31/30 = 10.33 for a 31-day period,
+ * 10 when rounded down to 0 decimals, 11 when rounded up).
+ * Rounding is monotonic, so scaled bounds stay in order (two may become equal:
+ * the tier between them is then empty).
+ */
+export function tierBounds(
+  tiers: readonly PreparedTier[],
+  proration: PreparedTierProration | null,
+  context: ModelContext,
+): { bounds: (Dec | null)[]; trace?: TierProrationTrace } {
+  if (proration === null) return { bounds: tiers.map((t) => t.upTo) };
+  const bounds: (Dec | null)[] = [];
+  const traced: { upTo: string; scaled: string }[] = [];
+  for (const t of tiers) {
+    if (t.upTo === null) {
+      bounds.push(null);
+      continue;
+    }
+    const scaled = roundMoney(t.upTo.times(context.activeDays).div(proration.basisDays), proration.decimals, proration.rounding);
+    bounds.push(scaled);
+    traced.push({ upTo: t.upTo.toFixed(), scaled: scaled.toFixed() });
+  }
+  const trace: TierProrationTrace = {
+    basisDays: proration.basisDays,
+    activeDays: context.activeDays,
+    decimals: proration.decimals,
+    rounding: proration.rounding,
+    bounds: traced,
+  };
+  if (context.suspended !== undefined) trace.suspendedDays = context.suspended.days;
+  return { bounds, trace };
+}

@@ -1,0 +1,109 @@
+// The bill run's defects of issue 9 (13: audit and wording), each through HTTP.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Harness } from '../support/harness.ts';
+import { autoPostTariff, makeTerm, startRun, step, subscriptions, tariff, termOf, waitForStatus } from '../terms/fixtures.ts';
+
+const bills = (h: Harness, data: Record<string, unknown>) =>
+  h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data });
+const byAccount = (e: any) => [e.subscriptionID, e.code, e.severity, e.message, e.path];
+
+describe('the bill run: who acted, the words it writes, and its own check', () => {
+  let h: Harness;
+  let close: () => Promise<void>;
+  before(async () => {
+    ({ h, close } = await startRun({ billRunChunkSize: 3 }, [tariff(), autoPostTariff()]));
+  });
+  after(() => close());
+
+  // Defect 13: a processed term showed modifiedBy "billrun", not the user who scheduled it.
+  test('a processed (and automatically posted) term is modified by the user who processed it, and so is its posting', async () => {
+    await subscriptions(h, { n: 4, batchCode: 'Z4', readings: [['2018-01-31', 10], ['2018-02-28', 20]] });
+    const termID = await makeTerm(h, { batchCode: 'Z4', billingPeriodID: 201802, startDate: '01/02/2018', endDate: '28/02/2018' });
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID }, h.tokens.biller)).status, 200);
+    const t = await waitForStatus(h, termID, ['Processed', 'Failed']);
+    assert.equal(t.status, 'Processed');
+    assert.equal(t.modifiedBy, 'biller@a.test');
+
+    await subscriptions(h, { n: 2, serviceCode: 'AUTO', batchCode: 'ZONE-C', readings: [['2018-01-31', 10], ['2018-02-28', 20]] });
+    const auto = await makeTerm(h, { serviceCode: 'AUTO', batchCode: 'ZONE-C', billingPeriodID: 201802, startDate: '01/02/2018', endDate: '28/02/2018' });
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID: auto }, h.tokens.biller)).status, 200);
+    const posted = await waitForStatus(h, auto, ['Posted', 'Failed']);
+    assert.equal(posted.status, 'Posted');
+    assert.equal(posted.modifiedBy, 'biller@a.test');
+    const entries = await h.db.query(`SELECT DISTINCT e.created_by FROM ledger_entry e JOIN bill b ON b.bill_id = e.bill_id WHERE b.term_id = $1`, [auto]);
+    assert.deepEqual(entries.rows, [{ created_by: 'biller@a.test' }]);
+  });
+
+  // Defect 13: explanations wrote dates 2026-09-30 where the API writes dd/mm/yyyy.
+  test("an explanation writes the API's dates; the trace keeps YYYY-MM-DD for programs", async () => {
+    const [sub] = await subscriptions(h, { n: 1, batchCode: 'Z1', readings: [['2018-03-31', 20], ['2018-04-30', 35]] });
+    const termID = await makeTerm(h, { batchCode: 'Z1', billingPeriodID: 201804, startDate: '01/04/2018', endDate: '30/04/2018' });
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID })).status, 200);
+    assert.equal((await waitForStatus(h, termID, ['Processed', 'Failed'])).status, 'Processed');
+    const list = (await bills(h, { termID })).body.data.bills;
+    const water = list.find((b: any) => b.subscriptionID === Number(sub!.subscriptionId)).lines.find((l: any) => l.componentCode === 'WATER');
+    assert.match(water.explanation, /^Water: METER read 20 on 31\/03\/2018 and 35 on 30\/04\/2018: 15 used; /);
+    assert.deepEqual(water.trace.reading.previous, { date: '2018-03-31', value: '20' });
+  });
+
+  // The run's own check and validate-term's dry run disagreed on the same readings:
+  // MISSING_READING said "no readings for metered input 'METER'" in validate-term (not the
+  // words of docs/bill-run.md) and named the previous reading in the run; a
+  // NEGATIVE_CONSUMPTION had other words and another field (readings.METER, not
+  // readings.METER.current.value). Now both say the same, in the doc's words.
+  test('validate-term and the run report the same exceptions, in the words docs/bill-run.md promises', async () => {
+    const subs = await subscriptions(h, {
+      n: 4,
+      batchCode: 'Z2',
+      startDate: '2018-05-01',
+      endDate: null,
+      readingsOf: (i) => (i === 1 ? [['2018-05-31', 10]] : i === 2 ? [['2018-05-31', 10], ['2018-06-30', 4]] : [['2018-05-31', 10], ['2018-06-30', 20]]),
+    });
+    const [, missing, negative] = subs.map((s) => Number(s.subscriptionId));
+    const period = { batchCode: 'Z2', billingPeriodID: 201806, startDate: '01/06/2018', endDate: '30/06/2018' };
+    const expected = [
+      [missing, 'MISSING_READING', 'error', 'no reading of METER dated in the term after the one of 31/05/2018', 'readings.METER'],
+      [negative, 'NEGATIVE_CONSUMPTION', 'error', 'METER: current reading 4 is below the previous 10 and is not a plausible roll-over at 100000', 'readings.METER.current.value'],
+    ];
+
+    const checked = await makeTerm(h, period);
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID: checked })).status, 200);
+    const v = await step(h, 'validate-term', 'Validate Term', { termID: checked });
+    assert.equal(v.status, 200, JSON.stringify(v.body));
+    assert.deepEqual(v.body.data.exceptions.map(byAccount), expected);
+    assert.equal((await step(h, 'cancel-term', 'Cancel Term', { termID: checked })).status, 200);
+
+    const run = await makeTerm(h, { ...period, billingPeriodID: 201807 });
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID: run })).status, 200);
+    const t = await waitForStatus(h, run, ['Failed', 'Processed']);
+    assert.equal(t.status, 'Failed');
+    assert.deepEqual(t.exceptions.map(byAccount), expected);
+    assert.equal((await bills(h, { termID: run })).body.data.bills.length, 0);
+  });
+
+  // Defect 13: validate-term flagged a third of new connections UNUSUAL_CONSUMPTION on one
+  // month of history. The history must hold 3 reading intervals (docs/bill-run.md).
+  test('UNUSUAL_CONSUMPTION needs three intervals of history: a new connection with one month is not judged', async () => {
+    const [fresh, settled] = await subscriptions(h, {
+      n: 2,
+      batchCode: 'Z3',
+      startDate: '2019-01-01',
+      readingsOf: (i) =>
+        i === 0
+          ? [['2019-04-01', 0], ['2019-04-30', 2], ['2019-05-31', 60]]
+          : [['2019-01-01', 0], ['2019-01-31', 30], ['2019-02-28', 58], ['2019-03-31', 89], ['2019-04-30', 119], ['2019-05-31', 400]],
+    });
+    const termID = await makeTerm(h, { batchCode: 'Z3', billingPeriodID: 201905, startDate: '01/05/2019', endDate: '31/05/2019' });
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
+    const v = await step(h, 'validate-term', 'Validate Term', { termID });
+    assert.equal(v.status, 200, JSON.stringify(v.body));
+    assert.deepEqual(
+      v.body.data.exceptions.map((e: any) => [e.subscriptionID, e.code]),
+      [[Number(settled!.subscriptionId), 'UNUSUAL_CONSUMPTION']],
+      `the new connection ${fresh!.subscriptionId} has one interval of history`,
+    );
+    const t = await termOf(h, { termID });
+    assert.equal(t.counts.exceptions, 1);
+  });
+});

@@ -1,0 +1,326 @@
+// The console end to end, in a real headless Chromium against a real server and
+// PostgreSQL: an officer signs in, makes a template through the form (and sees the API's
+// field error on the field), imports 100 accounts from a CSV, runs the six steps of a
+// bill run (a missing reading shows as an exception and is fixed on the screen), posts,
+// opens a bill, its explanation and its PDF; sees a template's earlier version; writes an
+// invoice template whose Liquid error is shown on its field; a viewer sees no write action. Each page's
+// screenshot is kept in artifacts/console/ for review.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Runner } from 'graphile-worker';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startHarness, PASSWORD, type Harness } from '../support/harness.ts';
+import { startWorker } from '../../src/jobs/worker.ts';
+import { previousMonth, isoToApi } from '../../console/src/api/dates.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = path.resolve(import.meta.dirname, '../../artifacts/console');
+const haveChromium = fs.existsSync(CHROMIUM);
+if (!haveChromium && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must install it (apt-get install -y chromium)`);
+
+describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMIUM}: apt-get update && apt-get install -y chromium` }, () => {
+  let h: Harness;
+  let worker: Runner;
+  let browser: Browser;
+  let page: Page;
+  let shot = 0;
+  const snap = async (name: string) => {
+    shot++;
+    await page.screenshot({ path: path.join(ARTIFACTS, `${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
+  };
+  const month = previousMonth();
+
+  before(async () => {
+    fs.rmSync(ARTIFACTS, { recursive: true, force: true });
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    h = await startHarness();
+    worker = await startWorker(h.db, h.config, 2);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
+    page.setDefaultTimeout(10_000);
+    // The console must fetch nothing from another host (fonts and assets are bundled).
+    // chrome:// and chrome-extension:// are the browser's own PDF viewer (a preview or a bill's PDF), not a host.
+    const own = (url: string) => ['data:', 'blob:', 'chrome://', 'chrome-extension://'].some((scheme) => url.startsWith(scheme));
+    page.on('request', (r) => assert.ok(r.url().startsWith(h.url) || own(r.url()), `request to ${r.url()}`));
+  });
+  after(async () => {
+    await browser?.close();
+    await worker?.stop();
+    await h?.close();
+  });
+
+  const signIn = async (email: string) => {
+    await page.goto(`${h.url}/console/`);
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('textbox', { name: 'Password' }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Bill runs' }).waitFor();
+  };
+  const choose = async (scope: ReturnType<Page['locator']> | Page, label: string, option: string) => {
+    await scope.getByRole('combobox', { name: label, exact: true }).click();
+    await page.getByRole('option', { name: option, exact: true }).click();
+  };
+
+  test('an officer makes a template, imports accounts, runs, fixes, posts and reads a bill', async () => {
+    await page.goto(`${h.url}/console/`);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    await snap('sign-in');
+    await signIn('admin@a.test');
+
+    // A template through the form: a code with a space is refused, and the message sits under the Code field.
+    await page.getByRole('link', { name: 'Templates' }).click();
+    await page.getByRole('link', { name: 'New template' }).click();
+    const code = page.getByRole('textbox', { name: 'Code', exact: true }).first();
+    await code.fill('WATER BAD');
+    await page.getByRole('textbox', { name: 'Name', exact: true }).first().fill('Domestic water');
+    const batches = page.getByRole('combobox', { name: 'Batches' });
+    await batches.fill('ZONE-A');
+    await batches.press('Enter');
+    const first = page.getByTestId('component-0');
+    await first.getByRole('textbox', { name: 'Amount' }).fill('150.00');
+    const second = page.getByTestId('component-1');
+    await second.getByRole('textbox', { name: 'Code', exact: true }).fill('WATER');
+    await second.getByRole('textbox', { name: 'Name', exact: true }).fill('Water');
+    await page.getByRole('textbox', { name: 'Component 2 tier 1 up to' }).fill('10');
+    await page.getByRole('textbox', { name: 'Component 2 tier 1 rate' }).fill('50');
+    await page.getByRole('textbox', { name: 'Component 2 tier 2 rate' }).fill('70');
+    await page.getByRole('button', { name: 'Make the template', exact: true }).click();
+    const codeError = page.locator('.mantine-TextInput-error').first();
+    await codeError.waitFor();
+    assert.match(await codeError.innerText(), /pattern|letters|must/i);
+    assert.equal(await code.getAttribute('aria-invalid'), 'true');
+    await snap('template-field-error');
+    await code.fill('WATER');
+    await page.getByRole('button', { name: 'Make the template', exact: true }).click();
+    await page.getByRole('heading', { name: 'Domestic water (WATER)' }).waitFor();
+    await page.getByRole('cell', { name: 'and above' }).waitFor();
+    await snap('template-with-tiers');
+
+    // A change is a new version; the earlier one stays readable with its components.
+    await page.getByRole('link', { name: 'Change', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Due after (days)' }).fill('21');
+    await page.getByRole('button', { name: 'Save a new version', exact: true }).click();
+    const versions = page.getByTestId('versions-table');
+    await versions.getByRole('row', { name: 'Show version 2' }).waitFor();
+    assert.equal(await versions.getByRole('row', { name: /Show version/ }).count(), 2);
+    assert.match(await versions.getByRole('row', { name: 'Show version 1' }).innerText(), /14 days/);
+    await versions.getByRole('row', { name: 'Show version 1' }).click();
+    await page.getByTestId('shown-version').getByText('version 1 (current is 2)').waitFor();
+    await page.getByRole('heading', { name: 'Components of version 1' }).waitFor();
+    await page.getByRole('cell', { name: 'and above' }).waitFor();
+    await snap('template-version-1');
+
+    // An invoice template: a Liquid error comes back naming its line, under the Body field; fixed, it previews.
+    await page.getByRole('link', { name: 'Invoice and e-mail' }).click();
+    await page.getByTestId('document-templates-table').getByRole('row', { name: /Open invoice template/ }).first().waitFor();
+    await page.getByRole('link', { name: 'New document template' }).click();
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Short invoice');
+    const docBody = page.getByRole('textbox', { name: 'Body' });
+    await docBody.fill('# {{ app.name }}\n\nTotal due: {{ bill.totl }}\n');
+    await page.getByRole('button', { name: 'Make template', exact: true }).click();
+    const bodyError = page.locator('.mantine-Textarea-error');
+    await bodyError.waitFor();
+    assert.match(await bodyError.innerText(), /line 3.*bill\.totl/);
+    await snap('document-template-error');
+    await docBody.fill('# {{ app.name }}\n\nTotal due: {{ bill.totalDue }}\n');
+    const preview = page.waitForResponse((r) => r.url().endsWith('/preview-document-template'));
+    await page.getByRole('button', { name: 'Preview with the sample bill', exact: true }).click();
+    assert.equal((await preview).headers()['content-type'], 'application/pdf');
+    await page.getByTestId('preview-pdf').waitFor();
+    await page.getByRole('button', { name: 'Make template', exact: true }).click();
+    await page.getByText('version 1', { exact: true }).waitFor();
+    await snap('document-template-made');
+
+    // 100 accounts, each with a subscription and its opening reading, from a CSV file.
+    const csv = ['accountNumber,name,email,serviceCode,batchCode,startDate,reading.METER'];
+    for (let i = 1; i <= 100; i++) csv.push(`C-${String(i).padStart(3, '0')},Customer ${i},c${i}@example.com,WATER,ZONE-A,01/01/2020,${100 + i}`);
+    await page.getByRole('link', { name: 'Imports' }).click();
+    await page.locator('input[type=file]').setInputFiles({ name: 'accounts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv.join('\n') + '\n') });
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByTestId('import-result').getByText('100 accounts, 100 subscriptions, 100 readings written').waitFor();
+    await snap('import-done');
+
+    // A file with a bad row: reported by row and column, nothing written.
+    await page.locator('input[type=file]').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('accountNumber,name,email\nX-1,Someone,not-an-email\n') });
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const bad = page.getByTestId('import-errors');
+    await bad.getByRole('cell', { name: 'email', exact: true }).waitFor();
+    assert.match(await bad.innerText(), /\b2\b/);
+    await snap('import-bad-rows');
+
+    // Step 1: the term, from the form's defaults (last month).
+    await page.getByRole('link', { name: 'Bill runs' }).click();
+    await choose(page, 'Template', 'Domestic water (WATER)');
+    await page.getByRole('button', { name: 'Make the term', exact: true }).click();
+    await page.getByRole('button', { name: 'Load subscriptions', exact: true }).waitFor();
+    const termID = Number(/#\/terms\/(\d+)/.exec(page.url())?.[1]);
+    assert.ok(termID > 0);
+    await snap('term-made');
+
+    // Step 2: load.
+    await page.getByRole('button', { name: 'Load subscriptions', exact: true }).click();
+    await page.getByRole('button', { name: 'Upload readings (CSV)', exact: true }).waitFor();
+
+    // Step 3: readings for 99 of the 100, uploaded as the sheet the console offers.
+    const subs = await h.db.query<{ subscription_id: string; account_number: string }>(
+      `SELECT s.subscription_id, a.account_number FROM subscription s JOIN account a USING (account_id) ORDER BY a.account_number`,
+    );
+    const missing = subs.rows[41]!;
+    const sheet = ['subscriptionID,accountNumber,inputCode,readingDate,value'];
+    for (const [i, s] of subs.rows.entries()) sheet.push(`${s.subscription_id},${s.account_number},METER,${isoToApi(month.end)},${s === missing ? '' : 120 + i}`);
+    await page.locator('input[type=file]').setInputFiles({ name: 'readings.csv', mimeType: 'text/csv', buffer: Buffer.from(sheet.join('\n') + '\n') });
+    await page.getByText('99 reading(s) recorded from readings.csv.').waitFor();
+    await snap('readings-uploaded');
+
+    // Step 4: validate; the missing reading is an exception, fixed in its row.
+    await page.getByRole('button', { name: /4\. Validate/ }).click();
+    await page.getByRole('button', { name: 'Validate', exact: true }).click();
+    const exceptions = page.getByTestId('exceptions-table');
+    await exceptions.getByRole('cell', { name: 'MISSING_READING' }).waitFor();
+    assert.equal(await page.getByTestId('preview-Bills').innerText(), '99');
+    await snap('exception-missing-reading');
+    await page.getByRole('textbox', { name: `Reading for subscription ${missing.subscription_id}` }).fill('150');
+    await exceptions.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('No exception: every subscription can be billed.').waitFor();
+    await page.getByTestId('preview-Bills').getByText('100').waitFor();
+    await snap('validated-preview');
+
+    // Step 5: approve; step 6: process now, with live progress; then post.
+    await page.getByRole('button', { name: /5\. Approve/ }).click();
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.getByRole('button', { name: 'Process now', exact: true }).click();
+    await page.getByRole('button', { name: 'Post bills', exact: true }).waitFor({ timeout: 20_000 });
+    await page.getByText('See the 100 bills of this term').waitFor();
+    await snap('processed');
+    await page.getByRole('button', { name: 'Post bills', exact: true }).click();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.getByText('This bill run is complete').waitFor();
+    await snap('posted');
+    const term = await h.db.query('SELECT status, bill_count FROM term WHERE term_id = $1', [termID]);
+    assert.deepEqual(term.rows[0], { status: 'Posted', bill_count: 100 });
+
+    // A bill and its explanation.
+    await page.goto(`${h.url}/console/#/bills?termID=${termID}`);
+    await page.getByTestId('bills-table').getByRole('row', { name: /Open bill/ }).first().click();
+    await page.getByTestId('explanation').waitFor();
+    assert.match(await page.getByTestId('bill-lines').innerText(), /Water/);
+    assert.ok((await page.getByTestId('explanation').innerText()).length > 40);
+    await page.getByText('Bill document (PDF)').waitFor();
+    await snap('bill-explained');
+
+    // The bill's PDF, rendered by the worker after the run, fetched with the token.
+    page.context().on('page', (tab) => void tab.close());
+    const open = page.getByTestId('bill-document').getByRole('button', { name: 'Open PDF', exact: true });
+    await open.waitFor({ timeout: 20_000 });
+    const pdf = page.waitForResponse((r) => r.url().endsWith('/billing/documents/get-bill-document'));
+    await open.click();
+    const answer = await pdf;
+    assert.equal(answer.status(), 200);
+    assert.equal(answer.headers()['content-type'], 'application/pdf');
+    assert.match(answer.headers()['x-billrun-document-sha256'] ?? '', /^[0-9a-f]{64}$/);
+    // The bytes, through the Download button (the browser keeps no body of the opened one).
+    const saved = page.waitForEvent('download');
+    await page.getByTestId('bill-document').getByRole('button', { name: 'Download', exact: true }).click();
+    const pdfFile = await saved;
+    assert.match(pdfFile.suggestedFilename(), /^bill-\d+\.pdf$/);
+    assert.equal(fs.readFileSync(await pdfFile.path()).subarray(0, 5).toString('latin1'), '%PDF-');
+    await page.getByTestId('bill-deliveries').waitFor();
+    await snap('bill-document');
+
+    // The term's documents and its print extract (CSV), downloaded.
+    await page.goto(`${h.url}/console/#/terms/${termID}`);
+    await page.getByTestId('term-documents').getByText('Every bill has been through rendering. None failed.').waitFor({ timeout: 30_000 });
+    const download = page.waitForEvent('download');
+    await page.getByTestId('term-documents').getByRole('button', { name: 'CSV', exact: true }).click();
+    const file = await download;
+    assert.equal(file.suggestedFilename(), `term-${termID}.csv`);
+    const extract = fs.readFileSync(await file.path(), 'utf8').trim().split('\n');
+    assert.match(extract[0]!, /^billID,billNumber/);
+    assert.equal(extract.length, 101);
+    await snap('term-documents');
+
+    // The account's page: the imported customer, its bill and its statement.
+    await page.getByRole('link', { name: 'Accounts' }).click();
+    await page.getByRole('textbox', { name: 'Search' }).fill('Customer 42');
+    await page.getByTestId('accounts-table').getByRole('cell', { name: 'C-042' }).click();
+    await page.getByRole('tab', { name: 'Readings' }).click();
+    await page.getByText('Consumption between readings').waitFor();
+    await snap('account-readings');
+    await page.getByRole('tab', { name: 'Statement' }).click();
+    await page.getByRole('cell', { name: 'bill', exact: true }).waitFor();
+    await snap('account-statement');
+  });
+
+  test("a run scheduled with the date-time picker runs at that wall-clock time in the app's zone; cancelled, its job goes", async () => {
+    const earlier = previousMonth(new Date(`${month.start}T00:00:00Z`));
+    const made = await h.post('/billing/terms/make-term', {
+      method: 'Create',
+      action: 'Create Bill Term',
+      apiVersion: 'v2',
+      operation: 'schedule',
+      data: { serviceCode: 'WATER', batchCode: 'ZONE-A', billingPeriodID: earlier.period, startDate: isoToApi(earlier.start), endDate: isoToApi(earlier.end) },
+    });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    const termID = Number(made.headers.get('x-billrun-term-id'));
+    await page.goto(`${h.url}/console/#/terms/${termID}`);
+    await page.getByRole('button', { name: /6\. Process/ }).click();
+    // The picker opens on this month: the 15th of the next one, at 10:30.
+    const now = new Date();
+    const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 15));
+    const label = `15 ${next.toLocaleString('en-GB', { month: 'long', timeZone: 'UTC' })} ${next.getUTCFullYear()}`;
+    await page.getByRole('button', { name: /^Run at/ }).click();
+    const dropdown = page.locator('.mantine-Popover-dropdown');
+    await dropdown.locator('button[data-direction="next"]').click();
+    await dropdown.getByRole('button', { name: label, exact: true }).click();
+    const [hours, minutes] = await dropdown.getByRole('spinbutton').all();
+    await hours!.fill('10');
+    await minutes!.fill('30');
+    await dropdown.locator('button').last().click();
+    await page.getByRole('button', { name: 'Schedule the run', exact: true }).click();
+    const expected = `${next.toISOString().slice(0, 10)} 10:30`;
+    await page.getByTestId('progress').getByText(`scheduled for ${expected}:00 (Africa/Nairobi)`).waitFor();
+    await snap('scheduled');
+    // App A is in Africa/Nairobi: the job waits for 10:30 there, whatever the browser's zone.
+    const job = await h.db.query(`SELECT to_char(run_at AT TIME ZONE 'Africa/Nairobi', 'YYYY-MM-DD HH24:MI') AS at FROM graphile_worker.jobs WHERE key = $1`, [`term:${termID}:plan`]);
+    assert.deepEqual(job.rows, [{ at: expected }]);
+    await page.getByRole('button', { name: 'Cancel term', exact: true }).click();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.getByText('This term was cancelled.').waitFor();
+    assert.equal((await h.db.query('SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = $1', [`term:${termID}:plan`])).rows[0].n, 0);
+  });
+
+  test('a viewer sees every page and no write action', async () => {
+    await page.evaluate(() => localStorage.clear());
+    await signIn('viewer@a.test');
+    assert.equal(await page.getByTestId('role').innerText(), 'VIEWER');
+    const writes =
+      /^(Make the term|New template|Change|Archive|Load subscriptions|Upload readings \(CSV\)|Validate|Approve|Process now|Post bills|Reverse the run|Cancel term|Import|Record payment|Make batch|Save|New document template|Make template|Save \(new version\)|Render again|Render the failed ones again|Send again|CSV|JSON lines|PDF of every bill)$/;
+    const pages = ['terms', 'terms/1', 'templates', 'templates/WATER', 'templates/new', 'imports', 'batches', 'payments', 'accounts', 'document-templates', 'document-templates/0?kind=invoice'];
+    for (const p of pages) {
+      await page.goto(`${h.url}/console/#/${p}`);
+      try {
+        await page.getByRole('main').waitFor();
+        // "networkidle" is best effort only: a term's page polls its progress every second,
+        // which on a loaded machine left no quiet 500 ms (a flaky 10 s timeout on PG 15).
+        // What the check needs is the data loaded: no Loader left in the page.
+        await page.waitForLoadState('networkidle', { timeout: 3000 }).catch(() => {});
+        await page.waitForFunction("document.querySelector('main [class*=\"mantine-Loader-root\"]') === null");
+      } catch (err) {
+        await snap(`viewer-stuck-${p.replace(/[^a-z0-9]+/gi, '-')}`);
+        throw new Error(`viewer page ${p} did not finish loading: ${(await page.locator('body').innerText()).slice(0, 500)}`, { cause: err });
+      }
+      const buttons = await page.getByRole('main').getByRole('button').allInnerTexts();
+      const offending = buttons.map((b) => b.trim()).filter((b) => writes.test(b));
+      assert.deepEqual(offending, [], `${p} shows ${offending.join(', ')}`);
+    }
+    await page.goto(`${h.url}/console/#/terms/1`);
+    await page.getByRole('button', { name: /4\. Validate/ }).click();
+    assert.equal(await page.getByRole('textbox', { name: /Reading for subscription/ }).count(), 0);
+    await snap('viewer-bill-run');
+  });
+});

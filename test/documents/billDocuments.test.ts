@@ -1,0 +1,127 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import type { Runner } from 'graphile-worker';
+import { startHarness, type Harness } from '../support/harness.ts';
+import { startWorker } from '../../src/jobs/worker.ts';
+import { makeTemplate, subscriptions, tariff } from '../terms/fixtures.ts';
+import { call, docEnv, fetchFile, needsPoppler, pdfFonts, pdfText, processedTerm } from './support.ts';
+
+const NAME = 'Zoë Жанна Ελένη مريم 王芳';
+const BANK = { bankName: 'Equity Bank', accountName: 'Water Co', accountNumber: '0170299', branch: 'Moi Avenue', swift: 'EQBLKENA' };
+
+/** Polls get-bill-documents until none is pending. */
+async function waitForDocuments(h: Harness, termID: number, count: number) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const r = await call(h, 'get-bill-documents', 'Retrieve', 'Retrieve Bill Documents', { termID });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const docs = r.body.data.documents;
+    if (docs.length === count && docs.every((d: any) => d.status !== 'pending')) return docs;
+    if (Date.now() > deadline) throw new Error(`documents still pending: ${JSON.stringify(docs)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('bill documents', { skip: needsPoppler() }, () => {
+  let h: Harness;
+  let worker: Runner;
+  let termID: number;
+  let bills: any[];
+  before(async () => {
+    h = await startHarness();
+    worker = await startWorker(h.db, h.config, 2);
+    await h.db.query(`UPDATE app SET name = 'Nairobi Water', address = '1 Reservoir Road, Nairobi' WHERE app_code = $1`, [h.appCode]);
+    await makeTemplate(h, tariff('WATER', { bankAccounts: [BANK] }));
+    const subs = await subscriptions(h, { n: 3, readings: [['2026-10-31', 100]], balance: '40.00' });
+    await h.db.query(`UPDATE account SET name = $2, address = 'Флат 5, 北京' WHERE account_id = $1`, [subs[0]!.accountId, NAME]);
+    termID = await processedTerm(h, subs);
+    bills = (await h.post('/billing/bills/get-bills', docEnv('Retrieve', 'Retrieve Bills', { termID }))).body.data.bills;
+  });
+  after(async () => {
+    await worker.stop();
+    await h.close();
+  });
+
+  const pdfOf = (billID: number) => fetchFile(h, '/billing/documents/get-bill-document', docEnv('Retrieve', 'Retrieve Bill Document', { billID }));
+
+  test('processing a term renders one document per bill, stored with its checksum', async () => {
+    const docs = await waitForDocuments(h, termID, 3);
+    assert.deepEqual(docs.map((d: any) => [d.billID, d.status, d.templateID, d.templateVersion]), bills.map((b) => [b.billID, 'rendered', 0, 1]));
+    const pdf = await pdfOf(bills[0].billID);
+    assert.equal(pdf.status, 200);
+    assert.equal(pdf.type, 'application/pdf');
+    assert.equal(pdf.headers.get('x-billrun-document-sha256'), crypto.createHash('sha256').update(pdf.bytes).digest('hex'));
+    assert.equal(pdf.headers.get('x-billrun-document-sha256'), docs[0].sha256);
+    // another app cannot read it
+    const other = await fetchFile(h, '/billing/documents/get-bill-document', docEnv('Retrieve', 'Retrieve Bill Document', { billID: bills[0].billID }), h.tokens.otherAdmin);
+    assert.equal(other.status, 404);
+  });
+
+  test("the PDF's text holds the bill's figures exactly", async () => {
+    const b = bills[1];
+    const text = pdfText((await pdfOf(b.billID)).bytes);
+    const expected = [
+      'Nairobi Water', '1 Reservoir Road, Nairobi', `Bill ${b.billNumber}`, b.accountNumber, b.billDate, b.dueDate, `${b.periodStart} to ${b.periodEnd}`,
+      'Standing charge', '150.00', 'Water', '25 m3', '1550.00', 'Sewer surcharge', '155.00', 'VAT', '296.80',
+      '1855.00', '2151.80', '40.00', '2191.80', 'Total due: 2191.80 KES by 14/12/2026',
+      'Water meter', '100 on 31/10/2026', '125 on 30/11/2026', 'tier 1: 10 x 50 = 500',
+      'Equity Bank', '0170299', 'EQBLKENA', 'Payment reference: RF',
+    ];
+    for (const e of expected) assert.ok(text.includes(e), `missing ${JSON.stringify(e)} in:\n${text}`);
+    for (const l of b.lines) assert.ok(text.includes(l.amount), `line amount ${l.amount}`);
+  });
+
+  test('a name in five scripts prints with embedded fonts and no missing glyph', async () => {
+    const pdf = (await pdfOf(bills[0].billID)).bytes;
+    const fonts = pdfFonts(pdf);
+    for (const f of ['NotoSans-Regular', 'NotoNaskhArabic', 'NotoSansHans-Regular']) assert.match(fonts, new RegExp(`\\+${f}\\s.*yes\\s+yes\\s+yes`), fonts);
+    assert.doesNotMatch(fonts, /\sno\s+(yes|no)\s+(yes|no)\s/, 'every font embedded');
+    const text = pdfText(pdf).replace(/[\u200e\u200f\u202a-\u202e]/g, '');
+    for (const part of NAME.split(' ')) assert.ok(text.includes(part), `${part} not in the text:\n${text}`);
+    assert.ok(text.includes('Флат 5, 北京'));
+  });
+
+  test('the same bill and template version give the same bytes; a new version is used only when asked', async () => {
+    const first = (await pdfOf(bills[0].billID)).bytes;
+    const again = await call(h, 'render-bill-documents', 'Update', 'Render Bill Documents', { termID, all: true });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.headers.get('x-billrun-documents'), '3');
+    await waitForDocuments(h, termID, 3);
+    const second = (await pdfOf(bills[0].billID)).bytes;
+    assert.ok(first.equals(second), 'the same bytes');
+
+    // an own template, then a new version of it: the documents name the version they used
+    const made = await call(h, 'make-document-template', 'Create', 'Create Document Template', { kind: 'invoice', name: 'Short', body: '# {{ app.name }}\nBill {{ bill.number }} total {{ bill.totalDue }}' });
+    const id = Number(made.headers.get('x-billrun-template-id'));
+    const svc = await h.post('/billing/services/update-service', { method: 'Update', action: 'Update Package', apiVersion: 'v2', service: tariff('WATER', { bankAccounts: [BANK], invoiceTemplate: { templateID: id } }) });
+    assert.equal(svc.status, 200, JSON.stringify(svc.body));
+    // the term keeps the pricing template version it was made with (and so its invoice template)
+    const r = await call(h, 'render-bill-documents', 'Update', 'Render Bill Documents', { termID, billIDs: [bills[2].billID] });
+    assert.equal(r.headers.get('x-billrun-documents'), '1');
+    const docs = await waitForDocuments(h, termID, 3);
+    assert.deepEqual([docs[2].templateID, docs[2].templateVersion], [0, 1]);
+  });
+
+  test('the print extract: rows equal the bills (JSON lines and CSV), and one PDF of all documents', async () => {
+    const jsonl = await fetchFile(h, '/billing/documents/get-print-extract', docEnv('Retrieve', 'Retrieve Print Extract', { termID, format: 'jsonl' }));
+    assert.equal(jsonl.status, 200);
+    const rows = jsonl.bytes.toString().trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(
+      rows.map((r) => [r.billID, r.billNumber, r.accountNumber, r.billDate, r.dueDate, r.charges, r.tax, r.total, r.balanceBroughtForward, r.totalDue, r.lines.map((l: any) => l.amount)]),
+      bills.map((b) => [b.billID, b.billNumber, b.accountNumber, b.billDate, b.dueDate, b.charges, b.tax, b.total, b.balanceBroughtForward, b.totalDue, b.lines.map((l: any) => l.amount)]),
+    );
+    assert.equal(rows[0].accountName, NAME);
+    const csv = await fetchFile(h, '/billing/documents/get-print-extract', docEnv('Retrieve', 'Retrieve Print Extract', { termID, format: 'csv' }));
+    const lines = csv.bytes.toString().trim().split('\r\n');
+    assert.equal(lines.length, 4);
+    assert.match(lines[0]!, /^billID,billNumber,billDate,/);
+    assert.equal(lines[2]!.split(',').slice(0, 2).join(','), `${bills[1].billID},${bills[1].billNumber}`);
+    const pdf = await fetchFile(h, '/billing/documents/get-print-extract', docEnv('Retrieve', 'Retrieve Print Extract', { termID, format: 'pdf' }));
+    assert.equal(pdf.type, 'application/pdf');
+    const text = pdfText(pdf.bytes);
+    for (const b of bills) assert.ok(text.includes(`Bill ${b.billNumber}`));
+    const printOnly = await fetchFile(h, '/billing/documents/get-print-extract', docEnv('Retrieve', 'Retrieve Print Extract', { termID, format: 'jsonl', only: 'print' }));
+    assert.equal(printOnly.bytes.toString().trim().split('\n').length, 3, 'accounts take print by default');
+  });
+});

@@ -1,0 +1,121 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, type Harness } from '../support/harness.ts';
+import { tariff } from '../terms/fixtures.ts';
+import { call, fetchFile, docEnv, needsPoppler, pdfText } from './support.ts';
+
+const INVOICE = '# {{ app.name }}\n## Bill {{ bill.number }}\n| Item | Amount |\n|---|--:|\n{% for l in bill.lines %}| {{ l.name }} | {{ l.amount }} |\n{% endfor %}';
+
+describe('invoice and e-mail templates', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => h.close());
+
+  const make = (data: unknown, token?: string) => call(h, 'make-document-template', 'Create', 'Create Document Template', data, token);
+  const list = (data: unknown = {}) => call(h, 'get-document-templates', 'Retrieve', 'Retrieve Document Templates', data);
+
+  test('the defaults are templateID 0 of each kind', async () => {
+    const r = await list();
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const defaults = r.body.data.templates.filter((t: any) => t.templateID === 0);
+    assert.deepEqual(defaults.map((t: any) => [t.kind, t.name, t.version]), [
+      ['invoice', 'Standard bill', 1],
+      ['email', 'Standard bill e-mail', 1],
+    ]);
+  });
+
+  test('make, get, update (a new version), archive', async () => {
+    const made = await make({ kind: 'invoice', name: 'Plain', body: INVOICE });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    const id = Number(made.headers.get('x-billrun-template-id'));
+    assert.ok(id > 0);
+    let t = (await list({ templateID: id })).body.data.templates;
+    assert.deepEqual([t.length, t[0].name, t[0].version, t[0].body, t[0].createdBy], [1, 'Plain', 1, INVOICE, 'admin@a.test']);
+
+    const updated = await call(h, 'update-document-template', 'Update', 'Update Document Template', { templateID: id, name: 'Plain 2', body: INVOICE + '\n> thank you' });
+    assert.equal(updated.status, 200, JSON.stringify(updated.body));
+    assert.equal(updated.headers.get('x-billrun-template-version'), '2');
+    t = (await list({ templateID: id })).body.data.templates;
+    assert.deepEqual([t[0].name, t[0].version], ['Plain 2', 2]);
+    const v1 = (await list({ templateID: id, version: 1 })).body.data.templates[0];
+    assert.equal(v1.body, INVOICE);
+
+    const archived = await call(h, 'archive-document-template', 'Update', 'Archive Document Template', { templateID: id, archiveStatus: 1 });
+    assert.equal(archived.status, 200);
+    assert.equal((await list({ templateID: id })).body.data.templates[0].archiveStatus, 1);
+    // another app sees nothing of it
+    const other = await call(h, 'get-document-templates', 'Retrieve', 'Retrieve Document Templates', { templateID: id }, h.tokens.otherAdmin);
+    assert.equal(other.status, 404);
+    // a viewer may read but not write
+    assert.equal((await make({ kind: 'invoice', name: 'x', body: INVOICE }, h.tokens.viewer)).status, 403);
+  });
+
+  test('a bad template is refused at save, naming its line and reason', async () => {
+    const cases: [unknown, string, RegExp][] = [
+      [{ kind: 'invoice', name: 'x', body: '# ok\n\n{% if bill.total %}\nno end' }, 'data.body', /^line 3, column 1: tag \{% if bill.total %\} not closed/],
+      [{ kind: 'invoice', name: 'x', body: 'a\nb\n{{ bill.totl }}' }, 'data.body', /^line 3, column 4: undefined variable: bill.totl/],
+      [{ kind: 'invoice', name: 'x', body: '{{ bill.total | shell }}' }, 'data.body', /^line 1, column 1: undefined filter: shell/],
+      [{ kind: 'invoice', name: 'x', body: 'x\n{% include "/etc/passwd" %}' }, 'data.body', /^line 2, column 1: templates cannot include files/],
+      [{ kind: 'invoice', name: 'x', body: '{{ bill.constructor }}' }, 'data.body', /^line 1, column 4: undefined variable/],
+      [{ kind: 'invoice', name: 'x', body: '{% for i in (1..100000000) %}{{ i }}{% endfor %}' }, 'data.body', /limit exceeded/],
+      [{ kind: 'email', name: 'x', subject: 'Bill {{ bill.number', body: 'hi' }, 'data.subject', /^line 1, column 6: output "\{\{ bill.number" not closed/],
+      [{ kind: 'email', name: 'x', body: 'hi' }, 'data.subject', /needs a subject/],
+    ];
+    for (const [data, path, message] of cases) {
+      const r = await make(data);
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      assert.equal(r.body.error.code, 'VALIDATION_FAILED');
+      const d = r.body.error.details.find((x: any) => x.path === path);
+      assert.ok(d && message.test(d.message), `${JSON.stringify(data)}: ${JSON.stringify(r.body.error.details)}`);
+    }
+    const update = await call(h, 'update-document-template', 'Update', 'Update Document Template', { templateID: 999999, body: 'x' });
+    assert.equal(update.status, 404);
+  });
+
+  test('a pricing template naming a missing one is refused; get-services names them (none named: "" and null, as interface.md)', async () => {
+    const missing = await h.post('/billing/services/make-service', {
+      method: 'Create', action: 'Create Package', apiVersion: 'v2',
+      service: tariff('W1', { invoiceTemplate: { templateID: 4242, templateName: 'x' }, emailTemplate: { templateID: 4343, templateName: 'y' } }),
+    });
+    assert.equal(missing.status, 400, JSON.stringify(missing.body));
+    assert.deepEqual(missing.body.error.details.map((d: any) => d.path), ['service.invoiceTemplate.templateID', 'service.emailTemplate.templateID']);
+
+    const inv = Number((await make({ kind: 'invoice', name: 'Water bill', body: INVOICE })).headers.get('x-billrun-template-id'));
+    const mail = Number((await make({ kind: 'email', name: 'Water mail', subject: 'Bill {{ bill.number }}', body: 'Dear {{ account.name }}' })).headers.get('x-billrun-template-id'));
+    // the wrong kind is missing too
+    const wrongKind = await h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: tariff('W2', { invoiceTemplate: { templateID: mail } }) });
+    assert.equal(wrongKind.status, 400);
+    const ok = await h.post('/billing/services/make-service', {
+      method: 'Create', action: 'Create Package', apiVersion: 'v2',
+      service: tariff('W3', { invoiceTemplate: { templateID: inv, templateName: 'stale name' }, emailTemplate: { templateID: mail } }),
+    });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    const plain = await h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: tariff('W4') });
+    assert.equal(plain.status, 200);
+    const services = (await h.post('/billing/services/get-services', { method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2' })).body.data.services;
+    const w3 = services.find((s: any) => s.serviceCode === 'W3');
+    assert.deepEqual([w3.templateID, w3.templateName, w3.emailTemplateID, w3.emailTemplateName], [inv, 'Water bill', mail, 'Water mail']);
+    const w4 = services.find((s: any) => s.serviceCode === 'W4');
+    assert.deepEqual([w4.templateID, w4.templateName, w4.emailTemplateID, w4.emailTemplateName], [0, '', null, null]);
+    const upd = await h.post('/billing/services/update-service', { method: 'Update', action: 'Update Package', apiVersion: 'v2', service: tariff('W4', { invoiceTemplate: { templateID: 777777 } }) });
+    assert.equal(upd.status, 400);
+    assert.equal(upd.body.error.details[0].path, 'service.invoiceTemplate.templateID');
+  });
+
+  test('preview: an invoice as a PDF of the sample bill, an e-mail as its text', { skip: needsPoppler() }, async () => {
+    const pdf = await fetchFile(h, '/billing/documents/preview-document-template', docEnv('Retrieve', 'Preview Document Template', { templateID: 0, kind: 'invoice' }));
+    assert.equal(pdf.status, 200);
+    assert.equal(pdf.type, 'application/pdf');
+    const text = pdfText(pdf.bytes);
+    assert.match(text, /Sample Water Co/);
+    assert.match(text, /2191\.80/);
+    const draft = await fetchFile(h, '/billing/documents/preview-document-template', docEnv('Retrieve', 'Preview Document Template', { kind: 'email', subject: 'Bill {{ bill.number }}', body: 'Due {{ bill.totalDue }}' }));
+    assert.equal(draft.status, 200);
+    assert.equal(draft.bytes.toString(), 'Subject: Bill 1001\n\nDue 2191.80');
+    const bad = await fetchFile(h, '/billing/documents/preview-document-template', docEnv('Retrieve', 'Preview Document Template', { kind: 'invoice', body: '{{ nope }}' }));
+    assert.equal(bad.status, 400);
+    assert.match(JSON.parse(bad.bytes.toString()).error.details[0].message, /^line 1/);
+  });
+});
