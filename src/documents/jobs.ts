@@ -5,12 +5,13 @@ import type { Queryable } from '../db/pool.ts';
 
 export const DOCUMENT_TASKS = Object.freeze({ plan: 'documents-plan', render: 'documents-render' } as const);
 
-// Documents give way to bill runs: a run's chunks (priority 0) are taken first, a render
-// job is short (RENDER_CHUNK bills), and a term's render jobs share one named queue, so
-// they run one at a time and hold at most one worker slot. Without this, a term's
-// documents took every worker while the next term's run waited for them
-// (test/terms/crash.test.ts, "two worker processes share one run"). The cost: one term's
-// documents render on one core.
+// Documents give way to bill runs: a run's chunks (priority 0) are taken before any
+// render job (priority 10) whenever a worker slot frees, and a render job is short
+// (RENDER_CHUNK bills, a fraction of a second), so a run waits at most that long for a
+// slot. Render jobs share no named queue: graphile-worker releases a job's queue lock
+// after it has already asked for the next job, so a term's documents in one named queue
+// ran one job per poll interval (about 17 documents a second on two workers, where one
+// core renders about 250); now every free slot renders (test/documents/renderQueue.test.ts).
 export const DOCUMENT_PRIORITY = 10;
 
 export type PlanDocumentsPayload = { termId: string };
@@ -30,8 +31,7 @@ export async function addRenderJobs(db: Queryable, termId: string, chunks: [stri
   if (chunks.length === 0) return;
   await db.query(
     `SELECT graphile_worker.add_job($1, json_build_object('termId', $2::text, 'first', c.first, 'last', c.last),
-                                    job_key := 'docs:' || $2 || ':' || c.first, max_attempts := 10, priority := $5,
-                                    queue_name := 'docs:' || $2)
+                                    job_key := 'docs:' || $2 || ':' || c.first, max_attempts := 10, priority := $5)
        FROM unnest($3::text[], $4::text[]) AS c(first, last)`,
     [DOCUMENT_TASKS.render, termId, chunks.map((c) => c[0]), chunks.map((c) => c[1]), DOCUMENT_PRIORITY],
   );
