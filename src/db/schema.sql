@@ -453,6 +453,20 @@ TABLE subscription
   CREATE INDEX subscription_roster_idx ON subscription (app_code, service_id, batch_id, start_date)
   CREATE UNIQUE INDEX subscription_moved_from_idx ON subscription (moved_from_subscription_id) WHERE (moved_from_subscription_id IS NOT NULL)
 
+TABLE subscription_document
+  subscription_id bigint NOT NULL
+  app_code integer NOT NULL
+  name text NOT NULL
+  reference text NOT NULL
+  document_date date NOT NULL
+  recorded_at timestamp with time zone NOT NULL DEFAULT now()
+  recorded_by text NOT NULL
+  CONSTRAINT subscription_document_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT subscription_document_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+  CONSTRAINT subscription_document_pkey PRIMARY KEY (subscription_id, name)
+  CONSTRAINT subscription_document_reference_check CHECK (((length(reference) >= 1) AND (length(reference) <= 200)))
+  CONSTRAINT subscription_document_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
+
 TABLE subscription_event
   event_id bigint NOT NULL IDENTITY
   app_code integer NOT NULL
@@ -463,7 +477,7 @@ TABLE subscription_event
   created_at timestamp with time zone NOT NULL DEFAULT now()
   created_by text NOT NULL
   CONSTRAINT subscription_event_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
-  CONSTRAINT subscription_event_kind_check CHECK ((kind = ANY (ARRAY['suspended'::text, 'resumed'::text, 'terminated'::text, 'moved_out'::text, 'moved_in'::text, 'inputs_changed'::text])))
+  CONSTRAINT subscription_event_kind_check CHECK ((kind = ANY (ARRAY['suspended'::text, 'resumed'::text, 'terminated'::text, 'moved_out'::text, 'moved_in'::text, 'inputs_changed'::text, 'documents_recorded'::text])))
   CONSTRAINT subscription_event_pkey PRIMARY KEY (event_id)
   CONSTRAINT subscription_event_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
   CREATE INDEX subscription_event_subscription_idx ON subscription_event (subscription_id, event_id)

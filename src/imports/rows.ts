@@ -3,7 +3,7 @@
 // (CSV: rows[<row number>].<column>, the header being row 1; JSON: data.rows[<index>].<field>).
 import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
-import type { Inputs, SubscriptionAccess } from '../subscriptions/check.ts';
+import { jsonDocuments, type GivenDocument, type Inputs, type SubscriptionAccess } from '../subscriptions/check.ts';
 import type { ImportKind, RowError } from './store.ts';
 
 export type ImportRow = SubscriptionAccess & {
@@ -47,13 +47,14 @@ export async function* csvRows(input: Readable, kind: ImportKind): AsyncGenerato
   let header: string[] | undefined;
   const scalar = new Map<string, number>();
   const groups: [Group, string, number][] = [];
+  const documents: DocumentColumns = new Map();
   let n = 0;
   try {
     for await (const rec of parser as AsyncIterable<string[]>) {
       n++;
       if (!header) {
         header = rec;
-        readHeader(header, kind, scalar, groups);
+        readHeader(header, kind, scalar, groups, documents);
         continue;
       }
       const row = n;
@@ -87,6 +88,8 @@ export async function* csvRows(input: Readable, kind: ImportKind): AsyncGenerato
         readings: group('reading'),
         inputAt: (g, code) => `${prefix}${CSV_GROUPS[g]}${code === undefined ? '' : `.${code}`}`,
         text: true,
+        documents: csvDocuments(rec, documents, prefix),
+        documentsAt: `${prefix}document`,
       };
     }
   } catch (err) {
@@ -100,7 +103,22 @@ export async function* csvRows(input: Readable, kind: ImportKind): AsyncGenerato
   if (!header) throw new SourceError([{ row: 1, column: '', path: 'rows[1]', message: 'the file is empty: the first row must name the columns' }]);
 }
 
-function readHeader(header: string[], kind: ImportKind, scalar: Map<string, number>, groups: [Group, string, number][]): void {
+/** CSV columns of documents: document.<name> holds the reference, document.<name>.date the date. */
+type DocumentColumns = Map<string, { reference?: number; date?: number }>;
+
+function csvDocuments(rec: string[], columns: DocumentColumns, prefix: string): GivenDocument[] | undefined {
+  let out: GivenDocument[] | undefined;
+  for (const [name, c] of columns) {
+    const reference = c.reference === undefined ? undefined : rec[c.reference];
+    const date = c.date === undefined ? undefined : rec[c.date];
+    if (!reference && !date) continue;
+    const at = `${prefix}document.${name}`;
+    (out ??= []).push({ name, reference, date, at: { name: at, reference: at, date: `${at}.date` } });
+  }
+  return out;
+}
+
+function readHeader(header: string[], kind: ImportKind, scalar: Map<string, number>, groups: [Group, string, number][], documents: DocumentColumns): void {
   const errors: RowError[] = [];
   const known = new Set(FIELDS[kind]);
   const seen = new Set<string>();
@@ -112,6 +130,13 @@ function readHeader(header: string[], kind: ImportKind, scalar: Map<string, numb
       scalar.set(name, i);
       return;
     }
+    const d = /^document\.(.+?)(\.date)?$/.exec(name);
+    if (d && kind !== 'readings') {
+      const c = documents.get(d[1]!) ?? {};
+      c[d[2] ? 'date' : 'reference'] = i;
+      documents.set(d[1]!, c);
+      return;
+    }
     const m = /^(connection|unmetered|reading)\.(.+)$/.exec(name);
     if (m && kind !== 'readings') {
       groups.push([m[1] as Group, m[2]!, i]);
@@ -119,7 +144,7 @@ function readHeader(header: string[], kind: ImportKind, scalar: Map<string, numb
     }
     errors.push({
       ...at,
-      message: `is not a column of a ${kind} import (columns: ${FIELDS[kind].join(', ')}${kind !== 'readings' ? ', connection.<code>, unmetered.<code>, reading.<code>' : ''})`,
+      message: `is not a column of a ${kind} import (columns: ${FIELDS[kind].join(', ')}${kind !== 'readings' ? ', connection.<code>, unmetered.<code>, reading.<code>, document.<name>, document.<name>.date' : ''})`,
     });
   });
   for (const f of REQUIRED[kind]) {
@@ -143,6 +168,11 @@ export function* jsonRows(rows: unknown[], kind: ImportKind): Generator<ImportRo
     if (holdsNul(obj)) problems.push({ row: i + 1, column: '', path: `data.rows[${i}]`, message: 'holds a NUL character, which no field may' });
     for (const k of Object.keys(obj)) {
       if (known.has(k)) continue;
+      if (k === 'documents' && kind !== 'readings') {
+        if (obj[k] !== null && obj[k] !== undefined && !Array.isArray(obj[k]))
+          problems.push({ row: i + 1, column: k, path: prefix + k, message: 'must be an array of { name, reference, date }' });
+        continue;
+      }
       if (groupKeys.has(k as never)) {
         const v = obj[k];
         if (v !== null && v !== undefined && (typeof v !== 'object' || Array.isArray(v)))
@@ -166,6 +196,8 @@ export function* jsonRows(rows: unknown[], kind: ImportKind): Generator<ImportRo
       readings: group(JSON_GROUPS.reading),
       inputAt: (g, code) => `${prefix}${JSON_GROUPS[g]}${code === undefined ? '' : `.${code}`}`,
       text: false,
+      documents: jsonDocuments(obj.documents, `${prefix}documents`),
+      documentsAt: `${prefix}documents`,
     };
   }
 }

@@ -38,6 +38,7 @@ export type ImportOptions = {
 };
 export type ImportOutcome = { importId: string; status: 'succeeded' | 'validated'; progress: Progress };
 
+const DOCUMENT_COLUMNS = ['subscription_id', 'app_code', 'name', 'reference', 'document_date', 'recorded_by'];
 const ACCOUNT_COLUMNS = ['account_id', 'app_code', 'account_number', 'name', 'email', 'phone', 'address', 'delivery_preference', 'created_by', 'modified_by'];
 const SUBSCRIPTION_COLUMNS = [
   'subscription_id',
@@ -196,7 +197,7 @@ function checkAccountRows(ctx: Context, kind: ImportKind, rows: ImportRow[]): Go
       else accountNumber = n;
     }
     const wantsSub =
-      kind === 'subscriptions' || SUBSCRIPTION_FIELDS.some((f) => !absent(row.get(f))) || row.connection !== undefined || row.unmetered !== undefined || row.readings !== undefined;
+      kind === 'subscriptions' || SUBSCRIPTION_FIELDS.some((f) => !absent(row.get(f))) || row.connection !== undefined || row.unmetered !== undefined || row.readings !== undefined || row.documents !== undefined;
     const sub = wantsSub ? checkSubscription(row, ctx.templatesByCode, ctx.batches, issues) : null;
     if (kind === 'accounts' && accountNumber !== undefined) {
       const first = firstRow.get(accountNumber);
@@ -246,6 +247,7 @@ async function writeAccountRows(ctx: Context, kind: ImportKind, good: GoodRow[])
   const subIds = await allocateIds(client, ctx.subscriptionSeq, withSub.length);
   const subLines: string[] = [];
   const readingLines: string[] = [];
+  const documentLines: string[] = [];
   withSub.forEach((g, i) => {
     const s = g.sub!;
     const id = subIds[i]!;
@@ -253,10 +255,12 @@ async function writeAccountRows(ctx: Context, kind: ImportKind, good: GoodRow[])
       copyLine([id, appCode, g.accountId!, s.template.serviceId, s.batchId, JSON.stringify(s.connection), JSON.stringify(s.unmetered), s.startDate, s.endDate, by, by]),
     );
     for (const r of s.readings) readingLines.push(copyLine([appCode, id, r.inputCode, s.readingDate, r.value, 'actual', 'import', null, null, by]));
+    for (const d of s.documents) documentLines.push(copyLine([id, appCode, d.name, d.reference, d.date, by]));
   });
   await copyInto(client, 'account', ACCOUNT_COLUMNS, accountLines);
   await copyInto(client, 'subscription', SUBSCRIPTION_COLUMNS, subLines);
   await copyInto(client, 'reading', READING_COLUMNS, readingLines);
+  await copyInto(client, 'subscription_document', DOCUMENT_COLUMNS, documentLines);
   ctx.progress.accounts += accountLines.length;
   ctx.progress.subscriptions += subLines.length;
   ctx.progress.readings += readingLines.length;

@@ -22,7 +22,14 @@ export type SubscriptionAccess = {
   inputAt: (group: 'connection' | 'unmetered' | 'reading', code?: string) => string;
   /** Values come from a CSV: numbers and booleans arrive as text. */
   text: boolean;
+  /** The documents given (name, reference, date), each with the paths of its fields. */
+  documents: GivenDocument[] | undefined;
+  /** Path of the documents as a whole: where a missing required document is reported. */
+  documentsAt: string;
 };
+
+export type GivenDocument = { name: unknown; reference: unknown; date: unknown; at: { name: string; reference: string; date: string } };
+export type CheckedDocument = { name: string; reference: string; date: string };
 
 export type CheckedInputs = { connection: Inputs; unmetered: Inputs };
 export type CheckedSubscription = CheckedInputs & {
@@ -32,6 +39,7 @@ export type CheckedSubscription = CheckedInputs & {
   endDate: string | null;
   readingDate: string;
   readings: { inputCode: string; value: string }[];
+  documents: CheckedDocument[];
 };
 
 const CONNECTION_TEXT_MAX = 500;
@@ -155,6 +163,60 @@ export function checkInputs(t: TemplateContext, a: Pick<SubscriptionAccess, 'con
   return issues.length > before ? null : { connection, unmetered };
 }
 
+const DOCUMENT_TEXT_MAX = 200;
+
+/**
+ * The documents given, and those the template requires (product.md, "Every setting of a
+ * pricing template is real": a subscription cannot be connected until each document its
+ * template's requiredDocs lists is recorded on it). `carried` are documents already on
+ * record (a move keeps the old subscription's). Names match exactly, spaces at the ends
+ * aside. Answers the given documents, checked.
+ */
+export function checkDocuments(
+  t: TemplateContext,
+  given: GivenDocument[] | undefined,
+  documentsAt: string,
+  issues: Issue[],
+  carried: CheckedDocument[] = [],
+): CheckedDocument[] | null {
+  const before = issues.length;
+  const out = checkGivenDocuments(given, issues);
+  const onRecord = new Set([...out.map((d) => d.name), ...carried.map((c) => c.name)]);
+  for (const required of t.requiredDocs) {
+    if (!onRecord.has(required) && !(given ?? []).some((d) => typeof d.name === 'string' && d.name.trim() === required)) {
+      issues.push({ path: documentsAt, message: `document ${JSON.stringify(required)} is required by pricing template ${t.serviceCode}: give its name, reference and date` });
+    }
+  }
+  return issues.length > before ? null : out;
+}
+
+/** Each given document's name, reference and date; a name given twice is refused. */
+export function checkGivenDocuments(given: GivenDocument[] | undefined, issues: Issue[]): CheckedDocument[] {
+  const out: CheckedDocument[] = [];
+  const named = new Set<string>();
+  const text = (v: unknown, path: string): string | null => {
+    if (absent(v)) issues.push({ path, message: 'is required' });
+    else if (typeof v !== 'string') issues.push({ path, message: 'must be a string' });
+    else if (v.includes('\u0000')) issues.push({ path, message: 'must not hold a NUL character' });
+    else if (v.trim().length > DOCUMENT_TEXT_MAX) issues.push({ path, message: `must be at most ${DOCUMENT_TEXT_MAX} characters` });
+    else if (v.trim() === '') issues.push({ path, message: 'must not be blank' });
+    else return v.trim();
+    return null;
+  };
+  for (const d of given ?? []) {
+    const name = text(d.name, d.at.name);
+    const reference = text(d.reference, d.at.reference);
+    const date = checkDate(d.date, d.at.date, true, issues);
+    if (name !== null && named.has(name)) {
+      issues.push({ path: d.at.name, message: `names document ${JSON.stringify(name)} a second time` });
+      continue;
+    }
+    if (name !== null) named.add(name);
+    if (name !== null && reference !== null && date) out.push({ name, reference, date });
+  }
+  return out;
+}
+
 /** A whole new subscription: template, batch, dates, inputs and opening readings. */
 export function checkSubscription(
   a: SubscriptionAccess,
@@ -171,6 +233,7 @@ export function checkSubscription(
   const readingDate = checkDate(a.get('readingDate'), a.at('readingDate'), false, issues) ?? startDate;
   if (!template) return null;
   const inputs = checkInputs(template, a, issues);
+  const documents = checkDocuments(template, a.documents, a.documentsAt, issues);
   const readings: { inputCode: string; value: string }[] = [];
   const given = a.readings ?? {};
   const meters = new Map(template.meteredInputs.map((m) => [m.code, m]));
@@ -190,8 +253,8 @@ export function checkSubscription(
   if (anyReading && readingDate && startDate && readingDate < startDate)
     issues.push({ path: a.at('readingDate'), message: 'must not be before startDate' });
   if (anyReading && readingDate && endDate && readingDate > endDate) issues.push({ path: a.at('readingDate'), message: 'must not be after endDate' });
-  if (issues.length > before || !inputs || !batchId || !startDate || endDate === undefined || !readingDate) return null;
-  return { template, batchId, startDate, endDate, readingDate, readings, ...inputs };
+  if (issues.length > before || !inputs || !documents || !batchId || !startDate || endDate === undefined || !readingDate) return null;
+  return { template, batchId, startDate, endDate, readingDate, readings, documents, ...inputs };
 }
 
 /** Access to a JSON object shaped like make-subscription's data (and a JSON import row). */
@@ -206,7 +269,18 @@ export function jsonAccess(obj: Record<string, unknown>, prefix: string): Subscr
     readings: asInputs(obj.openingReadings),
     inputAt: (g, code) => `${prefix}.${group[g]}${code === undefined ? '' : `.${code}`}`,
     text: false,
+    documents: jsonDocuments(obj.documents, `${prefix}.documents`),
+    documentsAt: `${prefix}.documents`,
   };
+}
+
+/** Documents as JSON gives them: [{ name, reference, date }]; anything else is left to the caller's schema. */
+export function jsonDocuments(v: unknown, at: string): GivenDocument[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  return v.map((d, i) => {
+    const o = (d && typeof d === 'object' ? d : {}) as Record<string, unknown>;
+    return { name: o.name, reference: o.reference, date: o.date, at: { name: `${at}[${i}].name`, reference: `${at}[${i}].reference`, date: `${at}[${i}].date` } };
+  });
 }
 
 /** Throws the issues as the API's error: NOT_FOUND first, then INVALID_STATE, else VALIDATION_FAILED. */

@@ -6,7 +6,7 @@ import { batchIdsByCode } from '../batches/store.ts';
 import { insertReadings } from '../readings/store.ts';
 import { checkSubscription, jsonAccess, raiseIssues, type Issue } from './check.ts';
 import { loadTemplate } from '../templates/context.ts';
-import { insertSubscription } from './store.ts';
+import { insertSubscription, recordDocuments } from './store.ts';
 
 export type SubscriptionInput = {
   accountNumber: string;
@@ -18,6 +18,7 @@ export type SubscriptionInput = {
   unmeteredInputs?: Record<string, unknown>;
   openingReadings?: Record<string, unknown>;
   readingDate?: string;
+  documents?: { name: string; reference: string; date: string }[];
 };
 
 /** The account a new subscription is for: it must exist in the app and be open. */
@@ -56,6 +57,7 @@ export async function makeSubscription(db: pg.Pool, caller: Caller, data: Subscr
       s.readings.map((r) => ({ subscriptionId: id, inputCode: r.inputCode, date: s.readingDate, value: r.value, kind: 'actual', source: 'opening', note: null })),
       caller.email,
     );
+    await recordDocuments(tx, caller.appCode, id, s.documents, caller.email);
     return id;
   });
 }

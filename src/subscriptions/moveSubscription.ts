@@ -4,11 +4,11 @@ import { AppError, validationFailed } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { batchIdsByCode } from '../batches/store.ts';
 import { effectiveReadings, insertReadings } from '../readings/store.ts';
-import { checkBatch, checkInputs, checkTemplate, jsonAccess, raiseIssues, type Issue } from './check.ts';
+import { checkBatch, checkDocuments, checkInputs, checkTemplate, jsonAccess, jsonDocuments, raiseIssues, type Issue } from './check.ts';
 import { dateOf, latestReadingDate, lockOrNotFound } from './changeSubscription.ts';
 import { formatDate } from '../calendar/calendar.ts';
 import { loadTemplate } from '../templates/context.ts';
-import { insertEvent, insertSubscription, setSubscriptionState } from './store.ts';
+import { documentsOf, insertEvent, insertSubscription, recordDocuments, setSubscriptionState } from './store.ts';
 
 export type MoveInput = {
   subscriptionID: number;
@@ -17,6 +17,7 @@ export type MoveInput = {
   batchCode?: string;
   connectionInputs?: Record<string, unknown>;
   unmeteredInputs?: Record<string, unknown>;
+  documents?: { name: string; reference: string; date: string }[];
 };
 
 const dayBefore = (iso: string) => {
@@ -57,8 +58,11 @@ export async function moveSubscription(db: pg.Pool, caller: Caller, d: MoveInput
     const batchId = t ? checkBatch(batchCode, 'data.batchCode', t, await batchIdsByCode(tx, caller.appCode, [batchCode]), issues) : null;
     const next = { connectionInputs: d.connectionInputs ?? s.connection_inputs, unmeteredInputs: d.unmeteredInputs ?? s.unmetered_inputs };
     const inputs = t ? checkInputs(t, jsonAccess(next, 'data'), issues) : null;
+    // The documents on record go with the subscription; the new template may require more.
+    const carried = await documentsOf(tx, s.subscription_id);
+    const documents = t ? checkDocuments(t, jsonDocuments(d.documents, 'data.documents'), 'data.documents', issues, carried) : null;
     raiseIssues(issues, 'The move is not valid.');
-    if (!t || !batchId || !inputs) throw new AppError('INTERNAL', 'move check answered nothing without an issue');
+    if (!t || !batchId || !inputs || !documents) throw new AppError('INTERNAL', 'move check answered nothing without an issue');
 
     await setSubscriptionState(tx, s.subscription_id, 'terminated', dayBefore(date), caller.email);
     const newId = await insertSubscription(
@@ -77,6 +81,8 @@ export async function moveSubscription(db: pg.Pool, caller: Caller, d: MoveInput
       },
       caller.email,
     );
+    const given = new Set(documents.map((x) => x.name));
+    await recordDocuments(tx, caller.appCode, newId, [...carried.filter((c) => !given.has(c.name)), ...documents], caller.email);
     const meters = new Set(t.meteredInputs.map((m) => m.code));
     const latest = new Map<string, { reading_id: string; reading_date: string; value: string }>();
     for (const r of await effectiveReadings(tx, [s.subscription_id])) if (meters.has(r.input_code)) latest.set(r.input_code, r);

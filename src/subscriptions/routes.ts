@@ -4,7 +4,8 @@ import { operation, requestSchema, type Services } from '../http/operation.ts';
 import { notFound } from '../errors.ts';
 import { AccountNumber, Code, Id, Paging, PagingInput } from '../primitives.ts';
 import { RecordDateText } from '../calendar/calendar.ts';
-import { Inputs, Reason, SubscriptionInput, SubscriptionRecord, SubscriptionStatus } from './schemas.ts';
+import { Documents, Inputs, Reason, SubscriptionDocument, SubscriptionInput, SubscriptionRecord, SubscriptionStatus } from './schemas.ts';
+import { recordSubscriptionDocuments } from './recordDocuments.ts';
 import { makeSubscription } from './makeSubscription.ts';
 import { changeInputs, resumeSubscription, suspendSubscription, terminateSubscription } from './changeSubscription.ts';
 import { moveSubscription } from './moveSubscription.ts';
@@ -143,11 +144,29 @@ export async function subscriptionRoutes(app: FastifyInstance, services: Service
         batchCode: Type.Optional(Code),
         connectionInputs: Type.Optional(Inputs('for the new template; default: the current ones')),
         unmeteredInputs: Type.Optional(Inputs('for the new template; default: the current ones')),
+        documents: Type.Optional(Documents("recorded on the new subscription beside the old one's; the new template's requiredDocs must all be on record")),
       }),
     }),
     data: Empty,
     handler: async (body, ctx) => {
       ctx.reply.header('x-billrun-subscription-id', await moveSubscription(ctx.db, ctx.caller, body.data));
+      return {};
+    },
+  });
+
+  operation(app, services, {
+    path: '/billing/subscriptions/record-documents',
+    role: 'biller',
+    tag: TAG,
+    summary: 'Record documents on a subscription',
+    description:
+      "Records documents (name, reference, date) on a live subscription; a document recorded again replaces its reference and date, and the subscription's history (event documents_recorded) keeps what it replaced. A template's requiredDocs are checked when a subscription is made or moved.",
+    body: requestSchema({ method: 'Update', action: 'Record Subscription Documents' }, {
+      data: data({ subscriptionID: Id, documents: Type.Array(SubscriptionDocument, { minItems: 1, maxItems: 50 }) }),
+    }),
+    data: Empty,
+    handler: async (body, ctx) => {
+      await recordSubscriptionDocuments(ctx.db, ctx.caller, body.data);
       return {};
     },
   });

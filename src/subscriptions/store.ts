@@ -67,6 +67,30 @@ export async function setSubscriptionState(db: Queryable, id: string, status: st
   }
 }
 
+/** A recorded document as the list reads it (date yyyy-mm-dd). */
+export type DocumentRow = { name: string; reference: string; date: string; recordedAt: string; recordedBy: string };
+
+/** Records documents on a subscription; one recorded again replaces its reference and date. */
+export async function recordDocuments(db: Queryable, appCode: number, subscriptionId: string, docs: { name: string; reference: string; date: string }[], by: string): Promise<void> {
+  if (docs.length === 0) return;
+  await db.query(
+    `INSERT INTO subscription_document (subscription_id, app_code, name, reference, document_date, recorded_by)
+     SELECT $1, $2, d.name, d.reference, d.date, $6 FROM unnest($3::text[], $4::text[], $5::date[]) AS d(name, reference, date)
+     ON CONFLICT (subscription_id, name) DO UPDATE
+       SET reference = EXCLUDED.reference, document_date = EXCLUDED.document_date, recorded_at = now(), recorded_by = EXCLUDED.recorded_by`,
+    [subscriptionId, appCode, docs.map((d) => d.name), docs.map((d) => d.reference), docs.map((d) => d.date), by],
+  );
+}
+
+/** The documents on record of a subscription, by name (dates as ISO). */
+export async function documentsOf(db: Queryable, subscriptionId: string): Promise<{ name: string; reference: string; date: string }[]> {
+  const r = await db.query<{ name: string; reference: string; date: string }>(
+    `SELECT name, reference, to_char(document_date, 'YYYY-MM-DD') AS date FROM subscription_document WHERE subscription_id = $1 ORDER BY name`,
+    [subscriptionId],
+  );
+  return r.rows;
+}
+
 export async function setInputs(db: Queryable, id: string, connection: Record<string, unknown>, unmetered: Record<string, unknown>, by: string): Promise<void> {
   await db.query(
     'UPDATE subscription SET connection_inputs = $2, unmetered_inputs = $3, modified_at = now(), modified_by = $4 WHERE subscription_id = $1',
@@ -113,6 +137,7 @@ export type SubscriptionRow = {
   status: string;
   moved_from_subscription_id: string | null;
   moved_to_subscription_id: string | null;
+  documents: DocumentRow[];
   created_at: string;
   created_by: string;
   modified_at: string;
@@ -154,6 +179,9 @@ export async function listSubscriptions(
     `SELECT s.subscription_id, s.app_code, s.account_id, ac.account_number, s.service_id, v.service_code, s.batch_id, b.batch_code,
             s.connection_inputs, s.unmetered_inputs, s.start_date, s.end_date, s.status, s.moved_from_subscription_id,
             (SELECT m.subscription_id FROM subscription m WHERE m.moved_from_subscription_id = s.subscription_id) AS moved_to_subscription_id,
+            (SELECT coalesce(json_agg(json_build_object('name', d.name, 'reference', d.reference, 'date', to_char(d.document_date, 'YYYY-MM-DD'),
+                                                        'recordedAt', ${localTimeSql('d.recorded_at')}, 'recordedBy', d.recorded_by) ORDER BY d.name), '[]')
+               FROM subscription_document d WHERE d.subscription_id = s.subscription_id) AS documents,
             ${localTimeSql('s.created_at')} AS created_at, s.created_by,
             ${localTimeSql('s.modified_at')} AS modified_at, s.modified_by
        ${from.replace('FROM subscription s', 'FROM subscription s JOIN app a ON a.app_code = s.app_code')}

@@ -17,6 +17,7 @@ export function subscriptionRecord(r: SubscriptionRow, events?: EventRow[]): Sub
     startDate: formatDate(r.start_date),
     endDate: formatDate(r.end_date),
     status: r.status,
+    documents: r.documents.map((d) => ({ ...d, date: formatDate(d.date) })),
     movedFromSubscriptionID: r.moved_from_subscription_id === null ? null : Number(r.moved_from_subscription_id),
     movedToSubscriptionID: r.moved_to_subscription_id === null ? null : Number(r.moved_to_subscription_id),
     createdAt: r.created_at,

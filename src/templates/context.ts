@@ -12,6 +12,8 @@ export type TemplateContext = {
   connectionInputs: ConnectionInput[];
   unmeteredInputs: UnmeteredInput[];
   meteredInputs: MeteredInput[];
+  /** The documents a subscription must have recorded before it is connected (requiredDocs). */
+  requiredDocs: string[];
   /** The template's batches: code to batch id. */
   batches: Map<string, string>;
 };
@@ -23,6 +25,7 @@ type Row = {
   connection_inputs: ConnectionInput[] | null;
   unmetered_inputs: UnmeteredInput[] | null;
   metered_inputs: MeteredInput[] | null;
+  required_docs: string[] | null;
   batches: [string, string][];
 };
 
@@ -32,6 +35,7 @@ export async function loadTemplates(db: Queryable, appCode: number, by?: { codes
             v.definition->'connectionInputs' AS connection_inputs,
             v.definition->'unmeteredInputs' AS unmetered_inputs,
             v.definition->'meteredInputs' AS metered_inputs,
+            v.definition->'requiredDocs' AS required_docs,
             COALESCE((SELECT json_agg(json_build_array(b.batch_code, b.batch_id::text))
                         FROM service_batch sb JOIN batch b ON b.batch_id = sb.batch_id
                        WHERE sb.service_id = s.service_id), '[]') AS batches
@@ -48,6 +52,7 @@ export async function loadTemplates(db: Queryable, appCode: number, by?: { codes
     connectionInputs: x.connection_inputs ?? [],
     unmeteredInputs: x.unmetered_inputs ?? [],
     meteredInputs: x.metered_inputs ?? [],
+    requiredDocs: (x.required_docs ?? []).map((d) => d.trim()).filter((d) => d !== ''),
     batches: new Map(x.batches),
   }));
 }

@@ -2,7 +2,7 @@
 // elements come from the rating core, which is what reads them.
 import { Type, type Static } from 'typebox';
 import { Component, ConnectionInput, MeteredInput, StoredComponent, TariffValue, UnmeteredInput } from '../rating/tariff.ts';
-import { Code } from '../primitives.ts';
+import { Code, IDENTIFIER_PATTERN } from '../primitives.ts';
 
 // Allowed values beyond those interface.md shows are decided in docs/templates.md:
 // only what the bill run implements is accepted.
@@ -53,7 +53,16 @@ export const ServiceDefinition = Type.Object(
     cashAccountID: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647 })),
     businessUnitID: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647 })),
     securityDeposit: Type.Optional(Type.Union([Type.Null(), Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 30 }), Type.Number({ minimum: 0 })])),
-    requiredDocs: Type.Optional(Type.Union([Type.Null(), Type.Array(Type.String({ maxLength: 200 }), { maxItems: 50 })])),
+    requiredDocs: Type.Optional(
+      Type.Union([
+        Type.Null(),
+        Type.Array(Type.String({ minLength: 1, maxLength: 200, pattern: IDENTIFIER_PATTERN }), {
+          maxItems: 50,
+          uniqueItems: true,
+          description: 'the documents (by name) a subscription must have recorded before it is connected',
+        }),
+      ]),
+    ),
     values: Type.Optional(Type.Array(TariffValue, { maxItems: 1000 })),
     components: Type.Optional(Type.Array(Component, { maxItems: 200 })),
     connectionInputs: Type.Optional(Type.Array(ConnectionInput, { maxItems: 100 })),
