@@ -9,6 +9,7 @@ import { loadDocumentData, type BillDocumentSource } from './billContext.ts';
 import { resolveTemplate } from './resolveTemplate.ts';
 import { compileInvoice, invoiceBlocks, pdfMeta } from './render.ts';
 import { renderPdfStream } from './pdf.ts';
+import { csvField } from '../csv.ts';
 
 const PAGE = 1000;
 
@@ -60,11 +61,6 @@ export function printRecord(s: BillDocumentSource) {
     paymentReference: bill.paymentReference,
   };
 }
-
-const csvField = (v: unknown) => {
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-};
 
 export async function printExtract(db: pg.Pool, appCode: number, o: ExtractOptions): Promise<RawAnswer> {
   const term = await db.query<{ template_id: number }>(
