@@ -9,7 +9,7 @@ import { meterConsumption } from './meterReadings.ts';
 import { type PreparedMeteredInput, type PreparedTariff, prepareTariff } from './prepareTariff.ts';
 import { type BillSegment, type RateBillInput, type RatedBill, readingDays, unmeteredQuantity, usesReadingPeriod } from './rateBill.ts';
 import { type LineSettings, type RatedLine, rateLine } from './rateLine.ts';
-import { type SplitMeter, splitSegments, type TariffVersion, type VersionPiece } from './segments.ts';
+import { type SplitMeter, splitSegmentDays, type TariffVersion, type VersionDays, type VersionPiece } from './segments.ts';
 import type { ReadingTrace, SegmentTrace, SuspendedPeriod } from './trace.ts';
 
 export type BillDays = {
@@ -35,12 +35,27 @@ export function versionPieces(versions: readonly TariffVersion[], termStart: num
   return pieces;
 }
 
-export function rateSegmentedBill(input: RateBillInput, versions: readonly TariffVersion[], settings: LineSettings, d: BillDays): RatedBill {
+type PreparedVersions = { termStart: number; termEnd: number; prepared: Map<number, PreparedTariff>; pieces: VersionDays[] };
+
+// The bill run passes the same versions array for every bill of a term: its tariffs are
+// prepared and its pieces parsed once (keyed by the array, with the term's days).
+const preparedVersions = new WeakMap<readonly TariffVersion[], PreparedVersions>();
+
+function prepareVersions(versions: readonly TariffVersion[], termStart: number, termEnd: number): PreparedVersions {
+  const hit = preparedVersions.get(versions);
+  if (hit !== undefined && hit.termStart === termStart && hit.termEnd === termEnd) return hit;
   const prepared = new Map<number, PreparedTariff>();
   for (const v of versions) prepared.set(v.version, prepareTariff(v.tariff));
-  const pieces = versionPieces(versions, d.termStart, d.termEnd);
+  const pieces = versionPieces(versions, termStart, termEnd).map((p) => ({ version: p.version, start: dayNumber(p.start), end: dayNumber(p.end) }));
+  const made = { termStart, termEnd, prepared, pieces };
+  preparedVersions.set(versions, made);
+  return made;
+}
+
+export function rateSegmentedBill(input: RateBillInput, versions: readonly TariffVersion[], settings: LineSettings, d: BillDays): RatedBill {
+  const { prepared, pieces } = prepareVersions(versions, d.termStart, d.termEnd);
   const activePeriod = { start: dateOfDay(d.activeStart), end: dateOfDay(d.activeEnd) };
-  const inPeriod = pieces.filter((p) => p.end >= activePeriod.start && p.start <= activePeriod.end);
+  const inPeriod = pieces.filter((p) => p.end >= d.activeStart && p.start <= d.activeEnd);
 
   // ---- each meter any segment's version uses: its consumption once, for the whole bill
   const meters: Record<string, SplitMeter> = {};
@@ -63,7 +78,8 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
       };
     }
   }
-  const segments = splitSegments({ period: activePeriod, suspended: d.suspension.periods, versions: inPeriod, meters });
+  const suspended = d.suspension.periods.map((p) => [dayNumber(p.start), dayNumber(p.end)] as const);
+  const segments = splitSegmentDays(d.activeStart, d.activeEnd, suspended, inPeriod, meters);
 
   // ---- each segment's lines, by its own version
   const lines: RatedLine[] = [];

@@ -109,13 +109,26 @@ export type SplitInput = {
  * current) is INVALID_READING: splitting by it would bill a negative part.
  */
 export function splitSegments(input: SplitInput): Segment[] {
-  const start = dayNumber(input.period.start, 'period.start');
-  const end = dayNumber(input.period.end, 'period.end');
   const suspended = (input.suspended ?? []).map((s) => [dayNumber(s.start, 'suspended.start'), dayNumber(s.end, 'suspended.end')] as const);
+  const pieces = input.versions.map((p) => ({ version: p.version, start: dayNumber(p.start, 'version.start'), end: dayNumber(p.end, 'version.end') }));
+  return splitSegmentDays(dayNumber(input.period.start, 'period.start'), dayNumber(input.period.end, 'period.end'), suspended, pieces, input.meters);
+}
+
+/** A version piece in day numbers (the rating's cached form of VersionPiece). */
+export type VersionDays = { version: number; start: number; end: number };
+
+/** splitSegments on day numbers: the bill run's path, with the term's pieces parsed once. */
+export function splitSegmentDays(
+  start: number,
+  end: number,
+  suspended: readonly (readonly [number, number])[],
+  pieces: readonly VersionDays[],
+  meters: Readonly<Record<string, SplitMeter>> | undefined,
+): Segment[] {
   const segments: Segment[] = [];
-  for (const piece of input.versions) {
-    const a = Math.max(start, dayNumber(piece.start, 'version.start'));
-    const b = Math.min(end, dayNumber(piece.end, 'version.end'));
+  for (const piece of pieces) {
+    const a = Math.max(start, piece.start);
+    const b = Math.min(end, piece.end);
     if (a > b) continue;
     let suspendedDays = 0;
     const periods: SuspendedPeriod[] = [];
@@ -128,9 +141,11 @@ export function splitSegments(input: SplitInput): Segment[] {
     }
     segments.push({ version: piece.version, start: dateOfDay(a), end: dateOfDay(b), days: b - a + 1 - suspendedDays, suspendedDays, suspended: periods, consumption: {} });
   }
-  for (const [code, meter] of Object.entries(input.meters ?? {})) {
-    const parts = splitConsumption(code, meter, segments);
-    segments.forEach((s, i) => (s.consumption[code] = parts[i] as SegmentConsumption));
+  if (meters !== undefined) {
+    for (const code in meters) {
+      const parts = splitConsumption(code, meters[code] as SplitMeter, segments);
+      for (let i = 0; i < segments.length; i++) (segments[i] as Segment).consumption[code] = parts[i] as SegmentConsumption;
+    }
   }
   return segments;
 }
