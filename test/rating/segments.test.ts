@@ -11,6 +11,7 @@ import type { Component, Tariff } from '../../src/rating/tariff.ts';
 import { type PreparedTier, tierBounds } from '../../src/rating/models/tiers.ts';
 import type { GraduatedTrace } from '../../src/rating/models/graduated.ts';
 import { prepareTariff } from '../../src/rating/prepareTariff.ts';
+import { checkTariff } from '../../src/rating/checkTariff.ts';
 import { ctx } from './fixtures.ts';
 
 const JANUARY = { start: '2025-01-01', end: '2025-01-31' }; // 31 days
@@ -296,6 +297,16 @@ describe('tier proration by the reading period (the published example)', () => {
     const b = quarter(yearly('halfUp'), '2025-04-01', '2025-07-02', { start: '2025-04-01', end: '2025-06-30' });
     assert.equal(b.lines[0]?.amount, '124.00');
     assert.equal((b.lines[0]?.trace as GraduatedTrace).tierProration?.readingDays, '92');
+  });
+
+  test("'readingPeriod' on an unmetered input is refused when the template is saved", () => {
+    const issues = checkTariff({
+      unmeteredInputs: [{ code: 'rooms', label: 'Rooms', default: 1 }],
+      components: [
+        { code: 'r', name: 'Rooms', model: 'graduated', input: 'rooms', tiers: [{ upTo: null, rate: '1' }], tierProration: { period: 'readingPeriod', basisDays: 365, decimals: 0, rounding: 'halfUp' } },
+      ],
+    });
+    assert.deepEqual(issues, [{ path: 'service.components[0].tierProration.period', message: "'readingPeriod' needs a metered input; 'rooms' is unmetered" }]);
   });
 
   test("'term' (the default) still scales by the billed days: 300 x 31/365 = 25.48 -> 25 for January", () => {
