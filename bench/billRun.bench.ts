@@ -7,7 +7,11 @@
 // --concurrency=C (jobs per worker process, default 1), --chunk=S (default 5000),
 // --suspended=P (P% of the subscriptions suspended from 11 to 20 November, through
 // subscription_event rows as suspend/resume write them, and one in ten of those
-// suspended all term instead, so left off the roster; default 0).
+// suspended all term instead, so left off the roster; default 0), --version-change (the
+// template gets a version effective 16 November, saved after the term is made, so every
+// bill is rated in two segments; every second subscription has a reading on 16 November,
+// splitting its consumption by the readings, the others by days: compare with the same
+// run without the flag, target within 1.3x).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,6 +24,7 @@ import { createPool } from '../src/db/pool.ts';
 import { createApp } from '../src/auth/store.ts';
 import type { Caller } from '../src/auth/roles.ts';
 import { makeService } from '../src/templates/makeService.ts';
+import { updateService } from '../src/templates/updateService.ts';
 import { makeTerm } from '../src/terms/makeTerm.ts';
 import { processTerm } from '../src/terms/processTerm.ts';
 import { BILL_COPY_COLUMNS } from '../src/bills/store.ts';
@@ -37,6 +42,7 @@ const WORKERS = arg('--workers', 1);
 const CONCURRENCY = arg('--concurrency', 1);
 const CHUNK = arg('--chunk', 5000);
 const SUSPENDED = arg('--suspended', 0);
+const VERSION_CHANGE = process.argv.includes('--version-change');
 const root = path.resolve(import.meta.dirname, '..');
 const say = (s: string) => process.stdout.write(s + '\n');
 const secs = (ms: number) => (ms / 1000).toFixed(2);
@@ -108,6 +114,22 @@ try {
     startDate: '01/11/2026',
     endDate: '30/11/2026',
   });
+
+  if (VERSION_CHANGE) {
+    // Version 2 from 16/11/2026: the standing charge and the water rates up by half.
+    const components = (service.components ?? []).map((c) =>
+      c.model === 'flat' ? { ...c, amount: '225.00' } : c.model === 'graduated' ? { ...c, tiers: c.tiers.map((t) => ({ ...t, rate: String(Number(t.rate) * 1.5) })) } : c,
+    );
+    await updateService(db, caller, { ...service, components }, '16/11/2026');
+    await db.query(
+      `INSERT INTO reading (app_code, subscription_id, input_code, reading_date, value, created_by)
+       SELECT $1, s.subscription_id, 'METER', date '2026-11-16', (s.subscription_id * 37) % 90000 + ((s.subscription_id * 7) % 60) / 2, 'bench'
+         FROM subscription s WHERE s.app_code = $1 AND s.subscription_id % 2 = 0 AND s.start_date < date '2026-11-16'`,
+      [appCode],
+    );
+    await db.query('ANALYZE reading');
+    say('version change: version 2 in force from 16/11/2026; a reading on 16/11 for every second subscription');
+  }
 
   const env = {
     ...process.env,

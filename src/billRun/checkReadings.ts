@@ -14,12 +14,17 @@ const NO_MARK = '9223372036854775807';
 const HISTORY_DAYS = 366;
 const EFFECTIVE = (alias: string) => effectiveSql(alias, '$5::bigint');
 
+/** The metered inputs the term's tariff uses: of every version in force when the term spans a change (the first definition of each code). */
 function meters(ctx: RunContext) {
-  try {
-    return new Map(prepareTariff(ctx.tariff).meteredNeeded.map((m) => [m.code, m]));
-  } catch {
-    return new Map();
+  const found = new Map<string, ReturnType<typeof prepareTariff>['meteredNeeded'][number]>();
+  for (const tariff of ctx.versions?.map((v) => v.tariff) ?? [ctx.tariff]) {
+    try {
+      for (const m of prepareTariff(tariff).meteredNeeded) if (!found.has(m.code)) found.set(m.code, m);
+    } catch {
+      // An invalid stored tariff is refused when rated, per subscription, with its reason.
+    }
   }
+  return found;
 }
 /**
  * Roster subscriptions with a reading for every metered input the tariff uses dated in

@@ -6,6 +6,7 @@ import type { TermException } from './schemas.ts';
 import type { PreviewBill, Totals } from '../bills/schemas.ts';
 import { loadRosterInputs, rateRoster, type RunContext } from './rateRoster.ts';
 import { rosterSlices } from './roster.ts';
+import { formatDate } from '../calendar/calendar.ts';
 
 export type DryRun = { exceptions: TermException[]; bills: number; failures: number; totals: Totals; previewBills: PreviewBill[] };
 
@@ -41,7 +42,16 @@ export async function dryRun(db: Queryable, ctx: RunContext, o: { chunkSize: num
           balanceBroughtForward: bill.balanceBroughtForward,
           totalDue: bill.totalDue,
           estimated: bill.estimated,
-          lines: bill.lines.map((l) => ({ componentCode: l.componentCode, quantity: l.quantity, ...(l.rate !== undefined ? { rate: l.rate } : {}), amount: l.amount })),
+          lines: bill.lines.map((l) => ({
+            componentCode: l.componentCode,
+            quantity: l.quantity,
+            ...(l.rate !== undefined ? { rate: l.rate } : {}),
+            amount: l.amount,
+            ...(l.trace.segment === undefined ? {} : { version: l.trace.segment.version, segment: `${formatDate(l.trace.segment.start)} to ${formatDate(l.trace.segment.end)}` }),
+          })),
+          ...(bill.segments === undefined
+            ? {}
+            : { segments: bill.segments.map((g) => ({ version: g.version, startDate: formatDate(g.start), endDate: formatDate(g.end), days: g.days })) }),
         });
       }
     }

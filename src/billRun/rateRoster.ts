@@ -1,7 +1,8 @@
 // The one path from database rows to rated bills, used by validate-term's preview and
 // by the run's chunks alike: a preview that disagrees with the bills would be a bug.
 import type { Queryable } from '../db/pool.ts';
-import { attempt, prepareTariff, rateBill, RatingError, type LastReadingOnly, type MeterReadings, type RatedBill, type RoundingMode, type Tariff } from '../rating/index.ts';
+import { attempt, prepareTariff, rateBill, RatingError, type LastReadingOnly, type MeterReadings, type RatedBill, type RoundingMode, type Tariff, type TariffVersion } from '../rating/index.ts';
+import { termVersions } from './versions.ts';
 import type { TermRow } from './termStore.ts';
 import { suspendedPeriods, suspensionPeriodsSql } from './suspensions.ts';
 import { effectiveSql } from '../readings/store.ts';
@@ -14,7 +15,14 @@ export type RunContext = {
   dueDate: string;
   /** Readings above this id are ignored (null: every reading, before approval). */
   watermark: string | null;
+  /** The tariff of the version in force over the whole term; with `versions`, the first one's. */
   tariff: Tariff;
+  /**
+   * When the term spans a version change (effective-dated versions): the versions in force,
+   * in date order, each from its first day in the term. Absent when one version is in force.
+   */
+  versions?: TariffVersion[];
+  /** Metered inputs any version in force uses. */
   meteredCodes: string[];
   minorUnits: number;
   rounding: RoundingMode;
@@ -31,26 +39,29 @@ export type RosterInput = {
   balance: string;
   /** Per metered input: both readings, or only the previous one (the rating names it in MISSING_READING), or none. */
   readings: Record<string, MeterReadings | LastReadingOnly | undefined>;
+  /** With versions: effective readings dated on a change date, by input code and date (they split the consumption). */
+  changeReadings?: Record<string, Record<string, string>>;
 };
 
 export type RatedEntry = { input: RosterInput; bill: RatedBill };
 export type FailedEntry = { input: RosterInput; code: string; reason: string; details: { path: string; message: string }[] };
 
-// A template version never changes, so its parsed tariff (and the rating core's
+// A template version's definition never changes, so its parsed tariff (and the rating core's
 // preparation, cached by object identity) is kept for the life of the process.
 const tariffs = new Map<string, Tariff>();
 
 export async function runContext(db: Queryable, term: TermRow, watermark: string | null = term.reading_watermark): Promise<RunContext> {
-  let tariff = tariffs.get(term.service_version_id);
-  if (tariff === undefined) {
-    tariff = (await tariffOf(db, term.service_version_id)) as Tariff;
-    if (tariffs.size > 100) tariffs.clear();
-    tariffs.set(term.service_version_id, tariff);
-  }
+  const pieces = await termVersions(db, term);
+  const versions: TariffVersion[] = [];
+  for (const p of pieces) versions.push({ version: p.version, from: p.start, tariff: await versionTariff(db, p.serviceVersionId) });
+  const tariff = (versions[0] as TariffVersion).tariff;
   // An invalid stored tariff is refused when rated, per subscription, with its reason.
-  const prepared = attempt(() => prepareTariff(tariff));
-  const meteredCodes = prepared.ok ? prepared.value.meteredNeeded.map((m) => m.code) : [];
-  return {
+  const meteredCodes = new Set<string>();
+  for (const v of versions) {
+    const prepared = attempt(() => prepareTariff(v.tariff));
+    if (prepared.ok) for (const m of prepared.value.meteredNeeded) meteredCodes.add(m.code);
+  }
+  const ctx: RunContext = {
     termId: term.term_id,
     appCode: term.app_code,
     start: term.start_date,
@@ -58,10 +69,22 @@ export async function runContext(db: Queryable, term: TermRow, watermark: string
     dueDate: term.due_date,
     watermark,
     tariff,
-    meteredCodes,
+    meteredCodes: [...meteredCodes],
     minorUnits: term.minor_units,
     rounding: term.rounding_mode as RoundingMode,
   };
+  if (versions.length > 1) ctx.versions = versions;
+  return ctx;
+}
+
+async function versionTariff(db: Queryable, serviceVersionId: string): Promise<Tariff> {
+  let tariff = tariffs.get(serviceVersionId);
+  if (tariff === undefined) {
+    tariff = (await tariffOf(db, serviceVersionId)) as Tariff;
+    if (tariffs.size > 100) tariffs.clear();
+    tariffs.set(serviceVersionId, tariff);
+  }
+  return tariff;
 }
 
 export async function tariffOf(db: Queryable, serviceVersionId: string): Promise<Record<string, any>> {
@@ -138,7 +161,33 @@ export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: s
     if (input === undefined) continue; // billed meanwhile
     input.readings[r.code] = meterReadingsOf(r);
   }
+  if (ctx.versions !== undefined) await loadChangeReadings(db, ctx, byId, fromId, toId);
   return inputs;
+}
+
+/**
+ * Effective readings dated on a change date (a later version's first day in the term),
+ * up to the watermark, for the chunk's subscriptions: they split the consumption between
+ * the segments by the readings (rating/segments.ts). A correction replaces what it corrects.
+ */
+async function loadChangeReadings(db: Queryable, ctx: RunContext, byId: Map<string, RosterInput>, fromId: string, toId: string): Promise<void> {
+  const dates = (ctx.versions ?? []).slice(1).map((v) => v.from);
+  const r = await db.query<{ subscription_id: string; input_code: string; reading_date: string; value: string }>(
+    `SELECT r.subscription_id, r.input_code, to_char(r.reading_date, 'YYYY-MM-DD') AS reading_date, trim_scale(r.value)::text AS value
+       FROM term_subscription ts
+       JOIN reading r ON r.subscription_id = ts.subscription_id
+      WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3
+        AND r.input_code = ANY($4::text[]) AND r.reading_date = ANY($5::date[]) AND r.reading_id <= $6::bigint
+        AND ${effectiveSql('r', '$6::bigint')}
+      ORDER BY r.reading_id`,
+    [ctx.termId, fromId, toId, ctx.meteredCodes, dates, ctx.watermark ?? NO_MARK],
+  );
+  for (const row of r.rows) {
+    const input = byId.get(row.subscription_id);
+    if (input === undefined) continue;
+    const byCode = (input.changeReadings ??= {});
+    (byCode[row.input_code] ??= {})[row.reading_date] = row.value;
+  }
 }
 
 /** A row of READINGS_SQL. */
@@ -232,6 +281,7 @@ export async function rateRoster(ctx: RunContext, inputs: RosterInput[]): Promis
         minorUnits: ctx.minorUnits,
         rounding: ctx.rounding,
         balanceBroughtForward: input.balance,
+        ...(ctx.versions === undefined ? {} : { versions: ctx.versions, ...(input.changeReadings === undefined ? {} : { changeReadings: input.changeReadings }) }),
       });
       rated.push({ input, bill });
     } catch (err) {

@@ -7,6 +7,15 @@ import { formatDate as day } from '../calendar/calendar.ts';
 export function explainLine(line: RatedLine): string {
   const t = line.trace;
   const parts: string[] = [];
+  if (t.segment) {
+    const g = t.segment;
+    parts.push(
+      `version ${g.version} in force ${day(g.start)} to ${day(g.end)} (${g.days} day(s) billed)` +
+        (g.consumption
+          ? `, ${g.consumption.quantity} of the consumption ${g.consumption.by === 'readings' ? `by the reading${g.consumption.from ? ` of ${day(g.consumption.from.date)} (${g.consumption.from.value})` : ''}${g.consumption.to ? ` of ${day(g.consumption.to.date)} (${g.consumption.to.value})` : ''}` : 'shared by days'}`
+          : ''),
+    );
+  }
   if (t.reading) {
     const r = t.reading;
     parts.push(
@@ -22,7 +31,7 @@ export function explainLine(line: RatedLine): string {
     const suspended = p.suspendedDays
       ? ` (${p.suspendedDays} day(s) suspended, not billed: ${(p.suspended ?? []).map((s) => (s.start === s.end ? day(s.start) : `${day(s.start)} to ${day(s.end)}`)).join(', ')})`
       : '';
-    parts.push(`prorated ${p.factor} days${suspended}: ${p.before} to ${p.after}`);
+    parts.push(`prorated ${p.factor} ${p.basis === 'billedDays' ? 'of the days billed' : 'days'}${suspended}: ${p.before} to ${p.after}`);
   }
   if (t.limit) parts.push(`${t.limit.applied} ${t.limit.applied === 'minimum' ? t.limit.minimum : t.limit.maximum} applied to ${t.limit.before}`);
   parts.push(`${t.unrounded} rounded ${t.rounding} to ${line.amount}`);

@@ -60,6 +60,26 @@ export const PreviewBill = Type.Object({
   accountID: Type.Integer(),
   ...AMOUNTS,
   estimated: Type.Boolean(),
-  lines: Type.Array(Type.Object({ componentCode: Type.String(), quantity: Type.String(), rate: Type.Optional(Type.String()), amount: Money })),
+  lines: Type.Array(
+    Type.Object({
+      componentCode: Type.String(),
+      quantity: Type.String(),
+      rate: Type.Optional(Type.String()),
+      amount: Money,
+      version: Type.Optional(Type.Integer({ description: 'when the term spans a version change: the template version the line was rated by' })),
+      segment: Type.Optional(Type.String({ description: 'when the term spans a version change: the dates of the line\'s segment, "dd/mm/yyyy to dd/mm/yyyy"' })),
+    }),
+  ),
+  segments: Type.Optional(
+    Type.Array(
+      Type.Object({
+        version: Type.Integer(),
+        startDate: Type.String({ description: 'dd/mm/yyyy' }),
+        endDate: Type.String({ description: 'dd/mm/yyyy' }),
+        days: Type.Integer({ description: 'days billed in the segment (suspended days not counted)' }),
+      }),
+      { description: 'when the term spans a template version change: the bill\'s segments, one per version in force' },
+    ),
+  ),
 });
 export type PreviewBill = Static<typeof PreviewBill>;

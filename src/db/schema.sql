@@ -420,6 +420,8 @@ TABLE service_version
   definition jsonb NOT NULL
   created_at timestamp with time zone NOT NULL DEFAULT now()
   created_by text NOT NULL
+  effective_from date
+  effective_dated boolean NOT NULL DEFAULT false
   CONSTRAINT service_version_pkey PRIMARY KEY (service_version_id)
   CONSTRAINT service_version_service_id_fkey FOREIGN KEY (service_id) REFERENCES service(service_id)
   CONSTRAINT service_version_service_id_version_key UNIQUE (service_id, version)

@@ -111,6 +111,9 @@ export function checkTariff(tariff: Tariff, root = 'service'): Issue[] {
         issues.push({ path: `${path}.input`, message: `a ${c.model} component needs an input` });
       } else if (!inputCodes.has(input)) {
         issues.push({ path: `${path}.input`, message: `no metered or unmetered input with code '${input}'` });
+      } else if ((c as { tierProration?: { period?: unknown } }).tierProration?.period === 'readingPeriod' && !metered.some((m) => m.code === input)) {
+        // The reading period is the days between two readings: an unmetered input has none.
+        issues.push({ path: `${path}.tierProration.period`, message: `'readingPeriod' needs a metered input; '${input}' is unmetered` });
       }
     }
     model.check(c as never, path, ctx);

@@ -10,7 +10,8 @@ export { consumptionBetween, type Consumption, type ConsumptionKind } from './co
 export { CHARGE_MODELS, chargeModel, explainModel } from './models/registry.ts';
 export { prepareTariff, type PreparedTariff, type PreparedComponent } from './prepareTariff.ts';
 export { rateLine, type RatedLine } from './rateLine.ts';
-export { rateBill, type RateBillInput, type RatedBill, type MeterReadings, type ReadingPoint } from './rateBill.ts';
+export { rateBill, type RateBillInput, type RatedBill, type BillSegment, type MeterReadings, type ReadingPoint } from './rateBill.ts';
+export { versionTimeline, splitSegments, type DatedVersion, type VersionPiece, type TariffVersion, type Segment, type SegmentConsumption, type SplitInput, type SplitMeter } from './segments.ts';
 export type * from './trace.ts';
 export { apiDate } from './days.ts';
 export { meterConsumption, missingReading, type LastReadingOnly } from './meterReadings.ts';

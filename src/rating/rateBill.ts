@@ -1,12 +1,14 @@
 import { apiDate, dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
-import { type Dec, DECIMAL_TEXT, formatMoney, parseDecimal, ROUNDING_MODES, type RoundingMode, ZERO } from './money.ts';
+import { Dec, DECIMAL_TEXT, formatMoney, parseDecimal, ROUNDING_MODES, type RoundingMode, ZERO } from './money.ts';
 import type { ModelContext } from './models/context.ts';
-import { type PreparedUnmeteredInput, prepareTariff } from './prepareTariff.ts';
+import { type PreparedTariff, type PreparedUnmeteredInput, prepareTariff } from './prepareTariff.ts';
 import { type LastReadingOnly, type MeterReadings, meterConsumption } from './meterReadings.ts';
 import { type LineSettings, type RatedLine, rateLine } from './rateLine.ts';
 import type { Tariff } from './tariff.ts';
 import type { InputTrace, ReadingTrace, SuspendedPeriod } from './trace.ts';
+import type { TariffVersion } from './segments.ts';
+import { rateSegmentedBill } from './rateSegments.ts';
 
 export type { ReadingPoint, MeterReadings, LastReadingOnly } from './meterReadings.ts';
 
@@ -41,6 +43,18 @@ export type RateBillInput = {
   rounding?: RoundingMode;
   /** The account's balance before this bill, decimal text; default "0". */
   balanceBroughtForward?: string | number;
+  /**
+   * The template versions in force over the term, in date order (segments.ts, versionTimeline),
+   * when the term spans a version change: the bill is then rated in segments, one per
+   * version in force over the subscription's part of the term, and `tariff` is not used.
+   * Absent or one version: `tariff` (or that version's) rates the whole bill, as before.
+   */
+  versions?: readonly TariffVersion[];
+  /**
+   * Effective readings dated on a change date (a later version's first day), by metered
+   * input code and date: they split the consumption between the segments (segments.ts).
+   */
+  changeReadings?: Readonly<Record<string, Readonly<Record<string, string | number>> | undefined>>;
 };
 
 export type RatedBill = {
@@ -66,7 +80,12 @@ export type RatedBill = {
   suspendedPeriods: SuspendedPeriod[];
   /** True when a reading used by the bill is an estimate. */
   estimated: boolean;
+  /** The segments the bill was rated in, when the term spans a version change; absent otherwise. */
+  segments?: BillSegment[];
 };
+
+/** A segment of a bill: the version in force and its dates (its lines carry the same in trace.segment). */
+export type BillSegment = { version: number; start: string; end: string; days: number; suspendedDays: number };
 
 /**
  * Rates one bill. Pure: the same input always gives the same bill.
@@ -74,7 +93,8 @@ export type RatedBill = {
  * bill: never a bill with a guessed amount.
  */
 export function rateBill(input: RateBillInput): RatedBill {
-  const prepared = prepareTariff(input.tariff);
+  const versions = input.versions;
+  const prepared = prepareTariff(versions !== undefined && versions.length === 1 ? (versions[0] as TariffVersion).tariff : input.tariff);
 
   const minorUnits = input.minorUnits;
   if (!Number.isInteger(minorUnits) || minorUnits < 0 || minorUnits > 8) {
@@ -111,6 +131,19 @@ export function rateBill(input: RateBillInput): RatedBill {
     throw new RatingError('NOT_ACTIVE', `the subscription is suspended on every day it is connected between ${apiDate(input.term.start)} and ${apiDate(input.term.end)}`);
   }
 
+  if (versions !== undefined && versions.length > 1) {
+    return rateSegmentedBill(input, versions, settings, {
+      termStart,
+      termEnd,
+      activeStart,
+      activeEnd,
+      activeDays,
+      termDays,
+      suspension,
+      balance: balanceBroughtForward(input.balanceBroughtForward, minorUnits),
+    });
+  }
+
   // ---- quantities, once per input even when several components use it
   let estimated = false;
   const meterQuantities: Dec[] = [];
@@ -134,14 +167,17 @@ export function rateBill(input: RateBillInput): RatedBill {
   const lines: RatedLine[] = new Array(prepared.components.length);
   const context: ModelContext = { activeDays, termDays, minorUnits, amounts };
   if (suspension.days > 0) context.suspended = { days: suspension.days, periods: suspension.periods };
+  const byReadingPeriod = usesReadingPeriod(prepared);
   for (const c of prepared.evaluationOrder) {
     let quantity = ZERO;
     let source: Parameters<typeof rateLine>[4] = {};
     const inp = c.input;
+    if (byReadingPeriod) delete context.readingDays;
     if (inp !== null) {
       if (inp.kind === 'metered') {
         quantity = meterQuantities[inp.slot] as Dec;
         source = { reading: meterTraces[inp.slot] as ReadingTrace, unit: inp.unit, decimals: inp.decimals };
+        if (byReadingPeriod) context.readingDays = readingDays(meterTraces[inp.slot] as ReadingTrace);
       } else {
         quantity = unmeteredQuantities[inp.slot] as Dec;
         source = { input: unmeteredTraces[inp.slot] as InputTrace };
@@ -187,7 +223,7 @@ export function rateBill(input: RateBillInput): RatedBill {
  * clipped to it, merged where they overlap or touch, in date order. Overlapping input
  * periods count their common days once.
  */
-function suspendedWithin(
+export function suspendedWithin(
   periods: RateBillInput['subscription']['suspended'],
   from: number,
   to: number,
@@ -219,7 +255,7 @@ function suspendedWithin(
   return { days, periods: merged.map(([a, b]) => ({ start: dateOfDay(a), end: dateOfDay(b) })) };
 }
 
-function unmeteredQuantity(u: PreparedUnmeteredInput, given: string | number | undefined): { quantity: Dec; trace: InputTrace } {
+export function unmeteredQuantity(u: PreparedUnmeteredInput, given: string | number | undefined): { quantity: Dec; trace: InputTrace } {
   const path = `subscription.unmetered.${u.code}`;
   let quantity: Dec;
   let source: InputTrace['source'];
@@ -245,6 +281,23 @@ function unmeteredQuantity(u: PreparedUnmeteredInput, given: string | number | u
     throw new RatingError('INVALID_INPUT', `'${u.code}' is negative: ${quantity.toFixed()}`, [{ path, message: 'negative' }]);
   }
   return { quantity, trace: { input: u.code, value: quantity.toFixed(), source } };
+}
+
+const readingPeriodUse = new WeakMap<PreparedTariff, boolean>();
+
+/** True when a component prorates its tier bounds by the reading period (cached per prepared tariff). */
+export function usesReadingPeriod(prepared: PreparedTariff): boolean {
+  let uses = readingPeriodUse.get(prepared);
+  if (uses === undefined) {
+    uses = prepared.components.some((c) => (c as { tierProration?: { period?: string } | null }).tierProration?.period === 'readingPeriod');
+    readingPeriodUse.set(prepared, uses);
+  }
+  return uses;
+}
+
+/** Days between the two readings a line used: tier proration by the reading period. */
+export function readingDays(r: ReadingTrace): Dec {
+  return new Dec(dayNumber(r.current.date) - dayNumber(r.previous.date));
 }
 
 function balanceBroughtForward(x: string | number | undefined, minorUnits: number): Dec {

@@ -47,18 +47,21 @@ export function rateLine(
 
   let minimum = component.minimum;
   let maximum = component.maximum;
-  if (component.prorate && context.activeDays !== context.termDays) {
+  const factor = prorationFactor(component, model, context);
+  if (factor !== null) {
     const before = amount;
-    amount = prorated(amount, context);
-    if (minimum !== null) minimum = prorated(minimum, context);
-    if (maximum !== null) maximum = prorated(maximum, context);
+    const scale = (x: Dec) => x.times(factor.days).div(factor.of);
+    amount = scale(amount);
+    if (minimum !== null) minimum = scale(minimum);
+    if (maximum !== null) maximum = scale(maximum);
     trace.proration = {
-      activeDays: context.activeDays,
-      termDays: context.termDays,
-      factor: `${context.activeDays}/${context.termDays}`,
+      activeDays: factor.days,
+      termDays: factor.of,
+      factor: `${factor.days}/${factor.of}`,
       before: before.toFixed(),
       after: amount.toFixed(),
     };
+    if (factor.basis !== undefined) trace.proration.basis = factor.basis;
     if (context.suspended !== undefined) {
       trace.proration.suspendedDays = context.suspended.days;
       trace.proration.suspended = context.suspended.periods;
@@ -96,6 +99,26 @@ export function rateLine(
   return { line, amount: rounded };
 }
 
-function prorated(amount: Dec, context: ModelContext): Dec {
-  return amount.times(context.activeDays).div(context.termDays);
+/**
+ * The days a line's amount is scaled by, or null. Outside a segment: activeDays /
+ * termDays when the component prorates. In a segment of a bill spanning a version change
+ * (segments.ts), each segment charges its share of the bill:
+ * - a prorated component: the segment's billed days / termDays;
+ * - a component not prorated, with no metered input (a flat fee, rooms x rate): the
+ *   segment's billed days / the bill's billed days, so the segments add up to one charge;
+ * - a component on a metered input: its quantity is already the segment's part of the
+ *   consumption, so only the bill's own proration applies (bill days / termDays if prorated);
+ * - a model that never prorates (percentage): none, its base is the segment's lines.
+ */
+function prorationFactor(
+  component: PreparedComponent,
+  model: Dispatch,
+  context: ModelContext,
+): { days: number; of: number; basis?: 'billedDays' } | null {
+  const seg = context.segment;
+  if (seg === undefined) return component.prorate && context.activeDays !== context.termDays ? { days: context.activeDays, of: context.termDays } : null;
+  if (model.prorate === 'never') return null;
+  if (component.input?.kind === 'metered') return component.prorate && seg.billDays !== context.termDays ? { days: seg.billDays, of: context.termDays } : null;
+  if (component.prorate) return context.activeDays !== context.termDays ? { days: context.activeDays, of: context.termDays } : null;
+  return context.activeDays !== seg.billDays ? { days: context.activeDays, of: seg.billDays, basis: 'billedDays' } : null;
 }

@@ -38,6 +38,25 @@ export type ProrationTrace = {
   factor: string;
   before: string;
   after: string;
+  /**
+   * In a segment of a bill spanning a version change, a component not prorated by the
+   * term is still shared by days: factor is the segment's billed days over the bill's
+   * ('billedDays', termDays then holds the bill's billed days).
+   */
+  basis?: 'billedDays';
+};
+
+/** The segment of a bill a line was rated in, when the term spans a version change. */
+export type SegmentTrace = {
+  /** The template version in force over the segment. */
+  version: number;
+  start: string;
+  end: string;
+  /** Billed days of the segment (suspended days not counted). */
+  days: number;
+  suspendedDays?: number;
+  /** The line's metered input: its part of the consumption and how it was split. */
+  consumption?: { input: string; quantity: string; by: 'days' | 'readings'; from?: { date: string; value: string }; to?: { date: string; value: string } };
 };
 
 export type LimitTrace = {
@@ -53,6 +72,7 @@ export type LineTrace = ModelTrace & {
   input?: InputTrace;
   proration?: ProrationTrace;
   limit?: LimitTrace;
+  segment?: SegmentTrace;
   /** The amount before rounding to the currency's minor unit. */
   unrounded: string;
   rounding: RoundingMode;

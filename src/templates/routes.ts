@@ -9,6 +9,7 @@ import { updateService } from './updateService.ts';
 import { listServices, listVersions, setArchiveStatus } from './store.ts';
 import { serviceRecord, versionRecord } from './serviceRecord.ts';
 import { withTemplateNames } from '../documents/templateRefs.ts';
+import { dateText } from '../calendar/calendar.ts';
 
 const Empty = Type.Object({});
 
@@ -67,11 +68,15 @@ export async function templateRoutes(app: FastifyInstance, services: Services): 
     role: 'admin',
     tag: 'pricing templates',
     summary: 'Update a pricing template',
-    description: 'Replaces the definition of the template whose code is service.code with a new version. Existing terms keep their version.',
-    body: requestSchema({ method: 'Update', action: 'Update Package' }, { service: ServiceDefinition }),
+    description:
+      'Replaces the definition of the template whose code is service.code with a new version. Existing terms keep their version, unless `effectiveFrom` (dd/mm/yyyy) dates it: it is then in force from that day in every term not yet approved, whose bills are rated in segments, one per version in force. A date on or before the end of an approved or billed term is CONFLICT (effectiveFrom). Without it, the version corrects the one in force today, from the same day. The new version number is in the X-Billrun-Service-Version header.',
+    body: requestSchema(
+      { method: 'Update', action: 'Update Package' },
+      { service: ServiceDefinition, effectiveFrom: Type.Optional(dateText("the first day the new version's prices are in force")) },
+    ),
     data: Empty,
     handler: async (body, ctx) => {
-      const version = await updateService(ctx.db, ctx.caller, body.service);
+      const version = await updateService(ctx.db, ctx.caller, body.service, body.effectiveFrom);
       ctx.reply.header('x-billrun-service-version', String(version));
       return {};
     },

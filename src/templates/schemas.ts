@@ -123,6 +123,10 @@ export const ServiceVersion = Type.Object({
   version: Type.Integer(),
   createdAt: Type.String({ description: 'YYYY-MM-DD HH:MM:SS in the app time zone' }),
   createdBy: Type.String(),
+  effectiveFrom: Type.Union([Type.String(), Type.Null()], {
+    description: "dd/mm/yyyy: the first day the version's prices are in force; null: from the beginning (docs/templates.md, Effective dates)",
+  }),
+  effectiveFromGiven: Type.Boolean({ description: 'true when update-service gave effectiveFrom; false when it was taken from the version in force the day it was saved' }),
   definition: VersionDefinition,
 });
 export type ServiceVersion = Static<typeof ServiceVersion>;

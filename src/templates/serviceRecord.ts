@@ -1,5 +1,6 @@
 import type { ServiceRecord, ServiceVersion } from './schemas.ts';
 import type { ServiceRow, StoredDefinition, VersionRow } from './store.ts';
+import { formatDate } from '../calendar/calendar.ts';
 
 /** The fields of the list record that come from one version's definition. */
 function definitionRecord(d: StoredDefinition): ServiceVersion['definition'] {
@@ -51,5 +52,12 @@ export function serviceRecord(row: ServiceRow): ServiceRecord {
 
 /** One immutable version as get-service-versions answers it. */
 export function versionRecord(row: VersionRow): ServiceVersion {
-  return { version: row.version, createdAt: row.created_at, createdBy: row.created_by, definition: definitionRecord(row.definition) };
+  return {
+    version: row.version,
+    createdAt: row.created_at,
+    createdBy: row.created_by,
+    effectiveFrom: formatDate(row.effective_from),
+    effectiveFromGiven: row.effective_dated,
+    definition: definitionRecord(row.definition),
+  };
 }

@@ -62,12 +62,21 @@ export async function insertService(db: Queryable, appCode: number, code: string
   return r.rows[0]?.service_id;
 }
 
-export async function insertVersion(db: Queryable, serviceId: string, version: number, definition: StoredDefinition, by: string): Promise<void> {
-  await db.query('INSERT INTO service_version (service_id, version, definition, created_by) VALUES ($1, $2, $3, $4)', [
+export async function insertVersion(
+  db: Queryable,
+  serviceId: string,
+  version: number,
+  definition: StoredDefinition,
+  by: string,
+  effective: { from: string | null; dated: boolean } = { from: null, dated: false },
+): Promise<void> {
+  await db.query('INSERT INTO service_version (service_id, version, definition, created_by, effective_from, effective_dated) VALUES ($1, $2, $3, $4, $5, $6)', [
     serviceId,
     version,
     JSON.stringify(definition),
     by,
+    effective.from,
+    effective.dated,
   ]);
 }
 
@@ -99,7 +108,15 @@ export async function linkBatches(db: Queryable, appCode: number, serviceId: str
   );
 }
 
-export type VersionRow = { version: number; created_at: string; created_by: string; definition: StoredDefinition };
+export type VersionRow = {
+  version: number;
+  created_at: string;
+  created_by: string;
+  definition: StoredDefinition;
+  /** 'YYYY-MM-DD' or null (from the beginning). */
+  effective_from: string | null;
+  effective_dated: boolean;
+};
 
 /** A template's versions, newest first, a page of them, and how many there are; undefined when the app has no template of that code. */
 export async function listVersions(
@@ -117,7 +134,8 @@ export async function listVersions(
   const found = s.rows[0];
   if (!found) return undefined;
   const r = await db.query<VersionRow>(
-    `SELECT v.version, ${localTimeSql('v.created_at')} AS created_at, v.created_by, v.definition
+    `SELECT v.version, ${localTimeSql('v.created_at')} AS created_at, v.created_by, v.definition,
+            to_char(v.effective_from, 'YYYY-MM-DD') AS effective_from, v.effective_dated
        FROM service_version v JOIN app a ON a.app_code = $1
       WHERE v.service_id = $2
       ORDER BY v.version DESC LIMIT $3 OFFSET $4`,

@@ -1,24 +1,50 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
-import { notFound } from '../errors.ts';
+import { conflict, notFound, validationFailed } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import type { ServiceDefinition } from './schemas.ts';
 import { normalizeDefinition } from './definition.ts';
 import { insertVersion, linkBatches, lockService, setCurrentVersion } from './store.ts';
 import { checkTemplateRefs } from '../documents/templateRefs.ts';
+import { appToday, formatDate, parseDate } from '../calendar/calendar.ts';
+import { billedTermReached, versionInForceOn } from './versions.ts';
 
 /**
  * Replaces a template's definition with a new version. Terms made before keep the
- * version they point at, so their bills do not change.
+ * version they point at, so their bills do not change, except where the new version
+ * is effective-dated (`effectiveFrom`, dd/mm/yyyy): it is then in force from that day
+ * in every term of the template not yet billed, which rates the days before and after
+ * it in segments. A date reaching a term already approved or billed (its end on or after
+ * the date) is refused: its bills, or the preview it was approved on, would no longer
+ * match its tariff. An undated version takes the date of the version in force the day
+ * it is saved: it corrects that version, over the same days (docs/templates.md).
  */
-export async function updateService(db: pg.Pool, caller: Caller, service: ServiceDefinition): Promise<number> {
+export async function updateService(db: pg.Pool, caller: Caller, service: ServiceDefinition, effectiveFrom?: string): Promise<number> {
   const definition = normalizeDefinition(service);
+  let from: string | null = null;
+  if (effectiveFrom !== undefined) {
+    from = parseDate(effectiveFrom);
+    if (from === null) throw validationFailed([{ path: 'effectiveFrom', message: 'must be a calendar date written dd/mm/yyyy' }]);
+  }
   return inTransaction(db, async (tx) => {
     const current = await lockService(tx, caller.appCode, definition.code);
     if (!current) throw notFound('pricing template', 'service.code');
     await checkTemplateRefs(tx, caller.appCode, definition);
+    let effective: { from: string | null; dated: boolean };
+    if (from !== null) {
+      const term = await billedTermReached(tx, current.service_id, from);
+      if (term !== undefined) {
+        throw conflict(
+          `effectiveFrom ${formatDate(from)} is on or before the end (${formatDate(term.end_date)}) of term ${term.term_id}, which is ${term.status}: its bills (or the preview it was approved on) would no longer match its tariff. Date the version after ${formatDate(term.end_date)}, or reverse the term first.`,
+          'effectiveFrom',
+        );
+      }
+      effective = { from, dated: true };
+    } else {
+      effective = { from: await versionInForceOn(tx, current.service_id, await appToday(tx, caller.appCode)), dated: false };
+    }
     const version = current.current_version + 1;
-    await insertVersion(tx, current.service_id, version, definition, caller.email);
+    await insertVersion(tx, current.service_id, version, definition, caller.email, effective);
     await setCurrentVersion(tx, current.service_id, version, caller.email);
     await linkBatches(tx, caller.appCode, current.service_id, definition.batches, caller.email);
     return version;

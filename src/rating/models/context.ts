@@ -13,4 +13,20 @@ export type ModelContext = {
   minorUnits: number;
   /** Rounded amounts of the lines already rated, by component index (for percentage). */
   amounts: readonly (Dec | undefined)[];
+  /**
+   * Days between the two readings of the component's metered input (tier proration by
+   * the reading period); in a segment, its part of them. Absent for other components.
+   */
+  readingDays?: Dec;
+  /** Set when the term spans a version change: the segment this line is rated in (segments.ts). */
+  segment?: SegmentContext;
+};
+
+/** A segment of a bill rated by one version: activeDays above are the segment's billed days. */
+export type SegmentContext = {
+  version: number;
+  start: string;
+  end: string;
+  /** Billed days of the whole bill (every segment). */
+  billDays: number;
 };

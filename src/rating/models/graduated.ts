@@ -10,6 +10,7 @@ import {
   type PreparedTiered,
   prepareTiers,
   tierBounds,
+  type SegmentBoundsTrace,
   type TierProrationTrace,
   tieredComponent,
   tierTrace,
@@ -24,6 +25,8 @@ export type GraduatedTrace = {
   quantity: string;
   tiers: TierTrace[];
   tierProration?: TierProrationTrace;
+  /** Bounds scaled to the segment of a bill spanning a version change. */
+  segmentBounds?: SegmentBoundsTrace;
 };
 
 /**
@@ -34,7 +37,7 @@ export type GraduatedTrace = {
  * above its lower bound.
  */
 export function rateGraduated(component: PreparedGraduated, quantity: Dec, context: ModelContext): ModelResult<GraduatedTrace> {
-  const { bounds, trace: tierProration } = tierBounds(component.tiers, component.tierProration, context);
+  const { bounds, trace: tierProration, segment: segmentBounds } = tierBounds(component.tiers, component.tierProration, context);
   let amount = ZERO;
   let lower = ZERO;
   const tiers: TierTrace[] = [];
@@ -53,6 +56,7 @@ export function rateGraduated(component: PreparedGraduated, quantity: Dec, conte
   }
   const trace: GraduatedTrace = { model: 'graduated', quantity: quantity.toFixed(), tiers };
   if (tierProration !== undefined) trace.tierProration = tierProration;
+  if (segmentBounds !== undefined) trace.segmentBounds = segmentBounds;
   return { amount, trace };
 }
 

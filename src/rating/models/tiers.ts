@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Amount, DecimalString } from '../fields.ts';
 import { type Dec, roundMoney, toDecimal } from '../money.ts';
 import type { ModelContext } from './context.ts';
+import { RatingError } from '../errors.ts';
 import { type CheckContext, componentFields, inputField, type PrepareContext, type PreparedBase, prorateField } from './model.ts';
 
 /**
@@ -24,15 +25,22 @@ export type Tier = Static<typeof Tier>;
 export const TierRounding = Type.Union([Type.Literal('down'), Type.Literal('up'), Type.Literal('halfUp')]);
 export type TierRounding = Static<typeof TierRounding>;
 
+export const TierProrationPeriod = Type.Union([Type.Literal('term'), Type.Literal('readingPeriod')], {
+  description:
+    "The days the bounds are scaled by: 'term' (default) the subscription's billed days of the term, 'readingPeriod' the days between the two readings of the component's meter",
+});
+export type TierProrationPeriod = Static<typeof TierProrationPeriod>;
+
 export const TierProration = Type.Object(
   {
+    period: Type.Optional(TierProrationPeriod),
     basisDays: Type.Integer({ minimum: 1, maximum: 366, description: 'Days the tier bounds are written for, e.g. 30' }),
     decimals: Type.Integer({ minimum: 0, maximum: 6, description: 'Decimals a scaled bound keeps' }),
     rounding: TierRounding,
   },
   {
     additionalProperties: false,
-    description: 'Scale tier bounds by activeDays / basisDays, rounded to decimals by the rounding rule',
+    description: 'Scale tier bounds by days / basisDays (days: see period), rounded to decimals by the rounding rule',
   },
 );
 export type TierProration = Static<typeof TierProration>;
@@ -40,7 +48,7 @@ export type TierProration = Static<typeof TierProration>;
 export const tiersField = Type.Array(Tier, { minItems: 1, maxItems: 100 });
 
 export type PreparedTier = { upTo: Dec | null; rate: Dec; flat: Dec | null };
-export type PreparedTierProration = { basisDays: number; decimals: number; rounding: TierRounding };
+export type PreparedTierProration = { period: TierProrationPeriod; basisDays: number; decimals: number; rounding: TierRounding };
 
 /** The component of a model priced by tiers: an input, its tiers, optional tier proration. */
 export function tieredComponent<M extends string>(model: M, description: string) {
@@ -80,14 +88,24 @@ export type TierTrace = {
 
 export type TierProrationTrace = {
   basisDays: number;
+  /** 'readingPeriod' when the bounds were scaled by readingDays rather than activeDays. */
+  period?: 'readingPeriod';
+  /** Days between the two readings used (in a segment, its part of them), with period 'readingPeriod'. */
+  readingDays?: string;
   activeDays: number;
   /** Connected days not counted in activeDays because the subscription was suspended. */
   suspendedDays?: number;
   decimals: number;
   rounding: TierRounding;
-  /** Each written bound and the bound used: upTo x activeDays / basisDays, rounded. */
+  /** Each written bound and the bound used: upTo x activeDays (or readingDays) / basisDays, rounded. */
   bounds: { upTo: string; scaled: string }[];
 };
+
+/** Bounds written per term scaled to a segment of a bill (segments.ts): upTo x days / billDays. */
+export type SegmentBoundsTrace = { days: number; billDays: number; bounds: { upTo: string; scaled: string }[] };
+
+/** Decimals a bound scaled to a segment keeps (rounded halfUp): finer than any meter reads. */
+export const SEGMENT_BOUND_DECIMALS = 6;
 
 /** Tiers ascending, only the last open, rates and flats not negative; tier proration in range. */
 export function checkTiers(
@@ -132,6 +150,9 @@ export function checkTiers(
     if (tp.rounding !== 'down' && tp.rounding !== 'up' && tp.rounding !== 'halfUp') {
       issues.push({ path: `${p}.rounding`, message: "must be 'down', 'up' or 'halfUp'" });
     }
+    if (tp.period !== undefined && tp.period !== 'term' && tp.period !== 'readingPeriod') {
+      issues.push({ path: `${p}.period`, message: "must be 'term' or 'readingPeriod'" });
+    }
   }
 }
 
@@ -145,7 +166,10 @@ export function prepareTiers(
       rate: ctx.resolve(t.rate),
       flat: t.flat === undefined ? null : ctx.resolve(t.flat),
     })),
-    tierProration: c.tierProration === undefined ? null : { ...c.tierProration },
+    tierProration:
+      c.tierProration === undefined
+        ? null
+        : { period: c.tierProration.period ?? 'term', basisDays: c.tierProration.basisDays, decimals: c.tierProration.decimals, rounding: c.tierProration.rounding },
   };
 }
 
@@ -172,16 +196,47 @@ export function explainTier(t: TierTrace): string {
  * The tier upper bounds used for this bill: as written, or with tier
  * proration scaled by activeDays / basisDays and rounded to `decimals` by its
  * rule (a 30-day bound of 10 becomes 10 x 31/30 = 10.33 for a 31-day period,
- * 10 when rounded down to 0 decimals, 11 when rounded up).
+ * 10 when rounded down to 0 decimals, 11 when rounded up). With period
+ * 'readingPeriod' the days are those between the two readings used (300 kL a
+ * year, basisDays 365, over a 90-day reading period: 73.97, 74 at 0 decimals halfUp).
  * Rounding is monotonic, so scaled bounds stay in order (two may become equal:
  * the tier between them is then empty).
+ *
+ * In a segment of a bill spanning a version change (context.segment), bounds
+ * written per term (no tier proration) are scaled by the segment's billed days
+ * over the bill's, to SEGMENT_BOUND_DECIMALS halfUp, so the segments together
+ * have the allowance of one term; bounds with tier proration use the segment's days.
  */
 export function tierBounds(
   tiers: readonly PreparedTier[],
   proration: PreparedTierProration | null,
   context: ModelContext,
-): { bounds: (Dec | null)[]; trace?: TierProrationTrace } {
-  if (proration === null) return { bounds: tiers.map((t) => t.upTo) };
+): { bounds: (Dec | null)[]; trace?: TierProrationTrace; segment?: SegmentBoundsTrace } {
+  if (proration === null) {
+    const seg = context.segment;
+    if (seg === undefined || context.activeDays === seg.billDays) return { bounds: tiers.map((t) => t.upTo) };
+    const bounds: (Dec | null)[] = [];
+    const traced: { upTo: string; scaled: string }[] = [];
+    for (const t of tiers) {
+      if (t.upTo === null) {
+        bounds.push(null);
+        continue;
+      }
+      const scaled = roundMoney(t.upTo.times(context.activeDays).div(seg.billDays), SEGMENT_BOUND_DECIMALS, 'halfUp');
+      bounds.push(scaled);
+      traced.push({ upTo: t.upTo.toFixed(), scaled: scaled.toFixed() });
+    }
+    return { bounds, segment: { days: context.activeDays, billDays: seg.billDays, bounds: traced } };
+  }
+  let days: Dec | number = context.activeDays;
+  if (proration.period === 'readingPeriod') {
+    if (context.readingDays === undefined) {
+      throw new RatingError('INVALID_TARIFF', "tier proration by 'readingPeriod' needs a metered input: the component has no readings", [
+        { path: 'tierProration.period', message: 'needs a metered input' },
+      ]);
+    }
+    days = context.readingDays;
+  }
   const bounds: (Dec | null)[] = [];
   const traced: { upTo: string; scaled: string }[] = [];
   for (const t of tiers) {
@@ -189,7 +244,7 @@ export function tierBounds(
       bounds.push(null);
       continue;
     }
-    const scaled = roundMoney(t.upTo.times(context.activeDays).div(proration.basisDays), proration.decimals, proration.rounding);
+    const scaled = roundMoney(t.upTo.times(days).div(proration.basisDays), proration.decimals, proration.rounding);
     bounds.push(scaled);
     traced.push({ upTo: t.upTo.toFixed(), scaled: scaled.toFixed() });
   }
@@ -200,6 +255,10 @@ export function tierBounds(
     rounding: proration.rounding,
     bounds: traced,
   };
+  if (proration.period === 'readingPeriod') {
+    trace.period = 'readingPeriod';
+    trace.readingDays = (days as Dec).toFixed();
+  }
   if (context.suspended !== undefined) trace.suspendedDays = context.suspended.days;
   return { bounds, trace };
 }

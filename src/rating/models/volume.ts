@@ -10,6 +10,7 @@ import {
   type PreparedTiered,
   prepareTiers,
   tierBounds,
+  type SegmentBoundsTrace,
   type TierProrationTrace,
   tieredComponent,
   tierTrace,
@@ -25,6 +26,8 @@ export type VolumeTrace = {
   /** The tier the total reaches; all units at its rate. */
   tier: TierTrace;
   tierProration?: TierProrationTrace;
+  /** Bounds scaled to the segment of a bill spanning a version change. */
+  segmentBounds?: SegmentBoundsTrace;
 };
 
 /**
@@ -32,7 +35,7 @@ export type VolumeTrace = {
  * `upTo` is at or above the quantity), plus that tier's `flat`.
  */
 export function rateVolume(component: PreparedVolume, quantity: Dec, context: ModelContext): ModelResult<VolumeTrace> {
-  const { bounds, trace: tierProration } = tierBounds(component.tiers, component.tierProration, context);
+  const { bounds, trace: tierProration, segment: segmentBounds } = tierBounds(component.tiers, component.tierProration, context);
   let lower = ZERO;
   let i = 0;
   for (; i < component.tiers.length - 1; i++) {
@@ -46,6 +49,7 @@ export function rateVolume(component: PreparedVolume, quantity: Dec, context: Mo
   if (tier.flat !== null) amount = amount.plus(tier.flat);
   const trace: VolumeTrace = { model: 'volume', quantity: quantity.toFixed(), tier: tierTrace(i, lower, upper, tier, quantity, amount) };
   if (tierProration !== undefined) trace.tierProration = tierProration;
+  if (segmentBounds !== undefined) trace.segmentBounds = segmentBounds;
   return { amount, rate: tier.rate, trace };
 }
 

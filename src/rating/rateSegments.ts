@@ -1,0 +1,177 @@
+// A bill whose term spans a template version change: rated in segments, one per version
+// in force over the subscription's part of the term (segments.ts splits the days and the
+// consumption), each segment's lines by its own version, in date order.
+import { dateOfDay, dayNumber } from './days.ts';
+import { RatingError } from './errors.ts';
+import { type Dec, formatMoney, parseDecimal, ZERO } from './money.ts';
+import type { ModelContext } from './models/context.ts';
+import { meterConsumption } from './meterReadings.ts';
+import { type PreparedMeteredInput, type PreparedTariff, prepareTariff } from './prepareTariff.ts';
+import { type BillSegment, type RateBillInput, type RatedBill, readingDays, unmeteredQuantity, usesReadingPeriod } from './rateBill.ts';
+import { type LineSettings, type RatedLine, rateLine } from './rateLine.ts';
+import { type SplitMeter, splitSegmentDays, type TariffVersion, type VersionDays, type VersionPiece } from './segments.ts';
+import type { ReadingTrace, SegmentTrace, SuspendedPeriod } from './trace.ts';
+
+export type BillDays = {
+  termStart: number;
+  termEnd: number;
+  activeStart: number;
+  activeEnd: number;
+  activeDays: number;
+  termDays: number;
+  suspension: { days: number; periods: SuspendedPeriod[] };
+  balance: Dec;
+};
+
+/** The term's version pieces from the versions in force (each from its `from` to the day before the next's). */
+export function versionPieces(versions: readonly TariffVersion[], termStart: number, termEnd: number): VersionPiece[] {
+  const pieces: VersionPiece[] = [];
+  versions.forEach((v, i) => {
+    const from = Math.max(termStart, dayNumber(v.from, `versions[${i}].from`));
+    const next = versions[i + 1];
+    const to = next === undefined ? termEnd : Math.min(termEnd, dayNumber(next.from, `versions[${i + 1}].from`) - 1);
+    if (from <= to) pieces.push({ version: v.version, start: dateOfDay(from), end: dateOfDay(to) });
+  });
+  return pieces;
+}
+
+type PreparedVersions = { termStart: number; termEnd: number; prepared: Map<number, PreparedTariff>; pieces: VersionDays[] };
+
+// The bill run passes the same versions array for every bill of a term: its tariffs are
+// prepared and its pieces parsed once (keyed by the array, with the term's days).
+const preparedVersions = new WeakMap<readonly TariffVersion[], PreparedVersions>();
+
+function prepareVersions(versions: readonly TariffVersion[], termStart: number, termEnd: number): PreparedVersions {
+  const hit = preparedVersions.get(versions);
+  if (hit !== undefined && hit.termStart === termStart && hit.termEnd === termEnd) return hit;
+  const prepared = new Map<number, PreparedTariff>();
+  for (const v of versions) prepared.set(v.version, prepareTariff(v.tariff));
+  const pieces = versionPieces(versions, termStart, termEnd).map((p) => ({ version: p.version, start: dayNumber(p.start), end: dayNumber(p.end) }));
+  const made = { termStart, termEnd, prepared, pieces };
+  preparedVersions.set(versions, made);
+  return made;
+}
+
+export function rateSegmentedBill(input: RateBillInput, versions: readonly TariffVersion[], settings: LineSettings, d: BillDays): RatedBill {
+  const { prepared, pieces } = prepareVersions(versions, d.termStart, d.termEnd);
+  const activePeriod = { start: dateOfDay(d.activeStart), end: dateOfDay(d.activeEnd) };
+  const inPeriod = pieces.filter((p) => p.end >= d.activeStart && p.start <= d.activeEnd);
+
+  // ---- each meter any segment's version uses: its consumption once, for the whole bill
+  const meters: Record<string, SplitMeter> = {};
+  const traces = new Map<string, ReadingTrace>();
+  let estimated = false;
+  const endsEarly = d.activeEnd < d.termEnd ? activePeriod.end : null;
+  for (const p of inPeriod) {
+    for (const meter of (prepared.get(p.version) as PreparedTariff).meteredNeeded) {
+      if (traces.has(meter.code)) continue;
+      const { quantity, trace } = meterConsumption(meter, input.readings?.[meter.code], endsEarly);
+      traces.set(meter.code, trace);
+      if (trace.estimated) estimated = true;
+      meters[meter.code] = {
+        previous: { date: trace.previous.date, value: parseDecimal(trace.previous.value) as Dec },
+        current: { date: trace.current.date, value: parseDecimal(trace.current.value) as Dec },
+        quantity,
+        decimals: meter.decimals,
+        rolloverAt: meter.rolloverAt,
+        onChangeDates: changeReadings(meter, input.changeReadings?.[meter.code]),
+      };
+    }
+  }
+  const suspended = d.suspension.periods.map((p) => [dayNumber(p.start), dayNumber(p.end)] as const);
+  const segments = splitSegmentDays(d.activeStart, d.activeEnd, suspended, inPeriod, meters);
+
+  // ---- each segment's lines, by its own version
+  const lines: RatedLine[] = [];
+  const billSegments: BillSegment[] = [];
+  let charges = ZERO;
+  let tax = ZERO;
+  const sub = input.subscription;
+  for (const seg of segments) {
+    billSegments.push({ version: seg.version, start: seg.start, end: seg.end, days: seg.days, suspendedDays: seg.suspendedDays });
+    if (seg.days === 0) continue; // suspended throughout: nothing billed in it
+    const tariff = prepared.get(seg.version) as PreparedTariff;
+    const amounts: (Dec | undefined)[] = new Array(tariff.components.length);
+    const segLines: RatedLine[] = new Array(tariff.components.length);
+    const context: ModelContext = {
+      activeDays: seg.days,
+      termDays: d.termDays,
+      minorUnits: settings.minorUnits,
+      amounts,
+      segment: { version: seg.version, start: seg.start, end: seg.end, billDays: d.activeDays },
+    };
+    if (seg.suspendedDays > 0) context.suspended = { days: seg.suspendedDays, periods: seg.suspended };
+    const byReadingPeriod = usesReadingPeriod(tariff);
+    for (const c of tariff.evaluationOrder) {
+      let quantity = ZERO;
+      let source: Parameters<typeof rateLine>[4] = {};
+      const segment: SegmentTrace = { version: seg.version, start: seg.start, end: seg.end, days: seg.days };
+      if (seg.suspendedDays > 0) segment.suspendedDays = seg.suspendedDays;
+      if (byReadingPeriod) delete context.readingDays;
+      const inp = c.input;
+      if (inp !== null && inp.kind === 'metered') {
+        const part = seg.consumption[inp.code];
+        const trace = traces.get(inp.code) as ReadingTrace;
+        quantity = part?.quantity ?? ZERO;
+        source = { reading: trace, unit: inp.unit, decimals: inp.decimals };
+        segment.consumption = { input: inp.code, quantity: quantity.toFixed(inp.decimals), by: part?.by ?? 'days' };
+        if (part?.from !== undefined) segment.consumption.from = part.from;
+        if (part?.to !== undefined) segment.consumption.to = part.to;
+        // The segment's part of the reading period, by its share of the bill's days.
+        if (byReadingPeriod) context.readingDays = readingDays(trace).times(seg.days).div(d.activeDays);
+      } else if (inp !== null) {
+        const u = unmeteredQuantity(inp, sub.unmetered?.[inp.code]);
+        quantity = u.quantity;
+        source = { input: u.trace };
+      }
+      const { line, amount } = rateLine(c, quantity, context, settings, source);
+      line.trace.segment = segment;
+      amounts[c.index] = amount;
+      segLines[c.index] = line;
+    }
+    for (const c of tariff.components) {
+      const a = amounts[c.index] as Dec;
+      if (c.category === 'tax') tax = tax.plus(a);
+      else charges = charges.plus(a);
+      lines.push(segLines[c.index] as RatedLine);
+    }
+  }
+
+  const total = charges.plus(tax);
+  const minorUnits = settings.minorUnits;
+  const sub0 = input.subscription;
+  return {
+    lines,
+    charges: formatMoney(charges, minorUnits),
+    tax: formatMoney(tax, minorUnits),
+    total: formatMoney(total, minorUnits),
+    balanceBroughtForward: formatMoney(d.balance, minorUnits),
+    totalDue: formatMoney(total.plus(d.balance), minorUnits),
+    activeDays: d.activeDays,
+    termDays: d.termDays,
+    activePeriod: {
+      start: d.activeStart === d.termStart ? input.term.start : sub0.startDate,
+      end: d.activeEnd === d.termEnd ? input.term.end : (sub0.endDate as string),
+    },
+    suspendedDays: d.suspension.days,
+    suspendedPeriods: d.suspension.periods,
+    estimated,
+    segments: billSegments,
+  };
+}
+
+function changeReadings(meter: PreparedMeteredInput, given: Readonly<Record<string, string | number>> | undefined): Record<string, Dec> | undefined {
+  if (given === undefined) return undefined;
+  const out: Record<string, Dec> = {};
+  for (const [date, value] of Object.entries(given)) {
+    dayNumber(date, `changeReadings.${meter.code}`);
+    const v = parseDecimal(value);
+    if (v === null || (v.isNegative() && !v.isZero()) || v.decimalPlaces() > meter.decimals) {
+      throw new RatingError('INVALID_READING', `${meter.code} reading of ${date} is not a reading of this meter: ${JSON.stringify(value)}`, [
+        { path: `changeReadings.${meter.code}`, message: 'not a reading' },
+      ]);
+    }
+    out[date] = v;
+  }
+  return out;
+}

@@ -1,0 +1,320 @@
+// Issue 12 parts 1 and 2: a bill in segments when the term spans a template version
+// change, and tier bounds prorated by the reading period. Amounts worked out by hand in
+// the comments.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { RatingError } from '../../src/rating/errors.ts';
+import { Dec } from '../../src/rating/money.ts';
+import { rateBill, type RateBillInput } from '../../src/rating/rateBill.ts';
+import { splitSegments, versionTimeline, type TariffVersion } from '../../src/rating/segments.ts';
+import type { Component, Tariff } from '../../src/rating/tariff.ts';
+import { type PreparedTier, tierBounds } from '../../src/rating/models/tiers.ts';
+import type { GraduatedTrace } from '../../src/rating/models/graduated.ts';
+import { prepareTariff } from '../../src/rating/prepareTariff.ts';
+import { checkTariff } from '../../src/rating/checkTariff.ts';
+import { ctx } from './fixtures.ts';
+
+const JANUARY = { start: '2025-01-01', end: '2025-01-31' }; // 31 days
+const meter = { meteredInputs: [{ code: 'water', label: 'Water', unit: 'kL', decimals: 0 }] } satisfies Tariff;
+
+// Version 1: 31.00 a month (prorated) + 2.00 a kL; version 2: 62.00 + 3.00 a kL.
+const tariff = (service: string, perKl: string, extra: Component[] = []): Tariff => ({
+  ...meter,
+  components: [
+    { code: 'service', name: 'Service', model: 'flat', amount: service },
+    { code: 'water', name: 'Water', model: 'perUnit', input: 'water', rate: perKl },
+    ...extra,
+  ],
+});
+const V1 = tariff('31.00', '2.00');
+const V2 = tariff('62.00', '3.00');
+const changeOn = (from: string, v1: Tariff = V1, v2: Tariff = V2): TariffVersion[] => [
+  { version: 1, from: JANUARY.start, tariff: v1 },
+  { version: 2, from, tariff: v2 },
+];
+
+function bill(versions: TariffVersion[], over: Partial<RateBillInput> = {}) {
+  return rateBill({
+    tariff: V1,
+    versions,
+    term: JANUARY,
+    subscription: { startDate: '2020-01-01' },
+    // 1000 on 31/12/2024, 1310 on 31/01/2025: 310 kL
+    readings: { water: { previous: { date: '2024-12-31', value: '1000' }, current: { date: '2025-01-31', value: '1310' } } },
+    minorUnits: 2,
+    ...over,
+  });
+}
+const lines = (b: ReturnType<typeof rateBill>) => b.lines.map((l) => [l.trace.segment?.version, l.componentCode, l.quantity, l.amount]);
+
+describe('versionTimeline: the version in force on each day of a term', () => {
+  test('a change on a middle day, on the first day, on the last day; none', () => {
+    const v = (from: string) => [
+      { version: 1, from: null },
+      { version: 2, from },
+    ];
+    assert.deepEqual(versionTimeline(v('2025-01-16'), JANUARY.start, JANUARY.end), [
+      { version: 1, start: '2025-01-01', end: '2025-01-15' },
+      { version: 2, start: '2025-01-16', end: '2025-01-31' },
+    ]);
+    assert.deepEqual(versionTimeline(v('2025-01-01'), JANUARY.start, JANUARY.end), [{ version: 2, start: '2025-01-01', end: '2025-01-31' }]);
+    assert.deepEqual(versionTimeline(v('2025-01-31'), JANUARY.start, JANUARY.end), [
+      { version: 1, start: '2025-01-01', end: '2025-01-30' },
+      { version: 2, start: '2025-01-31', end: '2025-01-31' },
+    ]);
+    assert.deepEqual(versionTimeline(v('2025-02-01'), JANUARY.start, JANUARY.end), [{ version: 1, start: '2025-01-01', end: '2025-01-31' }]);
+  });
+
+  test('the latest date in force wins, and of one date the highest version (a correction of it)', () => {
+    // v2 from 16/01; v3 saved later without a date corrects v2 (same date); v4 undated from the beginning
+    const versions = [
+      { version: 1, from: null },
+      { version: 2, from: '2025-01-16' },
+      { version: 3, from: '2025-01-16' },
+      { version: 4, from: null },
+    ];
+    assert.deepEqual(versionTimeline(versions, JANUARY.start, JANUARY.end), [
+      { version: 4, start: '2025-01-01', end: '2025-01-15' },
+      { version: 3, start: '2025-01-16', end: '2025-01-31' },
+    ]);
+  });
+});
+
+describe('splitSegments: days and consumption per version', () => {
+  const pieces = versionTimeline(
+    [
+      { version: 1, from: null },
+      { version: 2, from: '2025-01-16' },
+    ],
+    JANUARY.start,
+    JANUARY.end,
+  );
+  const water = (onChangeDates?: Record<string, Dec>) => ({
+    previous: { date: '2024-12-31', value: new Dec(1000) },
+    current: { date: '2025-01-31', value: new Dec(1310) },
+    quantity: new Dec(310),
+    decimals: 0,
+    ...(onChangeDates ? { onChangeDates } : {}),
+  });
+  const q = (s: ReturnType<typeof splitSegments>) => s.map((x) => [x.version, x.start, x.end, x.days, x.consumption.water?.quantity.toFixed(), x.consumption.water?.by]);
+
+  test('by days: 310 x 15/31 = 150 before the change, 160 after', () => {
+    assert.deepEqual(q(splitSegments({ period: JANUARY, versions: pieces, meters: { water: water() } })), [
+      [1, '2025-01-01', '2025-01-15', 15, '150', 'days'],
+      [2, '2025-01-16', '2025-01-31', 16, '160', 'days'],
+    ]);
+  });
+
+  test('a reading on the change date splits by the readings: 1100 on 16/01 is 100 before, 210 after', () => {
+    const s = splitSegments({ period: JANUARY, versions: pieces, meters: { water: water({ '2025-01-16': new Dec(1100) }) } });
+    assert.deepEqual(q(s), [
+      [1, '2025-01-01', '2025-01-15', 15, '100', 'readings'],
+      [2, '2025-01-16', '2025-01-31', 16, '210', 'readings'],
+    ]);
+    assert.deepEqual(s[0]?.consumption.water?.to, { date: '2025-01-16', value: '1100' });
+  });
+
+  test('suspended days use nothing: 20/01 to 23/01 suspended, 310 x 15/27 = 172.2 -> 172, then 138', () => {
+    const s = splitSegments({ period: JANUARY, suspended: [{ start: '2025-01-20', end: '2025-01-23' }], versions: pieces, meters: { water: water() } });
+    assert.deepEqual(q(s), [
+      [1, '2025-01-01', '2025-01-15', 15, '172', 'days'],
+      [2, '2025-01-16', '2025-01-31', 12, '138', 'days'],
+    ]);
+    assert.equal(s[1]?.suspendedDays, 4);
+  });
+
+  test('shares rounded on the running total never go negative: 2 kL over four 1-day segments', () => {
+    const four = [1, 2, 3, 4].map((v) => ({ version: v, start: `2025-01-0${v}`, end: `2025-01-0${v}` }));
+    const s = splitSegments({
+      period: { start: '2025-01-01', end: '2025-01-04' },
+      versions: four,
+      meters: { water: { previous: { date: '2024-12-31', value: new Dec(0) }, current: { date: '2025-01-04', value: new Dec(2) }, quantity: new Dec(2), decimals: 0 } },
+    });
+    // running: 0.5 -> 1, 1 -> 1, 1.5 -> 2, 2: parts 1, 0, 1, 0
+    assert.deepEqual(s.map((x) => x.consumption.water?.quantity.toFixed()), ['1', '0', '1', '0']);
+  });
+
+  test('a change-date reading above the current one is refused, not billed negative', () => {
+    assert.throws(
+      () => splitSegments({ period: JANUARY, versions: pieces, meters: { water: water({ '2025-01-16': new Dec(1400) }) } }),
+      (e: unknown) => e instanceof RatingError && e.code === 'INVALID_READING' && /16\/01\/2025/.test(e.message),
+    );
+  });
+});
+
+describe('rateBill in segments', () => {
+  test('a change on a middle day: each version its days and its share of the consumption', () => {
+    const b = bill(changeOn('2025-01-16'));
+    // v1: 31.00 x 15/31 = 15.00; 150 x 2.00 = 300.00. v2: 62.00 x 16/31 = 32.00; 160 x 3.00 = 480.00
+    assert.deepEqual(lines(b), [
+      [1, 'service', '1', '15.00'],
+      [1, 'water', '150', '300.00'],
+      [2, 'service', '1', '32.00'],
+      [2, 'water', '160', '480.00'],
+    ]);
+    assert.equal(b.total, '827.00');
+    assert.deepEqual(b.segments, [
+      { version: 1, start: '2025-01-01', end: '2025-01-15', days: 15, suspendedDays: 0 },
+      { version: 2, start: '2025-01-16', end: '2025-01-31', days: 16, suspendedDays: 0 },
+    ]);
+    assert.deepEqual(b.lines[3]?.trace.segment, {
+      version: 2,
+      start: '2025-01-16',
+      end: '2025-01-31',
+      days: 16,
+      consumption: { input: 'water', quantity: '160', by: 'days' },
+    });
+    assert.equal(b.lines[2]?.trace.proration?.factor, '16/31');
+  });
+
+  test('a reading on the change date: 1100 on 16/01 bills 100 kL at 2.00 and 210 kL at 3.00', () => {
+    const b = bill(changeOn('2025-01-16'), { changeReadings: { water: { '2025-01-16': '1100' } } });
+    // 15.00 + 200.00 + 32.00 + 630.00
+    assert.deepEqual(lines(b).map((l) => l[3]), ['15.00', '200.00', '32.00', '630.00']);
+    assert.equal(b.total, '877.00');
+    assert.equal(b.lines[1]?.trace.segment?.consumption?.by, 'readings');
+  });
+
+  test('a change on the last day: 30 days and 1 day', () => {
+    const b = bill(changeOn('2025-01-31'));
+    // 31 x 30/31 = 30.00; 310 x 30/31 = 300 kL x 2 = 600.00; 62 x 1/31 = 2.00; 10 kL x 3 = 30.00
+    assert.deepEqual(lines(b), [
+      [1, 'service', '1', '30.00'],
+      [1, 'water', '300', '600.00'],
+      [2, 'service', '1', '2.00'],
+      [2, 'water', '10', '30.00'],
+    ]);
+    assert.equal(b.total, '662.00');
+  });
+
+  test('a change on the first day is no change: the term is one version, rated as before', () => {
+    const pieces = versionTimeline(
+      [
+        { version: 1, from: null },
+        { version: 2, from: '2025-01-01' },
+      ],
+      JANUARY.start,
+      JANUARY.end,
+    );
+    assert.equal(pieces.length, 1);
+    const b = bill([{ version: 2, from: JANUARY.start, tariff: V2 }]);
+    // 62.00 + 310 x 3.00 = 992.00, no segments
+    assert.deepEqual(b.lines.map((l) => l.amount), ['62.00', '930.00']);
+    assert.equal(b.segments, undefined);
+    assert.equal(b.lines[0]?.trace.segment, undefined);
+  });
+
+  test('a subscription starting after the change: one segment, the new version, its own days', () => {
+    const b = bill(changeOn('2025-01-16'), {
+      subscription: { startDate: '2025-01-20' },
+      readings: { water: { previous: { date: '2025-01-20', value: '0' }, current: { date: '2025-01-31', value: '120' } } },
+    });
+    // 62.00 x 12/31 = 24.00; 120 x 3.00 = 360.00
+    assert.deepEqual(lines(b), [
+      [2, 'service', '1', '24.00'],
+      [2, 'water', '120', '360.00'],
+    ]);
+    assert.deepEqual(b.segments, [{ version: 2, start: '2025-01-20', end: '2025-01-31', days: 12, suspendedDays: 0 }]);
+  });
+
+  test('tier bounds written per term are shared by days: 155 kL becomes 75 and 80', () => {
+    const tiered = (r1: string, r2: string): Tariff => ({
+      ...meter,
+      components: [{ code: 'water', name: 'Water', model: 'graduated', input: 'water', tiers: [{ upTo: '155', rate: r1 }, { upTo: null, rate: r2 }] }],
+    });
+    const b = bill(changeOn('2025-01-16', tiered('1', '2'), tiered('2', '4')));
+    // v1: 150 kL, bound 155 x 15/31 = 75: 75 x 1 + 75 x 2 = 225.00
+    // v2: 160 kL, bound 155 x 16/31 = 80: 80 x 2 + 80 x 4 = 480.00
+    assert.deepEqual(lines(b), [
+      [1, 'water', '150', '225.00'],
+      [2, 'water', '160', '480.00'],
+    ]);
+  });
+
+  test('a flat not prorated is shared by billed days, so the segments make one charge', () => {
+    const fixed = (amount: string): Tariff => ({ components: [{ code: 'meter', name: 'Meter rent', model: 'flat', amount, prorate: false }] });
+    const full = bill(changeOn('2025-01-16', fixed('31.00'), fixed('31.00')), { readings: {} });
+    // 31 x 15/31 + 31 x 16/31
+    assert.deepEqual(full.lines.map((l) => l.amount), ['15.00', '16.00']);
+    const partial = bill(changeOn('2025-01-16', fixed('31.00'), fixed('31.00')), { readings: {}, subscription: { startDate: '2025-01-10' } });
+    // connected 10/01 to 31/01, 22 days: 31 x 6/22 = 8.4545 -> 8.45, 31 x 16/22 = 22.5454 -> 22.55
+    assert.deepEqual(partial.lines.map((l) => l.amount), ['8.45', '22.55']);
+    assert.equal(partial.total, '31.00');
+    assert.equal(partial.lines[0]?.trace.proration?.basis, 'billedDays');
+  });
+});
+
+describe('tier proration by the reading period (the published example)', () => {
+  // "Tier 1 is 300 kL a year, times the days of your meter-reading period."
+  const yearly = (rounding: 'halfUp' | 'down' | 'up'): Tariff => ({
+    ...meter,
+    components: [
+      {
+        code: 'water',
+        name: 'Water',
+        model: 'graduated',
+        input: 'water',
+        tiers: [{ upTo: '300', rate: '1.00' }, { upTo: null, rate: '2.00' }],
+        tierProration: { period: 'readingPeriod', basisDays: 365, decimals: 0, rounding },
+      },
+    ],
+  });
+  const quarter = (t: Tariff, previous: string, current: string, term: { start: string; end: string }) =>
+    rateBill({
+      tariff: t,
+      term,
+      subscription: { startDate: '2020-01-01' },
+      readings: { water: { previous: { date: previous, value: '0' }, current: { date: current, value: '100' } } },
+      minorUnits: 2,
+    });
+
+  test('the bounds: 300 x 90/365 = 73.97 -> 74 (halfUp or up, 0 decimals), 300 x 92/365 = 75.62 -> 76', () => {
+    const component = prepareTariff(yearly('halfUp')).components[0]!;
+    const bound = (days: number, rounding: 'halfUp' | 'down' | 'up') =>
+      tierBounds((component as unknown as { tiers: PreparedTier[] }).tiers, { period: 'readingPeriod', basisDays: 365, decimals: 0, rounding }, ctx({ readingDays: new Dec(days) })).bounds[0]?.toFixed();
+    assert.equal(bound(90, 'halfUp'), '74');
+    assert.equal(bound(90, 'up'), '74');
+    assert.equal(bound(90, 'down'), '73');
+    assert.equal(bound(92, 'halfUp'), '76');
+    assert.equal(bound(92, 'down'), '75');
+  });
+
+  test('a 90-day reading period (01/01 to 01/04/2025): 74 x 1.00 + 26 x 2.00 = 126.00', () => {
+    const b = quarter(yearly('halfUp'), '2025-01-01', '2025-04-01', { start: '2025-01-02', end: '2025-04-01' });
+    assert.equal(b.lines[0]?.amount, '126.00');
+    assert.deepEqual((b.lines[0]?.trace as GraduatedTrace).tierProration, {
+      basisDays: 365,
+      period: 'readingPeriod',
+      readingDays: '90',
+      activeDays: 90,
+      decimals: 0,
+      rounding: 'halfUp',
+      bounds: [{ upTo: '300', scaled: '74' }],
+    });
+  });
+
+  test('a 92-day reading period (01/04 to 02/07/2025): 76 x 1.00 + 24 x 2.00 = 124.00', () => {
+    const b = quarter(yearly('halfUp'), '2025-04-01', '2025-07-02', { start: '2025-04-01', end: '2025-06-30' });
+    assert.equal(b.lines[0]?.amount, '124.00');
+    assert.equal((b.lines[0]?.trace as GraduatedTrace).tierProration?.readingDays, '92');
+  });
+
+  test("'readingPeriod' on an unmetered input is refused when the template is saved", () => {
+    const issues = checkTariff({
+      unmeteredInputs: [{ code: 'rooms', label: 'Rooms', default: 1 }],
+      components: [
+        { code: 'r', name: 'Rooms', model: 'graduated', input: 'rooms', tiers: [{ upTo: null, rate: '1' }], tierProration: { period: 'readingPeriod', basisDays: 365, decimals: 0, rounding: 'halfUp' } },
+      ],
+    });
+    assert.deepEqual(issues, [{ path: 'service.components[0].tierProration.period', message: "'readingPeriod' needs a metered input; 'rooms' is unmetered" }]);
+  });
+
+  test("'term' (the default) still scales by the billed days: 300 x 31/365 = 25.48 -> 25 for January", () => {
+    const t = yearly('halfUp');
+    const c = t.components![0] as { tierProration: { period?: string } };
+    c.tierProration.period = 'term';
+    const b = quarter(t, '2024-12-31', '2025-01-31', JANUARY);
+    // 25 x 1.00 + 75 x 2.00 = 175.00
+    assert.equal(b.lines[0]?.amount, '175.00');
+  });
+});
