@@ -72,10 +72,30 @@ function dec(x: unknown): Dec | null {
 /** A value at the currency's minor unit, or with every decimal it has when it has more (an altered amount shows as stored). */
 const show = (d: Dec, minorUnits: number) => d.toFixed(Math.max(minorUnits, d.decimalPlaces()));
 
-function compare(componentCode: string | null, field: string, stored: unknown, rerated: unknown, minorUnits: number, out: Difference[]): void {
+/**
+ * The same number written two ways without a decimal library: equal texts, or the stored
+ * one with only zeros more ("1855.0000" against "1855.00", "7.00" against "7"). Anything
+ * else is left to the decimals (a verification of a million bills compares ten million
+ * values, nearly all equal as text).
+ */
+export function sameText(stored: unknown, rerated: string): boolean {
+  if (stored === rerated) return true;
+  if (typeof stored !== 'string' || stored.length <= rerated.length || !stored.startsWith(rerated)) return false;
+  let i = rerated.length;
+  if (!rerated.includes('.')) {
+    if (stored[i] !== '.' || stored.length === i + 1) return false;
+    i++;
+  }
+  for (; i < stored.length; i++) if (stored[i] !== '0') return false;
+  return true;
+}
+
+/** Compares one value; answers whether it is equal (else adds the difference). */
+function compare(componentCode: string | null, field: string, stored: unknown, rerated: string | null | undefined, minorUnits: number, out: Difference[]): boolean {
+  if (typeof rerated === 'string' && sameText(stored, rerated)) return true;
   const s = dec(stored);
   const r = dec(rerated);
-  if (s !== null && r !== null && s.eq(r)) return;
+  if (s !== null && r !== null && s.eq(r)) return true;
   out.push({
     componentCode,
     field,
@@ -83,6 +103,7 @@ function compare(componentCode: string | null, field: string, stored: unknown, r
     rerated: r === null ? null : show(r, minorUnits),
     difference: s !== null && r !== null ? show(s.minus(r), minorUnits) : null,
   });
+  return false;
 }
 
 type StoredLine = { componentCode?: unknown; quantity?: unknown; amount?: unknown; trace?: any };
@@ -241,32 +262,36 @@ export async function verifyBills(db: Queryable, bills: StoredBill[]): Promise<B
 
   return bills.map((b, i) => {
     const mu = b.minor_units;
-    const stored: Amounts = {
-      charges: show(new Dec(b.charges), mu),
-      tax: show(new Dec(b.tax), mu),
-      total: show(new Dec(b.total), mu),
-      balanceBroughtForward: show(new Dec(b.balance_brought_forward), mu),
-      totalDue: show(new Dec(b.total_due), mu),
-    };
     const list = problems[i]!;
     const differences: Difference[] = [];
     const o = outcome.get(inputs[i]!);
     let rerated: Amounts | null = null;
+    // A stored total equal to the rerated one is shown as the rerated text (no decimal work).
+    const stored = {} as Amounts;
+    const storedText = (field: keyof Amounts, column: (typeof TOTALS)[number][1], equal: boolean) => {
+      stored[field] = equal && rerated !== null ? rerated[field] : show(new Dec(b[column]), mu);
+    };
     if (o !== undefined && 'amounts' in o) {
       rerated = o.amounts;
       const storedLines = Array.isArray(b.lines) ? (b.lines as StoredLine[]) : [];
-      const byCode = new Map<string, StoredLine>();
-      for (const l of storedLines) if (typeof l?.componentCode === 'string') byCode.set(l.componentCode, l);
-      for (const line of o.lines) {
-        const s = byCode.get(line.componentCode);
-        byCode.delete(line.componentCode);
+      for (let k = 0; k < o.lines.length; k++) {
+        const line = o.lines[k]!;
+        // Lines are stored in the template's component order: look further only when that fails.
+        let s: StoredLine | undefined = storedLines[k];
+        if (s?.componentCode !== line.componentCode) s = storedLines.find((x) => x?.componentCode === line.componentCode);
         compare(line.componentCode, 'amount', s?.amount, line.amount, mu, differences);
         if (s !== undefined) compare(line.componentCode, 'quantity', s.quantity, line.quantity, 0, differences);
       }
-      for (const [code, s] of byCode) compare(code, 'amount', s.amount, null, mu, differences);
-      for (const [field, column] of TOTALS) compare(null, field, b[column], o.amounts[field], mu, differences);
-    } else if (o !== undefined) {
-      list.push({ code: o.code, path: o.path, message: `the bill cannot be rated again: ${o.message}` });
+      if (storedLines.length !== o.lines.length || differences.length > 0) {
+        const rated = new Set(o.lines.map((l) => l.componentCode));
+        for (const s of storedLines) {
+          if (typeof s?.componentCode !== 'string' || !rated.has(s.componentCode)) compare(typeof s?.componentCode === 'string' ? s.componentCode : null, 'amount', s?.amount, null, mu, differences);
+        }
+      }
+      for (const [field, column] of TOTALS) storedText(field, column, compare(null, field, b[column], o.amounts[field], mu, differences));
+    } else {
+      for (const [field, column] of TOTALS) storedText(field, column, false);
+      if (o !== undefined) list.push({ code: o.code, path: o.path, message: `the bill cannot be rated again: ${o.message}` });
     }
     return {
       billID: Number(b.bill_id),
