@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
+import { runVerifyChunk } from '../../src/verification/termVerification.ts';
 import { env, makeTerm, startRun, step, subscriptions, tariff, termOf, waitForStatus } from '../terms/fixtures.ts';
 
 // The water tariff (test/fixtures/tariffs.ts): standing 150.00; water 10 m3 x 50 then 70;
@@ -77,6 +78,30 @@ describe('verify-bill and verify-term', () => {
     assert.equal(g.status, 200, JSON.stringify(g.body));
     assert.deepEqual(g.body.data.mismatches, []);
     assert.deepEqual(g.body.data.paging, { limit: 100, offset: 0, total: 0 });
+    // A chunk's job run again (a crash after its commit, a retry) adds nothing.
+    const round = (await h.db.query<{ round: number }>('SELECT round FROM term_verification WHERE term_id = $1', [termID])).rows[0]!.round;
+    await runVerifyChunk(h.db, String(termID), round, 0);
+    const again = (await termOf(h, { termID })).verification;
+    assert.equal(again.bills, 4);
+    assert.equal(again.progress.chunksDone, 2);
+  });
+
+  test('a subscription changed after billing: the bill verifies against what it was rated from', async () => {
+    const b = bills[0]!;
+    // Connected from mid-November now: rated from the subscription as it is, the standing
+    // charge would be prorated and the bill would differ.
+    await h.db.query(`UPDATE subscription SET start_date = '2026-11-16' WHERE subscription_id = $1`, [b.subscriptionID]);
+    // And the account's balance has moved (the ledger's trigger keeps it).
+    await h.db.query(
+      `INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, created_by)
+       SELECT $1, account_id, '2026-12-05', 'opening_balance', 500, 'test' FROM subscription WHERE subscription_id = $2`,
+      [h.appCode, b.subscriptionID],
+    );
+    assert.equal((await h.db.query('SELECT balance FROM account WHERE account_id = (SELECT account_id FROM subscription WHERE subscription_id = $1)', [b.subscriptionID])).rows[0].balance, '540.0000');
+    const r = await verify({ billID: b.billID });
+    assert.equal(r.body.data.matches, true, JSON.stringify(r.body.data));
+    assert.equal(r.body.data.rerated.balanceBroughtForward, '40.00');
+    await h.db.query(`UPDATE subscription SET start_date = '2000-01-01' WHERE subscription_id = $1`, [b.subscriptionID]);
   });
 
   test('a reading corrected after billing: the bill still verifies against the reading it used', async () => {
@@ -196,8 +221,14 @@ describe('verify-bill and verify-term', () => {
     assert.equal((await termOf(h, { termID })).verification.status, 'outdated');
     await h.post('/billing/terms/verify-term', verifyTermBody({ termID }));
     const v = await waitForVerification(['verified', 'mismatched']);
-    // The new bills used the corrected reading (180 for the second subscription) and verify.
+    // The new bills used the corrected reading (180 for the second subscription) and verify:
+    // 80 m3 = water 10 x 50 + 20 x 70 + 50 x 90 = 6400.00, sewer 640.00, charges 7190.00,
+    // VAT 1150.40, total 8340.40.
     assert.equal(v.status, 'verified');
     assert.equal(v.bills, 4);
+    const r = await h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { termID, status: 'draft' } });
+    const second = r.body.data.bills.find((x: { subscriptionID: number }) => x.subscriptionID === bills[1]!.subscriptionID);
+    assert.equal(second.total, '8340.40');
+    assert.equal((await verify({ billID: second.billID })).body.data.rerated.total, '8340.40');
   });
 });
