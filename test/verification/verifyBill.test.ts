@@ -168,6 +168,35 @@ describe('verify-bill and verify-term', () => {
     assert.deepEqual(r.body.data.problems.map((p: { code: string; path: string }) => [p.code, p.path]), [['READING_NOT_FOUND', 'readings.METER.current']]);
   });
 
+  test('suspended days: verified from the recorded suspension, and from the trace of an older bill', async () => {
+    // One subscription in ZONE-B suspended from 11 to 20 November: 20 of 30 days billed, so
+    // standing 150.00 x 20/30 = 100.00; 25 m3: water 1550.00, sewer 155.00; charges
+    // 1805.00, VAT 288.80, total 2093.80.
+    const [sub] = await subscriptions(h, { n: 1, batchCode: 'ZONE-B', readings: [['2026-10-31', 100], ['2026-11-30', 125]] });
+    await h.db.query(
+      `INSERT INTO subscription_event (app_code, subscription_id, kind, effective_date, created_by)
+       VALUES ($1, $2, 'suspended', '2026-11-11', 'test'), ($1, $2, 'resumed', '2026-11-21', 'test')`,
+      [h.appCode, sub!.subscriptionId],
+    );
+    const term = await makeTerm(h, { batchCode: 'ZONE-B' });
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID: term })).status, 200);
+    await waitForStatus(h, term, ['Processed']);
+    const got = await h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { termID: term } });
+    const bill = got.body.data.bills[0];
+    assert.equal(bill.lines[0].amount, '100.00');
+    assert.equal(bill.total, '2093.80');
+    // Resumed earlier, as the history may be corrected after billing: the recorded suspension counts.
+    await h.db.query(`UPDATE subscription_event SET effective_date = '2026-11-12' WHERE subscription_id = $1 AND kind = 'resumed'`, [sub!.subscriptionId]);
+    let r = await verify({ billID: bill.billID });
+    assert.equal(r.body.data.basis, 'recorded');
+    assert.equal(r.body.data.matches, true, JSON.stringify(r.body.data));
+    await h.db.query('UPDATE bill SET source = NULL WHERE bill_id = $1', [bill.billID]);
+    r = await verify({ billID: bill.billID });
+    assert.equal(r.body.data.basis, 'trace');
+    assert.equal(r.body.data.matches, true, JSON.stringify(r.body.data));
+    assert.equal(r.body.data.rerated.total, '2093.80');
+  });
+
   test('tenancy and roles', async () => {
     const b = bills[0]!;
     let r = await verify({ billID: b.billID }, h.tokens.otherAdmin);
