@@ -23,6 +23,7 @@ import { paymentRoutes } from './payments/routes.ts';
 import { ledgerRoutes } from './ledger/routes.ts';
 import { termRoutes } from './terms/routes.ts';
 import { billRoutes } from './bills/routes.ts';
+import { verificationRoutes } from './verification/routes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
 import { consoleRoutes } from './http/console.ts';
 import { documentRoutes } from './documents/routes.ts';
@@ -144,6 +145,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await ledgerRoutes(app, services);
   await termRoutes(app, services);
   await billRoutes(app, services);
+  await verificationRoutes(app, services);
   await documentRoutes(app, services);
   await deliveryRoutes(app, services);
   await journalRoutes(app, services);

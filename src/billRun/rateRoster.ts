@@ -41,6 +41,8 @@ export type RosterInput = {
   readings: Record<string, MeterReadings | LastReadingOnly | undefined>;
   /** With versions: effective readings dated on a change date, by input code and date (they split the consumption). */
   changeReadings?: Record<string, Record<string, string>>;
+  /** The ids of the reading rows behind `readings`, recorded on the bill (its source) for verify-bill. */
+  readingIds?: Record<string, { previous: string; current: string | null }>;
 };
 
 export type RatedEntry = { input: RosterInput; bill: RatedBill };
@@ -160,6 +162,7 @@ export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: s
     const input = byId.get(r.subscription_id);
     if (input === undefined) continue; // billed meanwhile
     input.readings[r.code] = meterReadingsOf(r);
+    if (r.prev_id !== null) (input.readingIds ??= {})[r.code] = { previous: r.prev_id, current: r.cur_id };
   }
   if (ctx.versions !== undefined) await loadChangeReadings(db, ctx, byId, fromId, toId);
   return inputs;
@@ -200,6 +203,8 @@ export type ReadingsRow = {
   prev_date: string | null;
   prev_value: string | null;
   prev_kind: string | null;
+  prev_id: string | null;
+  cur_id: string | null;
 };
 
 /** The rating core's readings of one meter from a READINGS_SQL row (the run's check reads them the same way). */
@@ -229,24 +234,25 @@ export const READINGS_SQL = `
          cur.reading_date AS cur_date, cur.value AS cur_value, cur.kind AS cur_kind,
          coalesce(before.reading_date, first.reading_date) AS prev_date,
          coalesce(before.value, first.value) AS prev_value,
-         coalesce(before.kind, first.kind) AS prev_kind
+         coalesce(before.kind, first.kind) AS prev_kind,
+         coalesce(before.reading_id, first.reading_id) AS prev_id, cur.reading_id AS cur_id
     FROM term_subscription ts
    CROSS JOIN unnest($7::text[]) AS m(code)
     LEFT JOIN LATERAL (
-      SELECT r.reading_date, r.value, r.kind FROM reading r
+      SELECT r.reading_id, r.reading_date, r.value, r.kind FROM reading r
        WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
          AND r.reading_date < $4::date AND r.reading_id <= $6::bigint
          AND ${effectiveSql('r', '$6::bigint')}
        ORDER BY r.reading_date DESC, r.reading_id DESC LIMIT 1) before ON true
     LEFT JOIN LATERAL (
-      SELECT r.reading_date, r.value, r.kind FROM reading r
+      SELECT r.reading_id, r.reading_date, r.value, r.kind FROM reading r
        WHERE before.reading_date IS NULL
          AND r.subscription_id = ts.subscription_id AND r.input_code = m.code
          AND r.reading_date BETWEEN $4::date AND $5::date AND r.reading_id <= $6::bigint
          AND ${effectiveSql('r', '$6::bigint')}
        ORDER BY r.reading_date, r.reading_id LIMIT 1) first ON true
     LEFT JOIN LATERAL (
-      SELECT r.reading_date, r.value, r.kind FROM reading r
+      SELECT r.reading_id, r.reading_date, r.value, r.kind FROM reading r
        WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
          AND r.reading_date > coalesce(before.reading_date, first.reading_date) AND r.reading_date <= $5::date
          AND r.reading_id <= $6::bigint

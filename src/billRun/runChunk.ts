@@ -6,6 +6,7 @@ import { TERM_STATUS } from './termStates.ts';
 import { addChunkProgress, readTerm } from './termStore.ts';
 import { loadRosterInputs, rateRoster, runContext, yieldToEventLoop } from './rateRoster.ts';
 import { addFinishJob } from './jobs.ts';
+import { billSource } from './billSource.ts';
 import { appToday } from '../calendar/calendar.ts';
 
 /**
@@ -34,7 +35,7 @@ export async function runChunk(db: pg.Pool, termId: string, round: number, chunk
   for (let i = 0; i < rated.length; i++) {
     if (i % 256 === 255) await yieldToEventLoop();
     const r = rated[i]!;
-    rows.push(billRowParts(term.app_code, termId, billDate, term.due_date, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill }));
+    rows.push(billRowParts(term.app_code, termId, billDate, term.due_date, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill, source: billSource(ctx, r.input) }));
   }
   const totals = totalsText(sumBills(rated.map((r) => r.bill)));
 

@@ -11,11 +11,13 @@ export type NewBill = {
   subscriptionId: string;
   accountId: string;
   bill: RatedBill;
+  /** What it was rated from (bill.source, src/billRun/billSource.ts), for verify-bill. */
+  source?: unknown;
 };
 
 export const BILL_COPY_COLUMNS =
   'app_code, term_id, subscription_id, account_id, bill_number, bill_date, due_date, period_start, period_end, ' +
-  'charges, tax, total, balance_brought_forward, total_due, estimated, lines';
+  'charges, tax, total, balance_brought_forward, total_due, estimated, lines, source';
 
 // COPY's text format gives backslash a meaning; JSON escapes (\" \n \u00e9) must reach
 // the server as written, so every backslash is doubled. JSON text has no raw tab or newline.
@@ -31,7 +33,8 @@ export function billRowParts(appCode: number, termId: string, billDate: string, 
   return [
     `${appCode}\t${termId}\t${b.subscriptionId}\t${b.accountId}\t`,
     `\t${billDate}\t${dueDate}\t${r.activePeriod.start}\t${r.activePeriod.end}\t${r.charges}\t${r.tax}\t${r.total}\t` +
-      `${r.balanceBroughtForward}\t${r.totalDue}\t${r.estimated ? 't' : 'f'}\t${copyText(JSON.stringify(r.lines))}\n`,
+      `${r.balanceBroughtForward}\t${r.totalDue}\t${r.estimated ? 't' : 'f'}\t${copyText(JSON.stringify(r.lines))}\t` +
+      `${b.source === undefined ? '\\N' : copyText(JSON.stringify(b.source))}\n`,
   ];
 }
 

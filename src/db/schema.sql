@@ -147,6 +147,7 @@ TABLE bill
   posted_at timestamp with time zone
   withdrawn_at timestamp with time zone
   created_at timestamp with time zone NOT NULL DEFAULT now()
+  source json
   CONSTRAINT bill_app_code_bill_number_key UNIQUE (app_code, bill_number)
   CONSTRAINT bill_check CHECK (((total = (charges + tax)) AND (total_due = (total + balance_brought_forward))))
   CONSTRAINT bill_pkey PRIMARY KEY (bill_id)
@@ -173,6 +174,21 @@ TABLE bill_document
   CONSTRAINT bill_document_pkey PRIMARY KEY (bill_id)
   CONSTRAINT bill_document_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'rendered'::text, 'failed'::text])))
   CREATE INDEX bill_document_term_idx ON bill_document (term_id, status, bill_id)
+
+TABLE bill_mismatch
+  term_id bigint NOT NULL
+  round integer NOT NULL
+  bill_id bigint NOT NULL
+  bill_number bigint NOT NULL
+  subscription_id bigint NOT NULL
+  account_id bigint NOT NULL
+  basis text NOT NULL
+  differences jsonb NOT NULL DEFAULT '[]'::jsonb
+  problems jsonb NOT NULL DEFAULT '[]'::jsonb
+  found_at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINT bill_mismatch_basis_check CHECK ((basis = ANY (ARRAY['recorded'::text, 'trace'::text])))
+  CONSTRAINT bill_mismatch_pkey PRIMARY KEY (term_id, bill_id)
+  CONSTRAINT bill_mismatch_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
 
 TABLE bill_number_counter
   app_code integer NOT NULL
@@ -564,6 +580,35 @@ TABLE term_subscription
   term_id bigint NOT NULL
   subscription_id bigint NOT NULL
   CONSTRAINT term_subscription_pkey PRIMARY KEY (term_id, subscription_id)
+
+TABLE term_verification
+  term_id bigint NOT NULL
+  app_code integer NOT NULL
+  round integer NOT NULL
+  term_round integer NOT NULL
+  status text NOT NULL
+  chunks_total integer NOT NULL DEFAULT 0
+  chunks_done integer NOT NULL DEFAULT 0
+  bills integer NOT NULL DEFAULT 0
+  mismatches integer NOT NULL DEFAULT 0
+  requested_at timestamp with time zone NOT NULL DEFAULT now()
+  requested_by text NOT NULL
+  verified_at timestamp with time zone
+  CONSTRAINT term_verification_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT term_verification_pkey PRIMARY KEY (term_id)
+  CONSTRAINT term_verification_status_check CHECK ((status = ANY (ARRAY['running'::text, 'verified'::text, 'mismatched'::text])))
+  CONSTRAINT term_verification_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
+
+TABLE term_verification_chunk
+  term_id bigint NOT NULL
+  round integer NOT NULL
+  chunk_no integer NOT NULL
+  from_id bigint NOT NULL
+  to_id bigint NOT NULL
+  done_at timestamp with time zone
+  bills integer NOT NULL DEFAULT 0
+  CONSTRAINT term_verification_chunk_pkey PRIMARY KEY (term_id, round, chunk_no)
+  CONSTRAINT term_verification_chunk_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
 
 TABLE worker_heartbeat
   pool_id text NOT NULL

@@ -5,6 +5,7 @@ import { CaptureReadingsData, GetTermsData, MakeTermData, ProcessTermData, TermI
 import { makeTerm } from './makeTerm.ts';
 import { listTerms } from '../billRun/termStore.ts';
 import { termRecord } from './termRecord.ts';
+import { verificationsOf } from '../verification/termVerification.ts';
 import { loadSubscriptions } from './loadSubscriptions.ts';
 import { captureReadings } from './captureReadings.ts';
 import { validateTerm } from './validateTerm.ts';
@@ -45,7 +46,11 @@ export async function termRoutes(app: FastifyInstance, services: Services): Prom
     description: 'Terms of the app with their counts, totals, job state and progress; filtered by any of the data fields.',
     body: requestSchema({ method: 'Retrieve', action: 'Retrieve Terms', schedule: true }, { data: Type.Optional(GetTermsData) }),
     data: Type.Object({ terms: Type.Array(TermRecord) }),
-    handler: async (body, ctx) => ({ terms: (await listTerms(ctx.db, ctx.caller.appCode, body.data ?? {})).map(termRecord) }),
+    handler: async (body, ctx) => {
+      const terms = await listTerms(ctx.db, ctx.caller.appCode, body.data ?? {});
+      const verified = await verificationsOf(ctx.db, ctx.caller.appCode, terms.map((t) => t.term_id));
+      return { terms: terms.map((t) => termRecord(t, verified.get(t.term_id))) };
+    },
   });
 
   operation(app, services, {

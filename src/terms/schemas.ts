@@ -7,6 +7,7 @@ import { DMY_PATTERN } from '../calendar/calendar.ts';
 import { TERM_STATUSES } from '../billRun/termStates.ts';
 import { TermException } from '../billRun/schemas.ts';
 import { PreviewBill, Totals } from '../bills/schemas.ts';
+import { VerificationRecord } from '../verification/schemas.ts';
 
 const DmyDate = Type.String({ pattern: DMY_PATTERN, description: 'dd/mm/yyyy' });
 export const TermId = Type.Integer({ ...Id, description: 'from get-terms' });
@@ -120,6 +121,7 @@ export const TermRecord = Type.Object({
   createdBy: Type.String(),
   modifiedAt: Type.String(),
   modifiedBy: Type.String(),
+  verification: VerificationRecord,
 });
 export type TermRecord = Static<typeof TermRecord>;
 

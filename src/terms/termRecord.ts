@@ -3,6 +3,8 @@ import { moneyText as money } from '../rating/money.ts';
 import type { TermRecord } from './schemas.ts';
 import type { TermException } from '../billRun/schemas.ts';
 import type { TermRow } from '../billRun/termStore.ts';
+import type { VerificationRecord } from '../verification/schemas.ts';
+import { NO_VERIFICATION } from '../verification/termVerification.ts';
 
 const JOB_STATE = {
   Draft: 'none',
@@ -18,7 +20,7 @@ const JOB_STATE = {
 } as const;
 
 /** The get-terms record of a stored term. */
-export function termRecord(t: TermRow): TermRecord {
+export function termRecord(t: TermRow, verification: VerificationRecord = NO_VERIFICATION): TermRecord {
   const state = t.status === 'Cancelled' && t.shedule_time === null ? 'none' : JOB_STATE[t.status];
   const percent = t.chunks_total === 0 ? (state === 'done' ? 100 : 0) : Math.floor((t.chunks_done * 100) / t.chunks_total);
   return {
@@ -62,5 +64,6 @@ export function termRecord(t: TermRow): TermRecord {
     createdBy: t.created_by,
     modifiedAt: t.modified_at,
     modifiedBy: t.modified_by,
+    verification,
   };
 }

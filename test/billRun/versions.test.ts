@@ -113,6 +113,12 @@ describe('a tariff change in the middle of a term', () => {
     assert.match(ba.lines[4].explanation, /^Standing charge: version 2 in force 16\/04\/2018 to 30\/04\/2018 \(15 day\(s\) billed\); flat 300; prorated 15\/30 days: 300 to 150; /);
     const bb = made.find((x) => x.subscriptionID === Number(b!.subscriptionId));
     assert.match(bb.lines[5].explanation, /version 2 in force 16\/04\/2018 to 30\/04\/2018 \(15 day\(s\) billed\), 20 of the consumption by the reading of 16\/04\/2018 \(110\)/);
+    // verify-bill re-rates each from what it was made from, segments and the change-date reading included.
+    for (const bill of made) {
+      const v = await h.post('/billing/bills/verify-bill', { method: 'Retrieve', action: 'Verify Bill', apiVersion: 'v2', data: { billID: bill.billID } });
+      assert.equal(v.status, 200, JSON.stringify(v.body));
+      assert.equal(v.body.data.matches, true, JSON.stringify(v.body.data));
+    }
 
     // A date reaching the billed term is refused, and nothing is saved.
     const late = await update(h, doubled(), '20/04/2018');

@@ -1,0 +1,91 @@
+// What a bill was rated from, recorded on the bill (bill.source, migration 028) in the
+// chunk's COPY, and its way back to the run's input: verify-bill (src/verification/)
+// rates a stored bill again from exactly this, through the same rateRoster. Both
+// directions live here so that they cannot drift apart.
+import type { RoundingMode } from '../rating/index.ts';
+import { meterReadingsOf, type RosterInput, type RunContext } from './rateRoster.ts';
+
+export type BillSource = {
+  v: 1;
+  startDate: string;
+  endDate: string | null;
+  unmetered: Record<string, string | number>;
+  suspended?: { start: string; end: string | null }[];
+  /** The account's balance the run read: the bill's balance brought forward. */
+  balance: string;
+  rounding: RoundingMode;
+  minorUnits: number;
+  /** Per metered input, the reading rows used (ids; rows are never changed or deleted). */
+  readings: Record<string, { previous: string; current: string | null }>;
+  /** A term spanning a version change: the readings dated on a change date, by input and date (they split the consumption). */
+  changeReadings?: Record<string, Record<string, string>>;
+};
+
+export function billSource(ctx: RunContext, input: RosterInput): BillSource {
+  const s: BillSource = {
+    v: 1,
+    startDate: input.startDate,
+    endDate: input.endDate,
+    unmetered: input.unmetered,
+    balance: input.balance,
+    rounding: ctx.rounding,
+    minorUnits: ctx.minorUnits,
+    readings: input.readingIds ?? {},
+  };
+  if (input.suspended !== undefined) s.suspended = input.suspended;
+  if (input.changeReadings !== undefined) s.changeReadings = input.changeReadings;
+  return s;
+}
+
+/** A reading row as verification reads it back by id. */
+export type SourceReading = { reading_id: string; subscription_id: string; input_code: string; reading_date: string; value: string; kind: string };
+
+/**
+ * The run's input of a recorded bill: the same conversion of reading rows to the rating
+ * core's readings (meterReadingsOf) as the chunks. Answers the ids it could not find
+ * (among `rows`, or of another subscription or meter) beside the input.
+ */
+export function inputOfSource(
+  source: BillSource,
+  bill: { subscriptionId: string; accountId: string },
+  rows: ReadonlyMap<string, SourceReading>,
+): { input: RosterInput; missing: { path: string; id: string }[] } {
+  const input: RosterInput = {
+    subscriptionId: bill.subscriptionId,
+    accountId: bill.accountId,
+    startDate: source.startDate,
+    endDate: source.endDate,
+    unmetered: source.unmetered,
+    balance: source.balance,
+    readings: {},
+  };
+  if (source.suspended !== undefined) input.suspended = source.suspended;
+  if (source.changeReadings !== undefined) input.changeReadings = source.changeReadings;
+  const missing: { path: string; id: string }[] = [];
+  const row = (code: string, which: string, id: string): SourceReading | undefined => {
+    const r = rows.get(id);
+    if (r === undefined || r.subscription_id !== bill.subscriptionId || r.input_code !== code) {
+      missing.push({ path: `readings.${code}.${which}`, id });
+      return undefined;
+    }
+    return r;
+  };
+  for (const [code, ids] of Object.entries(source.readings)) {
+    const prev = row(code, 'previous', ids.previous);
+    const cur = ids.current === null ? undefined : row(code, 'current', ids.current);
+    if (prev === undefined || (ids.current !== null && cur === undefined)) continue;
+    input.readings[code] = meterReadingsOf({
+      subscription_id: bill.subscriptionId,
+      code,
+      prev_date: prev.reading_date,
+      prev_value: prev.value,
+      prev_kind: prev.kind,
+      prev_id: prev.reading_id,
+      cur_date: cur?.reading_date ?? null,
+      cur_value: cur?.value ?? null,
+      cur_kind: cur?.kind ?? null,
+      cur_id: cur?.reading_id ?? null,
+    });
+  }
+  return { input, missing };
+}

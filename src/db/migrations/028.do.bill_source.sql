@@ -1,0 +1,12 @@
+-- bill.source: what the run rated the bill from, recorded in the same COPY as the bill so
+-- that verify-bill (src/verification/) can rate it again from exactly that, whatever has
+-- changed since. JSON (written a million at a time, read back whole, like lines):
+--   { "v": 1, "startDate", "endDate", "unmetered": {code: quantity}, "suspended": [{start, end}]?,
+--     "balance": the account's balance read for balance_brought_forward, "rounding",
+--     "minorUnits", "readings": { inputCode: { "previous": reading_id, "current": reading_id | null } } }
+-- Readings are named by id: reading rows are never changed or deleted (a correction is a
+-- new row beside the one it corrects), so the ids keep the values as the bill used them,
+-- across corrections and across the rounds of a term (each retry reads a newer watermark).
+-- NULL on bills made before this migration: those are verified from their own lines'
+-- trace (docs/verification.md says what that can and cannot prove).
+ALTER TABLE bill ADD COLUMN source json;
