@@ -120,6 +120,14 @@ describe("a test app's clock", () => {
     const entry = (await h.post('/admin/get-audit-log', body('Retrieve', 'Retrieve Audit Log', { action: 'app.clock', limit: 1 }))).body.data.entries[0];
     assert.deepEqual(entry.after.runsBroughtForward, [termID]);
 
+    // A run scheduled without a sheduleTime is scheduled at the app's now, and runs at once.
+    const next = await makeTerm(h, { billingPeriodID: 202612, startDate: '01/12/2026', endDate: '31/12/2026', batchCode: 'ZONE-B' });
+    const appNow = (await clock()).now;
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID: next })).status, 200);
+    const scheduled = await termOf(h, { termID: next });
+    assert.ok(scheduled.job.sheduleTime >= appNow && scheduled.job.sheduleTime.slice(0, 10) === appNow.slice(0, 10), `${scheduled.job.sheduleTime} vs ${appNow}`);
+    await waitForStatus(h, next, ['Processed', 'Failed'], 60_000);
+
     // Bills exist: currency and minor units are now fixed.
     const cur = await update({ currency: 'USD' });
     assert.equal(cur.status, 409);

@@ -36,6 +36,9 @@ describe('users through the admin API', () => {
   after(() => h.close());
 
   test('biller and viewer may not call any admin operation; no token is 401', async () => {
+    // Every /admin/ operation of the OpenAPI document is in the list: a new one cannot slip past.
+    const doc = (await h.request('GET', '/openapi.json')).body;
+    assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/admin/')).sort(), ROUTES.map((r) => r[0]).sort());
     const before = await h.db.query('SELECT * FROM app_user ORDER BY user_id');
     for (const [path, method, action, data] of ROUTES) {
       for (const token of [h.tokens.biller, h.tokens.viewer]) {
