@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { Dec, DECIMAL_TEXT, type RoundingMode } from '../rating/money.ts';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import { formatDate, nowSql, todaySql } from '../calendar/calendar.ts';
+import { readAmount } from '../ledger/common.ts';
 import { AppError, notFound, validationFailed, type ErrorDetail } from '../errors.ts';
 import { writeAudit, type Actor } from './audit.ts';
 import { CURRENCY_MESSAGE, isCurrency, isRounding, isTimeZone, MINOR_UNITS, ROUNDING_MESSAGE, TIME_ZONE_MESSAGE } from './appRules.ts';
@@ -112,9 +113,6 @@ export type AppChange = {
   lateCharge?: { graceDays: number; kind: string; amount?: string | undefined; minimum?: string | null | undefined; maximum?: string | null | undefined } | undefined;
 };
 
-/** Digits after the point of exact decimal text. */
-const places = (text: string) => (text.includes('.') ? text.length - text.indexOf('.') - 1 : 0);
-
 /** The checks every setting has, whoever sets it; problems named by `at` (data.timeZone, --time-zone). */
 export function checkSettings(c: AppChange, minorUnits: number, at: (field: string) => string = (f) => `data.${f}`): ErrorDetail[] {
   const issues: ErrorDetail[] = [];
@@ -127,30 +125,20 @@ export function checkSettings(c: AppChange, minorUnits: number, at: (field: stri
   if (c.rounding !== undefined && !isRounding(c.rounding)) issues.push({ path: at('rounding'), message: ROUNDING_MESSAGE });
   const l = c.lateCharge;
   if (l) {
-    const money = (field: 'amount' | 'minimum' | 'maximum', v: string | null | undefined, decimals: number) => {
-      if (v === null || v === undefined) return null;
-      if (!DECIMAL_TEXT.test(v) || v.startsWith('-')) {
-        issues.push({ path: at(`lateCharge.${field}`), message: 'must be a non-negative decimal, e.g. "50.00"' });
-        return null;
-      }
-      if (places(v) > decimals) {
-        issues.push({ path: at(`lateCharge.${field}`), message: `must have at most ${decimals} decimal places` });
-        return null;
-      }
-      if (v.length > 24) {
-        issues.push({ path: at(`lateCharge.${field}`), message: 'is too large' });
-        return null;
-      }
-      return new Dec(v);
-    };
+    // Each amount as the ledger reads one a client sent (more than 0, no finer than the minor unit, below 10^15).
+    const money = (field: 'amount' | 'minimum' | 'maximum', v: string | null | undefined, decimals: number) =>
+      v === null || v === undefined ? null : readAmount(v, decimals, at(`lateCharge.${field}`), issues);
     if (!(LATE_CHARGE_KINDS as readonly string[]).includes(l.kind)) issues.push({ path: at('lateCharge.kind'), message: `must be one of ${LATE_CHARGE_KINDS.join(', ')}` });
     if (!(Number.isInteger(l.graceDays) && l.graceDays >= 0 && l.graceDays <= 365)) issues.push({ path: at('lateCharge.graceDays'), message: 'must be a whole number of days from 0 to 365' });
-    const amount = money('amount', l.amount, l.kind === 'percentage' ? 4 : minorUnits);
+    if (l.kind === 'none') {
+      if (l.amount !== undefined && !(DECIMAL_TEXT.test(l.amount) && new Dec(l.amount).isZero())) issues.push({ path: at('lateCharge.amount'), message: 'must be 0 (or left out) when kind is none' });
+    } else if (l.amount === undefined) {
+      issues.push({ path: at('lateCharge.amount'), message: `is required when kind is ${l.kind}` });
+    }
+    const amount = l.kind === 'none' ? null : money('amount', l.amount, l.kind === 'percentage' ? 4 : minorUnits);
     const min = money('minimum', l.minimum, minorUnits);
     const max = money('maximum', l.maximum, minorUnits);
     if (l.kind === 'percentage' && amount && amount.gt(100)) issues.push({ path: at('lateCharge.amount'), message: 'a percentage must be at most 100' });
-    if (l.kind === 'none' && amount && !amount.isZero()) issues.push({ path: at('lateCharge.amount'), message: 'must be 0 (or left out) when kind is none' });
-    if ((l.kind === 'flat' || l.kind === 'percentage') && l.amount === undefined) issues.push({ path: at('lateCharge.amount'), message: `is required when kind is ${l.kind}` });
     if (min && max && min.gt(max)) issues.push({ path: at('lateCharge.maximum'), message: 'must not be below minimum' });
   }
   return issues;

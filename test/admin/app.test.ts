@@ -105,6 +105,10 @@ describe("an app's settings through the admin API", () => {
       [{ lateCharge: { graceDays: 5, kind: 'none', amount: '3' } }, 'data.lateCharge.amount'],
       [{ lateCharge: { graceDays: 5, kind: 'flat', amount: '10', minimum: '20', maximum: '15' } }, 'data.lateCharge.maximum'],
       [{ lateCharge: { graceDays: 5, kind: 'flat', amount: '-10' } }, 'data.lateCharge.amount'],
+      [{ lateCharge: { graceDays: 5, kind: 'flat', amount: '0.00' } }, 'data.lateCharge.amount'],
+      [{ lateCharge: { graceDays: 5, kind: 'flat', amount: '1234567890123456789' } }, 'data.lateCharge.amount'],
+      [{ lateCharge: { graceDays: 5, kind: 'percentage', amount: '1.23456' } }, 'data.lateCharge.amount'],
+      [{ lateCharge: { graceDays: 5, kind: 'flat', amount: '10', minimum: '0' } }, 'data.lateCharge.minimum'],
       [{ lateCharge: { graceDays: 400, kind: 'flat', amount: '10' } }, 'data.lateCharge.graceDays'],
       [{ lateCharge: { graceDays: 5, kind: 'compound', amount: '10' } }, 'data.lateCharge.kind'],
       [{ testApp: 'yes' }, 'data.testApp'],
@@ -122,7 +126,8 @@ describe("an app's settings through the admin API", () => {
   });
 
   test('currency and minor units change freely until money is recorded, then are fixed with a clear error', async () => {
-    // Down to 0 minor units: the late charge must be given in whole units with it.
+    // Down to 0 minor units: a late charge with cents must be given anew, in whole units, with it.
+    assert.equal((await update({ lateCharge: { graceDays: 0, kind: 'flat', amount: '250.50' } })).status, 200);
     const whole = await update({ currency: 'UGX', minorUnits: 0 });
     assert.equal(whole.status, 400);
     assert.equal(whole.body.error.details[0].path, 'data.lateCharge.amount');
