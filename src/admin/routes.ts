@@ -82,7 +82,7 @@ export async function adminRoutes(app: FastifyInstance, services: Services): Pro
     tag: TAG,
     summary: "Read the app's settings",
     description: "The caller's app: name, address, time zone, currency and minor units, rounding rule, test flag and clock, late-charge defaults.",
-    body: requestSchema({ method: 'Retrieve', action: 'Retrieve App' }, {}),
+    body: requestSchema({ method: 'Retrieve', action: 'Retrieve App' }, { data: Type.Optional(Type.Object({}, { additionalProperties: false })) }),
     data: Type.Object({ app: AppData }),
     handler: async (_body, ctx) => ({ app: await readAppRecord(ctx.db, ctx.caller.appCode) }),
   });
