@@ -4,7 +4,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import pg from 'pg';
 import { startHarness, type Harness } from '../support/harness.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createPool } from '../../src/db/pool.ts';
+import { bootstrapAdmin } from '../../src/auth/bootstrap.ts';
 
 const main = path.resolve(import.meta.dirname, '../../src/main.ts');
 const run = (args: string[], env: Record<string, string>) =>
@@ -57,5 +61,39 @@ describe('command line: app add and user add with the admin rules', () => {
     const noApp = run(['user', 'add', '--app', '99999', '--email', 'lost@a.test', '--password', 'long enough pw', '--role', 'viewer'], { DATABASE_URL: h.dbUrl });
     assert.equal(noApp.status, 1);
     assert.match(noApp.stderr, /--app/);
+  });
+});
+
+describe('the first start', () => {
+  test("the first app and admin made from BILLRUN_ADMIN_EMAIL are in the audit log, as the first start", async () => {
+    // A database of its own, copied from the migrated template, with no user at all.
+    const serverUrl = process.env.BILLRUN_TEST_SERVER_URL!;
+    const name = `billrun_t_${process.env.BILLRUN_TEST_RUN_ID ?? 'x'}_boot${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${process.env.BILLRUN_TEST_TEMPLATE}`);
+    await admin.end();
+    const u = new URL(serverUrl);
+    u.pathname = `/${name}`;
+    const db = createPool(u.toString(), 2);
+    try {
+      const config = { ...loadConfig({ LOG_LEVEL: 'silent', BILLRUN_ADMIN_EMAIL: 'first@boot.test', BILLRUN_ADMIN_PASSWORD: 'long enough pw' }), databaseUrl: u.toString() };
+      assert.equal(await bootstrapAdmin(db, config), 'first@boot.test');
+      const rows = await db.query('SELECT action, target, actor, user_id, before, after FROM audit_log ORDER BY audit_id');
+      assert.deepEqual(
+        rows.rows.map((r) => [r.action, r.actor, r.user_id, r.before]),
+        [
+          ['app.make', 'first start', null, null],
+          ['user.make', 'first start', null, null],
+        ],
+      );
+      assert.equal(rows.rows[0].after.name, 'Default');
+      assert.deepEqual(rows.rows[1].after, { userID: Number(rows.rows[1].target.slice(5)), email: 'first@boot.test', role: 'admin', disabled: false });
+      // A second start with users does nothing, and writes nothing.
+      assert.equal(await bootstrapAdmin(db, config), undefined);
+      assert.equal((await db.query('SELECT count(*)::int AS n FROM audit_log')).rows[0].n, 2);
+    } finally {
+      await db.end();
+    }
   });
 });
