@@ -196,7 +196,8 @@ export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: A
       ],
     );
     const after = await auditPicture(tx, appCode);
-    await writeAudit(tx, appCode, actor, 'app.update', 'app', before, after);
+    // A request that changes nothing (the same values again) leaves no entry.
+    if (JSON.stringify(after) !== JSON.stringify(before)) await writeAudit(tx, appCode, actor, 'app.update', 'app', before, after);
   });
 }
 

@@ -109,6 +109,7 @@ export async function updateUser(
         { path: change.disabled === true ? 'data.disabled' : 'data.role', message: 'the app must keep an active admin' },
       ]);
     }
+    if (role === user.role && disabled === user.disabled) return; // nothing changes: nothing to audit
     await tx.query('UPDATE app_user SET role = $2, disabled = $3 WHERE user_id = $1', [user.user_id, role, disabled]);
     // A disabled user's sessions end now, and do not come back if it is enabled again.
     if (disabled && !user.disabled) await tx.query('UPDATE access_token SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [user.user_id]);

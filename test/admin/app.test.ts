@@ -153,6 +153,10 @@ describe("an app's settings through the admin API", () => {
     // The same values again are no change, and the rest goes through.
     assert.equal((await update({ name: 'Still Water Co', currency: 'KES', minorUnits: 2 })).status, 200);
     assert.equal((await appRow()).name, 'Still Water Co');
+    // A request that changes nothing writes no audit entry.
+    const entries = (await audit()).body.data.paging.total;
+    assert.equal((await update({ name: 'Still Water Co', currency: 'KES' })).status, 200);
+    assert.equal((await audit()).body.data.paging.total, entries);
   });
 
   test("app B's settings and audit log are its own", async () => {

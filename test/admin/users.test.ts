@@ -125,6 +125,10 @@ describe('users through the admin API', () => {
     assert.equal(entry.action, 'user.update');
     assert.deepEqual([entry.before.disabled, entry.after.disabled, entry.after.role], [false, true, 'biller']);
 
+    // Disabling a disabled user is no change: no audit entry.
+    const entries = (await audit()).body.data.paging.total;
+    assert.equal((await updateUserApi({ userID: id, disabled: true })).status, 200);
+    assert.equal((await audit()).body.data.paging.total, entries);
     // Enabled again: a fresh login works, the old token stays ended.
     assert.equal((await updateUserApi({ userID: id, disabled: false })).status, 200);
     assert.equal((await session(token)).status, 401);
