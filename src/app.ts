@@ -29,6 +29,7 @@ import { consoleRoutes } from './http/console.ts';
 import { documentRoutes } from './documents/routes.ts';
 import { deliveryRoutes } from './delivery/routes.ts';
 import { journalRoutes } from './journal/routes.ts';
+import { adminRoutes } from './admin/routes.ts';
 
 export type AppOptions = {
   config: Config;
@@ -149,6 +150,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await documentRoutes(app, services);
   await deliveryRoutes(app, services);
   await journalRoutes(app, services);
+  await adminRoutes(app, services);
   await app.register(async (scope) => sandboxRoutes(scope, services), { prefix: '/sandbox' });
   return app;
 }

@@ -1,6 +1,8 @@
 // Every setting, read from the environment and checked once at start, so a bad one
 // stops the process with a sentence instead of surfacing later as a stack trace.
 import path from 'node:path';
+import { passwordProblem } from './auth/password.ts';
+import { CURRENCY_MESSAGE, isCurrency, isTimeZone, TIME_ZONE_MESSAGE } from './admin/appRules.ts';
 
 export type Config = {
   port: number;
@@ -75,22 +77,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (adminEmail !== undefined && !/^[^\s@]+@[^\s@]+$/.test(adminEmail)) {
     problems.push(`BILLRUN_ADMIN_EMAIL must be an e-mail address (got "${adminEmail}")`);
   }
-  if (adminPassword !== undefined && adminPassword.length < 8) {
-    problems.push('BILLRUN_ADMIN_PASSWORD must be at least 8 characters');
+  if (adminPassword !== undefined && passwordProblem(adminPassword)) {
+    problems.push(`BILLRUN_ADMIN_PASSWORD ${passwordProblem(adminPassword)}`);
   }
   if ((adminEmail === undefined) !== (adminPassword === undefined)) {
     problems.push('BILLRUN_ADMIN_EMAIL and BILLRUN_ADMIN_PASSWORD go together: set both or neither');
   }
 
   const timeZone = env.BILLRUN_TIME_ZONE || 'UTC';
-  try {
-    new Intl.DateTimeFormat('en', { timeZone });
-  } catch {
-    problems.push(`BILLRUN_TIME_ZONE must be an IANA time zone such as Africa/Nairobi (got "${timeZone}")`);
-  }
+  if (!isTimeZone(timeZone)) problems.push(`BILLRUN_TIME_ZONE ${TIME_ZONE_MESSAGE} (got "${timeZone}")`);
 
   const currency = env.BILLRUN_CURRENCY || 'USD';
-  if (!/^[A-Z]{3}$/.test(currency)) problems.push(`BILLRUN_CURRENCY must be a three-letter ISO 4217 code (got "${currency}")`);
+  if (!isCurrency(currency)) problems.push(`BILLRUN_CURRENCY ${CURRENCY_MESSAGE} (got "${currency}")`);
 
   const smtpUrl = env.SMTP_URL || undefined;
   if (smtpUrl !== undefined) {

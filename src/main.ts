@@ -12,18 +12,18 @@ import { dumpSchema } from './db/schemaDump.ts';
 import { bootstrapAdmin } from './auth/bootstrap.ts';
 import { buildApp } from './app.ts';
 import { startWorker } from './jobs/worker.ts';
-import { hashPassword } from './auth/password.ts';
-import { createApp, createUser } from './auth/store.ts';
-import { ROLES, type Role } from './auth/roles.ts';
 import { importCommand } from './imports/cli.ts';
-import { ROUNDING_MODES, type RoundingMode } from './rating/money.ts';
+import { makeApp } from './admin/apps.ts';
+import { makeUser } from './admin/users.ts';
+import { COMMAND_LINE } from './admin/audit.ts';
+import { AppError } from './errors.ts';
 
 const USAGE = `usage: npm run cli -- <command>
   serve                      start the HTTP API (and a worker unless BILLRUN_WORKER=0)
   worker                     run bill-run jobs only
   migrate                    apply database migrations and exit
   schema-dump [--check]      write src/db/schema.sql (or check it is current)
-  app add --name N [--time-zone Z] [--currency C] [--rounding halfUp|halfEven|halfDown|up|down|ceil|floor]
+  app add --name N [--time-zone Z] [--currency C] [--minor-units 0-4] [--rounding halfUp|halfEven|halfDown|up|down|ceil|floor] [--test]
   user add --app CODE --email E --password P --role admin|biller|viewer
   import --app CODE --kind accounts|subscriptions|readings [--as EMAIL] [--dry-run] FILE.csv|FILE.json`;
 
@@ -100,21 +100,40 @@ async function main(argv: string[]): Promise<number> {
     case 'app': {
       const { values } = parseArgs({
         args: rest.slice(1),
-        options: { name: { type: 'string' }, 'time-zone': { type: 'string' }, currency: { type: 'string' }, rounding: { type: 'string' } },
+        options: {
+          name: { type: 'string' },
+          'time-zone': { type: 'string' },
+          currency: { type: 'string' },
+          'minor-units': { type: 'string' },
+          rounding: { type: 'string' },
+          test: { type: 'boolean' },
+        },
       });
       if (rest[0] !== 'add' || !values.name) {
         say(USAGE);
         await closeAll();
         return 2;
       }
-      const rounding = (values.rounding ?? 'halfUp') as RoundingMode;
-      if (!ROUNDING_MODES.includes(rounding)) {
-        say(`--rounding must be one of ${ROUNDING_MODES.join(', ')}`);
+      // The same rules as the admin API's update-app (admin/apps.ts), each problem named by its option.
+      const minor = values['minor-units'];
+      try {
+        const code = await makeApp(db, COMMAND_LINE, {
+          name: values.name,
+          timeZone: values['time-zone'] ?? config.timeZone,
+          currency: values.currency ?? config.currency,
+          minorUnits: minor === undefined ? config.minorUnits : /^[0-9]$/.test(minor) ? Number(minor) : -1,
+          rounding: values.rounding ?? 'halfUp',
+          testApp: values.test ?? false,
+        }, cliOption);
+        process.stdout.write(`${code}\n`);
+      } catch (err) {
         await closeAll();
-        return 2;
+        if (err instanceof AppError) {
+          say(cliProblem(err));
+          return 2;
+        }
+        throw err;
       }
-      const code = await createApp(db, values.name, values['time-zone'] ?? config.timeZone, values.currency ?? config.currency, config.minorUnits, rounding);
-      process.stdout.write(`${code}\n`);
       await closeAll();
       return 0;
     }
@@ -123,25 +142,22 @@ async function main(argv: string[]): Promise<number> {
         args: rest.slice(1),
         options: { app: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' } },
       });
-      const role = values.role as Role | undefined;
-      if (rest[0] !== 'add' || !values.app || !values.email || !values.password || !role || !ROLES.includes(role)) {
+      if (rest[0] !== 'add' || !values.app || !values.email || !values.password || !values.role || !/^[0-9]{1,9}$/.test(values.app)) {
         say(USAGE);
         await closeAll();
         return 2;
       }
-      if (values.password.length < 8) {
-        say('the password must be at least 8 characters');
-        await closeAll();
-        return 2;
-      }
+      // The same rules as the admin API's make-user (admin/users.ts).
       try {
-        const id = await createUser(db, Number(values.app), values.email, await hashPassword(values.password), role);
+        const id = await makeUser(db, Number(values.app), COMMAND_LINE, { email: values.email, password: values.password, role: values.role }, cliOption);
         process.stdout.write(`${id}\n`);
       } catch (err) {
-        const code = (err as { code?: string }).code;
-        say(code === '23505' ? `a user with e-mail ${values.email} exists already` : code === '23503' ? `there is no app ${values.app}` : String(err));
         await closeAll();
-        return 1;
+        if (err instanceof AppError) {
+          say(cliProblem(err));
+          return err.code === 'VALIDATION_FAILED' ? 2 : 1;
+        }
+        throw err;
       }
       await closeAll();
       return 0;
@@ -157,6 +173,13 @@ async function main(argv: string[]): Promise<number> {
       return 2;
   }
 }
+
+/** A field of the admin rules as the command line names it: timeZone → --time-zone. */
+const cliOption = (field: string) => `--${field.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}`;
+
+/** An admin rule's refusal as the command line says it: each option and what is wrong. */
+const cliProblem = (err: AppError) =>
+  err.details && err.details.length > 0 ? err.details.map((d) => `${d.path} ${d.message}`).join('\n') : err.message;
 
 /**
  * Resolves at the first SIGINT or SIGTERM; from then the stop has `deadlineSeconds` to

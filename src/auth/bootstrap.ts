@@ -5,6 +5,8 @@ import type { Config } from '../config.ts';
 import { hashPassword } from './password.ts';
 import { countUsers, createApp, createUser } from './store.ts';
 import { inTransaction } from '../db/pool.ts';
+import { FIRST_START, writeAudit } from '../admin/audit.ts';
+import { auditPicture } from '../admin/apps.ts';
 
 export async function bootstrapAdmin(db: pg.Pool, config: Config): Promise<string | undefined> {
   if (!config.adminEmail || !config.adminPassword) return undefined;
@@ -14,7 +16,10 @@ export async function bootstrapAdmin(db: pg.Pool, config: Config): Promise<strin
     await tx.query('LOCK TABLE app_user IN EXCLUSIVE MODE');
     if ((await countUsers(tx)) > 0) return undefined;
     const appCode = await createApp(tx, 'Default', config.timeZone, config.currency, config.minorUnits);
-    await createUser(tx, appCode, config.adminEmail!, hash, 'admin');
+    const userId = await createUser(tx, appCode, config.adminEmail!, hash, 'admin');
+    // Administrative changes like any other: in the audit log (admin/audit.ts), as the first start.
+    await writeAudit(tx, appCode, FIRST_START, 'app.make', 'app', null, await auditPicture(tx, appCode));
+    await writeAudit(tx, appCode, FIRST_START, 'user.make', `user:${userId}`, null, { userID: Number(userId), email: config.adminEmail!, role: 'admin', disabled: false });
     return config.adminEmail;
   });
 }

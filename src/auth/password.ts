@@ -27,3 +27,11 @@ export async function verifyPassword(password: string, stored: string | undefine
   });
   return stored !== undefined && crypto.timingSafeEqual(actual, expected);
 }
+
+/** The one password rule, for the command line, the first admin and the admin API alike. */
+export const PASSWORD_MIN_LENGTH = 8;
+
+/** What is wrong with a new password, or null. */
+export function passwordProblem(password: string): string | null {
+  return password.length < PASSWORD_MIN_LENGTH ? `must be at least ${PASSWORD_MIN_LENGTH} characters` : null;
+}

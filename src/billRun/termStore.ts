@@ -183,6 +183,11 @@ export function markScheduled(
   );
 }
 
+/** A test app's clock moved forward (admin/clock.ts): the scheduled round runs earlier, at runAt; nothing else changes. */
+export function moveRunAt(db: Queryable, termId: string, runAt: string): Promise<void> {
+  return write(db, termId, null, null, 'run_at = $4', [runAt]);
+}
+
 export function markCancelled(db: Queryable, termId: string, status: TermStatus, by: string): Promise<void> {
   return write(db, termId, by, status, '');
 }

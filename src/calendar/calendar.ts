@@ -69,8 +69,30 @@ export function readDate(value: unknown, path: string, issues: ErrorDetail[]): s
   return iso;
 }
 
-/** SQL: the app's today (a date) in the time zone named by `timeZone` (a column or parameter). Migration 007. */
-export const todaySql = (timeZone = 'a.time_zone') => `billrun_today(${timeZone})`;
+/**
+ * The app's clock column beside a time zone column: `a.time_zone` → `a.clock_offset`. An
+ * expression that is not an app's time_zone column has no clock: real time.
+ */
+const clockOf = (timeZone: string) => (/(^|\.)time_zone$/.test(timeZone) ? timeZone.replace(/time_zone$/, 'clock_offset') : `interval '0'`);
+
+/**
+ * SQL: the app's today (a date) in the time zone named by `timeZone` (a column or
+ * parameter), on the app's clock (`clock`, the app's clock_offset; by default the column
+ * beside an app's time_zone column, so `a.time_zone` reads `a.clock_offset`): a test app
+ * that moved its clock forward is on its own day (migrations 007 and 020).
+ */
+export const todaySql = (timeZone = 'a.time_zone', clock = clockOf(timeZone)) => `billrun_today(${timeZone}, ${clock})`;
+
+/** SQL: the app's now (a timestamptz): real time, or a test app's clock (migration 020). */
+export const nowSql = (clock = 'a.clock_offset') => `billrun_now(${clock})`;
+
+/**
+ * SQL: the real instant (timestamptz) at which the app's clock shows `localTime` (a
+ * timestamp without zone, read in the app's time zone), never before real now: when a
+ * scheduled job runs. A test app whose clock is ahead runs it that much earlier.
+ */
+export const runAtSql = (localTime: string, timeZone = 'a.time_zone', clock = clockOf(timeZone)) =>
+  `greatest(now(), coalesce((${localTime}) AT TIME ZONE ${timeZone} - ${clock}, now()))`;
 
 /** SQL: a timestamp as the API shows it, yyyy-mm-dd hh:mm:ss in the app's time zone. */
 export const localTimeSql = (column: string, timeZone = 'a.time_zone') => `to_char(${column} AT TIME ZONE ${timeZone}, 'YYYY-MM-DD HH24:MI:SS')`;

@@ -95,6 +95,22 @@ TABLE app
   rounding_mode text NOT NULL DEFAULT 'halfUp'::text
   created_at timestamp with time zone NOT NULL DEFAULT now()
   address text
+  is_test boolean NOT NULL DEFAULT false
+  clock_offset interval NOT NULL DEFAULT '00:00:00'::interval
+  late_charge_grace_days integer NOT NULL DEFAULT 0
+  late_charge_kind text NOT NULL DEFAULT 'none'::text
+  late_charge_amount numeric NOT NULL DEFAULT 0
+  late_charge_minimum numeric
+  late_charge_maximum numeric
+  CONSTRAINT app_clock_offset_check CHECK (((clock_offset >= '00:00:00'::interval) AND (is_test OR (clock_offset = '00:00:00'::interval))))
+  CONSTRAINT app_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)) NOT VALID
+  CONSTRAINT app_late_charge_amount_check CHECK ((late_charge_amount >= (0)::numeric))
+  CONSTRAINT app_late_charge_bounds_check CHECK (((late_charge_minimum IS NULL) OR (late_charge_maximum IS NULL) OR (late_charge_minimum <= late_charge_maximum)))
+  CONSTRAINT app_late_charge_grace_days_check CHECK (((late_charge_grace_days >= 0) AND (late_charge_grace_days <= 365)))
+  CONSTRAINT app_late_charge_kind_check CHECK ((late_charge_kind = ANY (ARRAY['none'::text, 'flat'::text, 'percentage'::text])))
+  CONSTRAINT app_late_charge_maximum_check CHECK ((late_charge_maximum >= (0)::numeric))
+  CONSTRAINT app_late_charge_minimum_check CHECK ((late_charge_minimum >= (0)::numeric))
+  CONSTRAINT app_late_charge_percentage_check CHECK (((late_charge_kind <> 'percentage'::text) OR (late_charge_amount <= (100)::numeric)))
   CONSTRAINT app_minor_units_check CHECK (((minor_units >= 0) AND (minor_units <= 4)))
   CONSTRAINT app_pkey PRIMARY KEY (app_code)
   CONSTRAINT app_rounding_mode_check CHECK ((rounding_mode = ANY (ARRAY['halfUp'::text, 'halfEven'::text, 'halfDown'::text, 'up'::text, 'down'::text, 'ceil'::text, 'floor'::text])))
@@ -113,6 +129,21 @@ TABLE app_user
   CONSTRAINT app_user_pkey PRIMARY KEY (user_id)
   CONSTRAINT app_user_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'biller'::text, 'viewer'::text])))
   CREATE UNIQUE INDEX app_user_email_key ON app_user (lower(email))
+
+TABLE audit_log
+  audit_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  at timestamp with time zone NOT NULL DEFAULT now()
+  user_id bigint
+  actor text NOT NULL
+  action text NOT NULL
+  target text NOT NULL
+  before jsonb
+  after jsonb
+  CONSTRAINT audit_log_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT audit_log_pkey PRIMARY KEY (audit_id)
+  CONSTRAINT audit_log_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_user(user_id)
+  CREATE INDEX audit_log_app_idx ON audit_log (app_code, audit_id DESC)
 
 TABLE batch
   batch_id bigint NOT NULL IDENTITY
@@ -618,7 +649,9 @@ TABLE worker_heartbeat
   beat_at timestamp with time zone NOT NULL DEFAULT now()
   CONSTRAINT worker_heartbeat_pkey PRIMARY KEY (pool_id)
 
+FUNCTION billrun_now(clock_offset interval)
 FUNCTION billrun_today(time_zone text)
+FUNCTION billrun_today(time_zone text, clock_offset interval)
 FUNCTION ledger_entry_apply()
 FUNCTION ledger_entry_immutable()
 FUNCTION ledger_entry_open()

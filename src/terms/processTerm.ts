@@ -7,6 +7,7 @@ import { moveTerm, type TermMove } from '../billRun/termStates.ts';
 import { lockTerm, markScheduled } from '../billRun/termStore.ts';
 import { readingWatermark } from '../billRun/roster.ts';
 import { addPlanJob } from '../billRun/jobs.ts';
+import { nowSql, runAtSql } from '../calendar/calendar.ts';
 
 /** 'YYYY-MM-DDThh:mm:ss' that names a real moment of a calendar day, or false. */
 function isLocalDateTime(text: string): boolean {
@@ -16,8 +17,8 @@ function isLocalDateTime(text: string): boolean {
 }
 
 /**
- * Step 6: registers the run as a job at sheduleTime, read in the app's time zone (now,
- * a past time or none: at once). The move and the job are one transaction; a second
+ * Step 6: registers the run as a job at sheduleTime, read in the app's time zone on the
+ * app's clock (now, a past time or none: at once). The move and the job are one transaction; a second
  * call finds the term Scheduled (or further) and is refused.
  */
 export async function processTerm(db: pg.Pool, caller: Caller, termId: number, sheduleTime: string | undefined): Promise<void> {
@@ -39,8 +40,8 @@ async function schedule(db: pg.Pool, caller: Caller, termId: number, move: TermM
     const status = moveTerm(term.status, move);
     if (move === 'retryFailures' && term.failure_count === 0) throw invalidState('The term has no failed subscriptions to process again.');
     const when = await tx.query<{ shedule_time: string; run_at: string }>(
-      `SELECT to_char(coalesce($1::timestamp, now() AT TIME ZONE a.time_zone), 'YYYY-MM-DD"T"HH24:MI:SS') AS shedule_time,
-              greatest(now(), coalesce($1::timestamp AT TIME ZONE a.time_zone, now())) AS run_at
+      `SELECT to_char(coalesce($1::timestamp, ${nowSql()} AT TIME ZONE a.time_zone), 'YYYY-MM-DD"T"HH24:MI:SS') AS shedule_time,
+              ${runAtSql('$1::timestamp')} AS run_at
          FROM app a WHERE a.app_code = $2`,
       [sheduleTime ?? null, caller.appCode],
     );

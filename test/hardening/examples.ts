@@ -33,6 +33,8 @@ export type Refs = {
   templateID: number;
   /** The e-mail of the posted bill. */
   deliveryID: number;
+  /** A viewer of the app, made through the admin API (issue 14). */
+  userID: number;
 };
 
 export type Example = {
@@ -178,6 +180,29 @@ export const EXAMPLES: Record<string, Example> = {
   '/billing/documents/get-print-extract': { role: 'biller', body: (r) => env('Retrieve', 'Retrieve Print Extract', { termID: r.termID, format: 'jsonl' }) },
   '/billing/deliveries/get-deliveries': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Deliveries', { termID: r.termID, billID: r.billID, deliveryID: r.deliveryID, status: 'sent' }) },
   '/billing/deliveries/resend-delivery': { role: 'biller', body: (r) => env('Update', 'Resend Delivery', { deliveryID: r.deliveryID }) },
+  '/admin/get-app': { role: 'admin', body: () => env('Retrieve', 'Retrieve App', {}) },
+  '/admin/update-app': {
+    role: 'admin',
+    body: () =>
+      env('Update', 'Update App', {
+        name: 'Water Co',
+        address: '1 Reservoir Road',
+        timeZone: 'Africa/Nairobi',
+        rounding: 'halfUp',
+        lateCharge: { graceDays: 5, kind: 'flat', amount: '100.00', minimum: '10.00', maximum: '500.00' },
+      }),
+  },
+  // The apps are live: the valid example is refused as such (INVALID_STATE), its bad values by their rules first.
+  '/admin/set-clock': { role: 'admin', body: () => env('Update', 'Set Clock', { days: 1 }) },
+  '/admin/get-users': { role: 'admin', body: (r) => env('Retrieve', 'Retrieve Users', { userID: r.userID, email: `clerk-${r.prefix.toLowerCase()}@example.test`, limit: 10, offset: 0 }) },
+  '/admin/make-user': {
+    role: 'admin',
+    newKeys: ['email'],
+    body: (r) => env('Create', 'Create User', { email: `${next(r, 'user')}@example.test`, password: 'long enough pw', role: 'viewer' }),
+  },
+  '/admin/update-user': { role: 'admin', body: (r) => env('Update', 'Update User', { userID: r.userID, role: 'viewer' }) },
+  '/admin/reset-password': { role: 'admin', body: (r) => env('Update', 'Reset Password', { userID: r.userID, password: 'long enough pw' }) },
+  '/admin/get-audit-log': { role: 'admin', body: (r) => env('Retrieve', 'Retrieve Audit Log', { action: 'user.make', target: `user:${r.userID}`, limit: 10, offset: 0 }) },
 };
 
 /** Routes that are not JSON business operations and have tests of their own below. */
@@ -201,6 +226,7 @@ export const MISSING: Record<string, string | number> = {
   importID: 987654321,
   templateID: 987654321,
   deliveryID: 987654321,
+  userID: 987654321,
 };
 
 /** The value of Refs that a field of that name names. */
@@ -309,6 +335,10 @@ export async function setupRecords(
   }
   const deliveries = await ok('/billing/deliveries/get-deliveries', env('Retrieve', 'Retrieve Deliveries', { termID: r.termID }));
   r.deliveryID = deliveries.body.data.deliveries[0].deliveryID;
+  r.userID = header(
+    await ok('/admin/make-user', env('Create', 'Create User', { email: `clerk-${prefix.toLowerCase()}@example.test`, password: 'long enough pw', role: 'viewer' })),
+    'x-billrun-user-id',
+  );
   const plant = await h.request('POST', '/sandbox/plants', { token: `Bearer ${token}`, body: { name: `${prefix} fern`, tag: prefix } });
   assert.equal(plant.status, 201, JSON.stringify(plant.body));
   r.plantId = plant.body.id;

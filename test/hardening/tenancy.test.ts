@@ -34,7 +34,7 @@ describe('tenancy and roles on every route', () => {
     a = await setupRecords(h, h.tokens.admin, 'A', runTerm, { spareBilledFirst: true });
     b = await setupRecords(h, h.tokens.otherAdmin, 'B', runTerm);
     const doc = (await h.request('GET', '/openapi.json')).body;
-    routes = Object.keys(doc.paths).filter((p) => p.startsWith('/billing/'));
+    routes = Object.keys(doc.paths).filter((p) => p.startsWith('/billing/') || p.startsWith('/admin/'));
   });
   after(async () => {
     counts.print();
