@@ -17,29 +17,23 @@ import { analyzeTables } from '../db/statistics.ts';
 import { allocateIds, copyInto, copyLine, identitySequence } from '../db/copy.ts';
 import { SourceError, type ImportRow } from './rows.ts';
 import { finishJob, insertJob, updateProgress, type ImportKind, type Progress, type RowError } from './store.ts';
-import { inTransaction, type Queryable } from '../db/pool.ts';
+import type { Queryable } from '../db/pool.ts';
 import { recordEvent } from '../events/record.ts';
 
-/** import.finished (docs/webhooks.md): a dry run makes none, since nothing happened. */
-function recordFinished(tx: Queryable, appCode: number, importId: string, kind: ImportKind, status: string, p: Progress, message: string): Promise<string> {
+/**
+ * import.finished (docs/webhooks.md), in the import's transaction: only an import that
+ * wrote its rows makes one. A refused import or a dry run changes no data, so it makes
+ * no event either (import_job records it).
+ */
+function recordFinished(tx: Queryable, appCode: number, importId: string, kind: ImportKind, p: Progress): Promise<string> {
   return recordEvent(tx, appCode, 'import.finished', `import:${importId}`, {
     kind,
     importID: Number(importId),
-    status,
+    status: 'succeeded',
     rows: p.rowsRead,
     accounts: p.accounts,
     subscriptions: p.subscriptions,
     readings: p.readings,
-    errorCount: p.errorCount,
-    message,
-  });
-}
-
-/** A failed import's job row and its event, together. */
-function finishFailed(db: pg.Pool, appCode: number, importId: string, kind: ImportKind, p: Progress, errors: RowError[], message: string): Promise<string> {
-  return inTransaction(db, async (tx) => {
-    await finishJob(tx, importId, 'failed', p, errors, message);
-    return recordFinished(tx, appCode, importId, kind, 'failed', p, message);
   });
 }
 
@@ -168,7 +162,7 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
     if (progress.errorCount > 0 || dryRun) await client.query('ROLLBACK');
     else {
       // The event commits with the rows it announces.
-      await recordFinished(client, caller.appCode, importId, o.kind, 'succeeded', progress, 'every row was written');
+      await recordFinished(client, caller.appCode, importId, o.kind, progress);
       await client.query('COMMIT');
     }
   } catch (err) {
@@ -184,7 +178,7 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
     // 23505: a unique row written meanwhile; CONFLICT: readings/write.ts broke a lock circle (40P01).
     const concurrent = ['23505', 'CONFLICT'].includes((failure as { code?: string }).code ?? '');
     const zero = { ...progress, accounts: 0, subscriptions: 0, readings: 0 };
-    await finishFailed(db, caller.appCode, importId, o.kind, zero, errors, concurrent ? 'a row was written meanwhile by another import or request' : 'the import stopped on an internal error').catch(() => {});
+    await finishJob(db, importId, 'failed', zero, errors, concurrent ? 'a row was written meanwhile by another import or request' : 'the import stopped on an internal error').catch(() => {});
     if (concurrent) {
       throw new AppError('CONFLICT', 'Another import or request wrote one of these records meanwhile; nothing of this import was written. Retry it.');
     }
@@ -193,7 +187,7 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
   if (progress.errorCount > 0) {
     const zero = { ...progress, accounts: 0, subscriptions: 0, readings: 0 };
     const message = `${progress.errorCount} bad row(s); nothing of this import was written.`;
-    await finishFailed(db, caller.appCode, importId, o.kind, zero, errors, message);
+    await finishJob(db, importId, 'failed', zero, errors, message);
     o.onProgress?.(zero);
     throw new AppError(
       'VALIDATION_FAILED',

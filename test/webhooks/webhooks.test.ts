@@ -233,6 +233,7 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
     assert.deepEqual(paid.map((e) => [e.data.reference, e.data.amount]), [['WH-PAY-1', '10.50'], ['WH-IMP-1', '5.00']]);
     assert.deepEqual(parsed.filter((e) => e.type === 'payment.reversed').map((e) => e.data.reason), ['bounced']);
     assert.deepEqual(parsed.filter((e) => e.type === 'import.finished').map((e) => [e.data.kind, e.data.status]), [['payments', 'succeeded'], ['accounts', 'succeeded']]);
+    assert.equal(parsed.find((e) => e.type === 'import.finished' && e.data.kind === 'accounts')!.data.accounts, 1);
     // The attempts are logged: one delivered attempt per event here.
     const attempts = await attemptsOf(h, all);
     assert.equal(attempts.length, final.length);
