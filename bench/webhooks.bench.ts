@@ -1,7 +1,8 @@
 // Events and webhooks at volume: two processed terms of N bills each, then
 //   1. posting the first with no endpoint subscribed to bill.posted (one term.posted event
 //      row: what every posting pays) and the second with one (N bill.posted events and
-//      their messages, set-based in the posting's transaction): seconds and the ratio;
+//      their messages, set-based in the posting's transaction): seconds and the ratio; and
+//      the first posting's event writes timed alone (its share of the posting);
 //   2. delivery of the second term's N + 1 events to a local receiver (node:http, in a
 //      child process so it does not share this one's event loop) by the worker's dispatch
 //      job, events per second; the receiver refuses (500) the first attempt of one message
@@ -25,6 +26,10 @@ import { startWorker } from '../src/jobs/worker.ts';
 import { newSecret } from '../src/webhooks/signing.ts';
 import { closeWebhookAgents } from '../src/webhooks/dispatch.ts';
 import { tariff } from '../test/terms/fixtures.ts';
+import { recordTermEvent } from '../src/events/termEvents.ts';
+import { recordBillEvents } from '../src/events/record.ts';
+
+class Rollback extends Error {}
 import { arg } from './args.ts';
 
 // The receiver, in a child process: answers 200 (or 500 to the first attempt of every
@@ -121,6 +126,21 @@ async function main() {
     };
     // 1. Posting without, then with, a per-bill subscriber.
     const without = await post(terms[0]!);
+    // What the events cost that posting: its term.posted row and the per-bill look-up, timed alone (rolled back).
+    const eventCost: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await inTransaction(db, async (tx) => {
+        const term = (await lockTerm(tx, appCode, terms[0]!))!;
+        const t0 = performance.now();
+        await recordTermEvent(tx, term, 'term.posted', 'Posted', { billsPosted: N });
+        await recordBillEvents(tx, appCode, term.term_id, 'bill.posted');
+        eventCost.push(performance.now() - t0);
+        throw new Rollback();
+      }).catch((e) => {
+        if (!(e instanceof Rollback)) throw e;
+      });
+    }
+    const median = eventCost.sort((a, b) => a - b)[2]!;
     await db.query(
       `INSERT INTO webhook_endpoint (app_code, url, event_types, secret, created_by, modified_by) VALUES ($1, $2, '{term.posted,bill.posted}', $3, 'b', 'b')`,
       [appCode, `http://127.0.0.1:${port}/hook`, newSecret()],
@@ -128,7 +148,7 @@ async function main() {
     const withSub = await post(terms[1]!);
     const events = Number((await db.query(`SELECT count(*) FROM event`)).rows[0].count);
     const messages = Number((await db.query(`SELECT count(*) FROM webhook_message`)).rows[0].count);
-    say(`post ${N} bills, no per-bill subscriber: ${secs(without)} s (${events - messages} event row(s) for it)`);
+    say(`post ${N} bills, no per-bill subscriber: ${secs(without)} s (${events - messages} event row(s) for it); its event writes alone: ${median.toFixed(2)} ms = ${((median / without) * 100).toFixed(2)}% of the posting`);
     say(`post ${N} bills, a bill.posted subscriber: ${secs(withSub)} s, ${messages} events and messages written = x${(withSub / without).toFixed(2)} of the posting without`);
 
     // 2. Delivery by the worker's dispatch job.
