@@ -320,6 +320,15 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
       return g.length >= expected.rows.length ? g : undefined;
     }, 'the replayed events');
     assert.deepEqual(new Set(got.map((x) => x.headers['webhook-id'])), new Set(expected.rows.map((e) => `evt_${e.event_id}`)));
+    // In order within each term: the events of one term arrive in the order they were written.
+    const secret = (await endpointOf(h, ep)).secret;
+    const byTerm = new Map<number, number[]>();
+    for (const x of got) {
+      const e = verified(secret, x);
+      byTerm.set(e.data.termID, [...(byTerm.get(e.data.termID) ?? []), Number(x.headers['webhook-id']!.slice(4))]);
+    }
+    assert.ok(byTerm.size >= 3);
+    for (const [termID, ids] of byTerm) assert.deepEqual(ids, [...ids].sort((a, b) => a - b), `term ${termID}`);
     const bad = await h.post('/webhooks/replay-since', wh('Update', 'Replay Webhook Events', { endpointID: ep, since: '2026-02-30 00:00:00' }));
     assert.equal(bad.status, 400);
     assert.deepEqual(bad.body.error.details.map((d: any) => d.path), ['data.since']);
