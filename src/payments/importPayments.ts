@@ -131,7 +131,7 @@ export async function importPayments(db: pg.Pool, caller: Caller, input: ImportI
       status: 'succeeded',
       recorded: written.length,
       skipped,
-      total: total.toFixed(),
+      total: total.toFixed(minorUnits),
     });
     return { importId, recorded: written.length, skipped, total: total.toFixed() };
   });
