@@ -234,6 +234,10 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
     assert.deepEqual(parsed.filter((e) => e.type === 'payment.reversed').map((e) => e.data.reason), ['bounced']);
     assert.deepEqual(parsed.filter((e) => e.type === 'import.finished').map((e) => [e.data.kind, e.data.status]), [['payments', 'succeeded'], ['accounts', 'succeeded']]);
     assert.equal(parsed.find((e) => e.type === 'import.finished' && e.data.kind === 'accounts')!.data.accounts, 1);
+    assert.deepEqual(
+      [parsed.find((e) => e.type === 'import.finished' && e.data.kind === 'payments')!.data.total, parsed.find((e) => e.type === 'import.finished' && e.data.kind === 'payments')!.data.recorded],
+      ['5.00', 1],
+    );
     // The attempts are logged: one delivered attempt per event here.
     const attempts = await attemptsOf(h, all);
     assert.equal(attempts.length, final.length);
