@@ -30,6 +30,7 @@ import { documentRoutes } from './documents/routes.ts';
 import { deliveryRoutes } from './delivery/routes.ts';
 import { journalRoutes } from './journal/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 
 export type AppOptions = {
   config: Config;
@@ -151,6 +152,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await deliveryRoutes(app, services);
   await journalRoutes(app, services);
   await adminRoutes(app, services);
+  await webhookRoutes(app, services);
   await app.register(async (scope) => sandboxRoutes(scope, services), { prefix: '/sandbox' });
   return app;
 }

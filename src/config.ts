@@ -32,6 +32,14 @@ export type Config = {
   mailFrom: string;
   /** Where bill e-mails are written as .eml files when no SMTP_URL is set. */
   mailDir: string;
+  /** Webhook endpoints may be on loopback, link-local and private addresses (tests, a closed network). */
+  webhooksAllowPrivate: boolean;
+  /** How long one webhook request may take, connection to last byte. */
+  webhookTimeoutMs: number;
+  /** The first retry of a failed webhook message waits this long, doubling each time (capped at 4 h). */
+  webhookRetryBaseMs: number;
+  /** A message is retried this long after its first attempt; an endpoint failing this long is disabled. */
+  webhookGiveUpSeconds: number;
 };
 
 export class ConfigError extends Error {
@@ -126,6 +134,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom,
     // Beside the embedded PostgreSQL's folder: .data/mail by default.
     mailDir: path.resolve(env.BILLRUN_MAIL_DIR || path.join(path.dirname(dataDir), 'mail')),
+    webhooksAllowPrivate: env.BILLRUN_WEBHOOKS_ALLOW_PRIVATE === '1',
+    webhookTimeoutMs: int('BILLRUN_WEBHOOK_TIMEOUT_MS', 10000, 100, 120000),
+    webhookRetryBaseMs: int('BILLRUN_WEBHOOK_RETRY_BASE_MS', 5000, 1, 3600000),
+    webhookGiveUpSeconds: int('BILLRUN_WEBHOOK_GIVE_UP_SECONDS', 86400, 1, 30 * 86400),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -4,6 +4,7 @@ import { moveTerm, TERM_STATUS } from './termStates.ts';
 import { lockTerm, markRunFinished } from './termStore.ts';
 import { postLocked } from './postLocked.ts';
 import { addDocumentPlanJob } from '../documents/jobs.ts';
+import { recordTermEvent } from '../events/termEvents.ts';
 
 /**
  * The run's last job: Processing to Processed once every chunk is done, then posted
@@ -16,6 +17,7 @@ export async function finishRun(db: pg.Pool, termId: string, round: number, by: 
     if (t.status === TERM_STATUS.Processing && t.chunks_done >= t.chunks_total) {
       await markRunFinished(tx, t.term_id, moveTerm(t.status, 'finish'), by);
       t.status = TERM_STATUS.Processed;
+      await recordTermEvent(tx, t, 'term.processed', t.status);
       await addDocumentPlanJob(tx, t.term_id);
     }
     if (t.status === TERM_STATUS.Processed && t.post_billing === 1) await postLocked(tx, t, by);

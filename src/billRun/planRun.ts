@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import { moveTerm, TERM_STATUS } from './termStates.ts';
+import { recordTermEvent } from '../events/termEvents.ts';
 import { lockTerm, markCheckFailed, markRunStarted, readTerm, recordChunksPlanned, recordRoster, recordRunApproval, type TermRow } from './termStore.ts';
 import { loadRoster, readingWatermark, rosterSlices } from './roster.ts';
 import { runContext } from './rateRoster.ts';
@@ -48,11 +49,14 @@ export async function planRun(db: pg.Pool, termId: string, round: number, chunkS
       if (!t.validated_at) {
         const exceptions = await blockingExceptions(tx, ctx);
         if (exceptions.length > 0) {
-          await markCheckFailed(tx, t.term_id, moveTerm(t.status, 'fail'), by, {
-            lastError: `validation found ${exceptions.length} exception(s) that would make bills wrong; no bill was made`,
+          const failed = moveTerm(t.status, 'fail');
+          const lastError = `validation found ${exceptions.length} exception(s) that would make bills wrong; no bill was made`;
+          await markCheckFailed(tx, t.term_id, failed, by, {
+            lastError,
             exceptions: exceptions.slice(0, STORED_EXCEPTIONS),
             exceptionCount: exceptions.length,
           });
+          await recordTermEvent(tx, t, 'term.failed', failed, { lastError, exceptionCount: exceptions.length });
           return;
         }
       }

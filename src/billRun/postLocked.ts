@@ -6,6 +6,8 @@ import { settleAccounts } from '../settlement/settleAccounts.ts';
 import { moveTerm } from './termStates.ts';
 import { markPosted, type TermRow } from './termStore.ts';
 import { queueTermDeliveries } from '../delivery/store.ts';
+import { recordTermEvent } from '../events/termEvents.ts';
+import { recordBillEvents } from '../events/record.ts';
 
 /** The move and the ledger entries, in the caller's transaction on a locked term (also the run's automatic post). */
 export async function postLocked(tx: Queryable, term: TermRow, by: string): Promise<number> {
@@ -16,6 +18,9 @@ export async function postLocked(tx: Queryable, term: TermRow, by: string): Prom
   const accounts = await tx.query<{ account_id: string }>(`SELECT DISTINCT account_id FROM bill WHERE term_id = $1 AND status = 'posted'`, [term.term_id]);
   await settleAccounts(tx, term.app_code, accounts.rows.map((r) => r.account_id), by);
   await markPosted(tx, term.term_id, status, by);
+  // One term event; one per bill only when an endpoint subscribed to bill.posted (events/record.ts).
+  await recordTermEvent(tx, term, 'term.posted', status, { billsPosted: posted });
+  await recordBillEvents(tx, term.app_code, term.term_id, 'bill.posted');
   // The bills' e-mails are queued with the posting, so a posted bill is never left unsent.
   await queueTermDeliveries(tx, term.term_id, by);
   return posted;

@@ -282,6 +282,18 @@ TABLE document_template_version
   CONSTRAINT document_template_version_pkey PRIMARY KEY (template_id, version)
   CONSTRAINT document_template_version_template_id_fkey FOREIGN KEY (template_id) REFERENCES document_template(template_id)
 
+TABLE event
+  event_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  type text NOT NULL
+  order_key text NOT NULL
+  data jsonb NOT NULL
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINT event_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT event_pkey PRIMARY KEY (event_id)
+  CREATE INDEX event_app_time ON event (app_code, created_at, event_id)
+  CREATE INDEX event_app_type ON event (app_code, type, event_id)
+
 TABLE idempotency_key
   app_code integer NOT NULL
   key text NOT NULL
@@ -640,6 +652,62 @@ TABLE term_verification_chunk
   bills integer NOT NULL DEFAULT 0
   CONSTRAINT term_verification_chunk_pkey PRIMARY KEY (term_id, round, chunk_no)
   CONSTRAINT term_verification_chunk_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
+
+TABLE webhook_attempt
+  attempt_id bigint NOT NULL IDENTITY
+  message_id bigint NOT NULL
+  endpoint_id bigint NOT NULL
+  event_id bigint NOT NULL
+  app_code integer NOT NULL
+  attempted_at timestamp with time zone NOT NULL DEFAULT now()
+  outcome text NOT NULL
+  status_code integer
+  latency_ms integer NOT NULL
+  excerpt text NOT NULL DEFAULT ''::text
+  CONSTRAINT webhook_attempt_message_id_fkey FOREIGN KEY (message_id) REFERENCES webhook_message(message_id)
+  CONSTRAINT webhook_attempt_outcome_check CHECK ((outcome = ANY (ARRAY['delivered'::text, 'failed'::text])))
+  CONSTRAINT webhook_attempt_pkey PRIMARY KEY (attempt_id)
+  CREATE INDEX webhook_attempt_endpoint ON webhook_attempt (endpoint_id, attempt_id)
+
+TABLE webhook_endpoint
+  endpoint_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  url text NOT NULL
+  description text NOT NULL DEFAULT ''::text
+  event_types text[] NOT NULL
+  enabled boolean NOT NULL DEFAULT true
+  disabled_reason text
+  secret text NOT NULL
+  previous_secret text
+  previous_secret_until timestamp with time zone
+  failing_since timestamp with time zone
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  modified_at timestamp with time zone NOT NULL DEFAULT now()
+  modified_by text NOT NULL
+  CONSTRAINT webhook_endpoint_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT webhook_endpoint_pkey PRIMARY KEY (endpoint_id)
+  CREATE INDEX webhook_endpoint_app ON webhook_endpoint (app_code) WHERE enabled
+
+TABLE webhook_message
+  message_id bigint NOT NULL IDENTITY
+  endpoint_id bigint NOT NULL
+  event_id bigint NOT NULL
+  app_code integer NOT NULL
+  order_key text NOT NULL
+  status text NOT NULL DEFAULT 'pending'::text
+  attempts integer NOT NULL DEFAULT 0
+  first_attempt_at timestamp with time zone
+  next_attempt_at timestamp with time zone NOT NULL DEFAULT now()
+  delivered_at timestamp with time zone
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINT webhook_message_endpoint_id_event_id_key UNIQUE (endpoint_id, event_id)
+  CONSTRAINT webhook_message_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES webhook_endpoint(endpoint_id)
+  CONSTRAINT webhook_message_event_id_fkey FOREIGN KEY (event_id) REFERENCES event(event_id)
+  CONSTRAINT webhook_message_pkey PRIMARY KEY (message_id)
+  CONSTRAINT webhook_message_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])))
+  CREATE INDEX webhook_message_due ON webhook_message (endpoint_id, event_id) WHERE (status = 'pending'::text)
+  CREATE INDEX webhook_message_pending ON webhook_message (endpoint_id, order_key, event_id) WHERE (status = 'pending'::text)
 
 TABLE worker_heartbeat
   pool_id text NOT NULL

@@ -9,7 +9,9 @@ import { loadDocumentData } from '../documents/billContext.ts';
 import { readDocument } from '../documents/documentStore.ts';
 import { resolveTemplate } from '../documents/resolveTemplate.ts';
 import { renderEmail, renderInvoice } from '../documents/render.ts';
-import { claimDelivery, markFailed, markSent } from './store.ts';
+import { claimDelivery, markFailed, markSent, MAX_ATTEMPTS, type DeliveryRow } from './store.ts';
+import { inTransaction } from '../db/pool.ts';
+import { recordEvent } from '../events/record.ts';
 import { PermanentFailure, sendMessage } from './mailer.ts';
 
 export type SendOutcome = 'sent' | 'already sent' | 'failed' | 'missing';
@@ -43,12 +45,25 @@ export async function sendDelivery(db: pg.Pool, config: Pick<Config, 'smtpUrl' |
       date: new Date(d.queued_at),
       attachments: [{ filename: `bill-${source.data.bill.number}.pdf`, content: pdf, contentType: 'application/pdf' }],
     });
-    await markSent(db, deliveryId, sent.transport);
+    await inTransaction(db, async (tx) => {
+      await markSent(tx, deliveryId, sent.transport);
+      await recordEvent(tx, d.app_code, 'bill.delivered', `bill:${d.bill_id}`, { ...deliveryData(d), transport: sent.transport });
+    });
     return 'sent';
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    await markFailed(db, deliveryId, reason);
+    // bill.delivery_failed when no attempt is left: a permanent refusal, or the last retry.
+    const final = err instanceof PermanentFailure || d.attempts >= MAX_ATTEMPTS;
+    await inTransaction(db, async (tx) => {
+      await markFailed(tx, deliveryId, reason);
+      if (final) await recordEvent(tx, d.app_code, 'bill.delivery_failed', `bill:${d.bill_id}`, { ...deliveryData(d), attempts: d.attempts, reason: reason.slice(0, 1000) });
+    });
     if (err instanceof PermanentFailure) return 'failed';
     throw err; // the queue retries it with backoff
   }
+}
+
+/** What a bill.delivered or bill.delivery_failed event says of the delivery. */
+function deliveryData(d: DeliveryRow): Record<string, unknown> {
+  return { deliveryID: Number(d.delivery_id), billID: Number(d.bill_id), termID: Number(d.term_id), accountID: Number(d.account_id), recipient: d.recipient, resendOf: d.resend_of === null ? null : Number(d.resend_of) };
 }

@@ -26,7 +26,7 @@ export async function queueTermDeliveries(db: Queryable, termId: string, by: str
 
 // graphile-worker retries a failed send with its exponential backoff (e^attempt
 // seconds: 3 s, 7 s, 20 s ... about an hour and a half in all).
-const MAX_ATTEMPTS = 10;
+export const MAX_ATTEMPTS = 10;
 // After bill-run work (priority 0), before documents (documents/jobs.ts).
 const DELIVERY_PRIORITY = 5;
 

@@ -17,6 +17,25 @@ import { analyzeTables } from '../db/statistics.ts';
 import { allocateIds, copyInto, copyLine, identitySequence } from '../db/copy.ts';
 import { SourceError, type ImportRow } from './rows.ts';
 import { finishJob, insertJob, updateProgress, type ImportKind, type Progress, type RowError } from './store.ts';
+import type { Queryable } from '../db/pool.ts';
+import { recordEvent } from '../events/record.ts';
+
+/**
+ * import.finished (docs/webhooks.md), in the import's transaction: only an import that
+ * wrote its rows makes one. A refused import or a dry run changes no data, so it makes
+ * no event either (import_job records it).
+ */
+function recordFinished(tx: Queryable, appCode: number, importId: string, kind: ImportKind, p: Progress): Promise<string> {
+  return recordEvent(tx, appCode, 'import.finished', `import:${importId}`, {
+    kind,
+    importID: Number(importId),
+    status: 'succeeded',
+    rows: p.rowsRead,
+    accounts: p.accounts,
+    subscriptions: p.subscriptions,
+    readings: p.readings,
+  });
+}
 
 export const MAX_REPORTED_ERRORS = 100;
 const CHUNK_ROWS = 5000;
@@ -142,7 +161,11 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
       add({ row: 0, column: '', path: o.format === 'csv' ? 'rows' : 'data.rows', message: 'there are no rows to import' });
     }
     if (progress.errorCount > 0 || dryRun) await client.query('ROLLBACK');
-    else await client.query('COMMIT');
+    else {
+      // The event commits with the rows it announces.
+      await recordFinished(client, caller.appCode, importId, o.kind, progress);
+      await client.query('COMMIT');
+    }
   } catch (err) {
     failure = err;
     await client.query('ROLLBACK').catch(() => {});

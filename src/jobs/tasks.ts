@@ -7,6 +7,7 @@ import { termTasks } from '../billRun/tasks.ts';
 import { documentTasks } from '../documents/tasks.ts';
 import { deliveryTasks } from '../delivery/tasks.ts';
 import { verificationTasks } from '../verification/tasks.ts';
+import { webhookTasks } from '../webhooks/tasks.ts';
 
 export function taskList(db: pg.Pool, config: Config): TaskList {
   return {
@@ -14,5 +15,6 @@ export function taskList(db: pg.Pool, config: Config): TaskList {
     ...documentTasks(db),
     ...deliveryTasks(db, config),
     ...verificationTasks(db),
+    ...webhookTasks(db, config),
   };
 }

@@ -9,6 +9,8 @@ import { appMoney, readAmount } from '../ledger/common.ts';
 import { readDate } from '../calendar/calendar.ts';
 import { settleAccounts } from '../settlement/settleAccounts.ts';
 import type { ImportInput } from './schemas.ts';
+import { recordPaymentsReceived } from './events.ts';
+import { recordEvent } from '../events/record.ts';
 import { accountIdsByNumber, claimImport, findImportByHash, insertPayments, recordedReferences, type NewPayment } from './store.ts';
 
 export const CSV_COLUMNS = ['accountNumber', 'amount', 'paymentDate', 'reference', 'channel', 'cashAccountID', 'description'] as const;
@@ -122,6 +124,15 @@ export async function importPayments(db: pg.Pool, caller: Caller, input: ImportI
       );
     }
     await settleAccounts(tx, caller.appCode, [...new Set(toWrite.map((p) => p.accountId))], caller.email);
+    await recordPaymentsReceived(tx, caller.appCode, written.map((w) => w.payment_id));
+    await recordEvent(tx, caller.appCode, 'import.finished', `import:payments:${importId}`, {
+      kind: 'payments',
+      importID: Number(importId),
+      status: 'succeeded',
+      recorded: written.length,
+      skipped,
+      total: total.toFixed(minorUnits),
+    });
     return { importId, recorded: written.length, skipped, total: total.toFixed() };
   });
 }

@@ -7,6 +7,7 @@ import { readDate } from '../calendar/calendar.ts';
 import { settleAccounts } from '../settlement/settleAccounts.ts';
 import type { PaymentInput } from './schemas.ts';
 import { insertPayments } from './store.ts';
+import { recordPaymentsReceived } from './events.ts';
 
 /**
  * Records one payment, its ledger entry, and settles it against the account's open
@@ -41,6 +42,7 @@ export async function makePayment(db: pg.Pool, caller: Caller, input: PaymentInp
     );
     if (!written) throw conflict(`A payment with reference "${input.reference}" is recorded already.`, 'data.reference');
     await settleAccounts(tx, caller.appCode, [account.account_id], caller.email);
+    await recordPaymentsReceived(tx, caller.appCode, [written.payment_id]);
     return written.payment_id;
   });
 }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
+import { recordPaymentReversed } from './events.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { appMoney } from '../ledger/common.ts';
@@ -32,6 +33,7 @@ export async function reversePayment(db: pg.Pool, caller: Caller, input: Reverse
     const reversed = !payment.reversed && (await insertReversal(tx, caller.appCode, payment, reason, date, caller.email));
     if (!reversed) throw new AppError('INVALID_STATE', `Payment "${payment.reference}" is reversed already.`, [{ path, message: 'is reversed already' }]);
     await settleTheseAccounts(tx, caller.appCode, [payment.account_id], caller.email);
+    await recordPaymentReversed(tx, caller.appCode, payment.payment_id);
     return payment.payment_id;
   });
 }

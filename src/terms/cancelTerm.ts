@@ -5,6 +5,7 @@ import type { Caller } from '../auth/roles.ts';
 import { moveTerm, TERM_STATUS } from '../billRun/termStates.ts';
 import { lockTerm, markCancelled } from '../billRun/termStore.ts';
 import { removePlanJob } from '../billRun/jobs.ts';
+import { recordTermEvent } from '../events/termEvents.ts';
 
 /** Cancels a term before it is processed; a scheduled job goes with it. The period and dates are free again. */
 export async function cancelTerm(db: pg.Pool, caller: Caller, termId: number): Promise<void> {
@@ -15,5 +16,6 @@ export async function cancelTerm(db: pg.Pool, caller: Caller, termId: number): P
     // A plan job already taken by a worker waits on this row, then finds the term Cancelled.
     if (term.status === TERM_STATUS.Scheduled) await removePlanJob(tx, term.term_id);
     await markCancelled(tx, term.term_id, status, caller.email);
+    await recordTermEvent(tx, term, 'term.cancelled', status);
   });
 }

@@ -8,6 +8,7 @@ import { lockTerm, markScheduled } from '../billRun/termStore.ts';
 import { readingWatermark } from '../billRun/roster.ts';
 import { addPlanJob } from '../billRun/jobs.ts';
 import { nowSql, runAtSql } from '../calendar/calendar.ts';
+import { recordTermEvent } from '../events/termEvents.ts';
 
 /** 'YYYY-MM-DDThh:mm:ss' that names a real moment of a calendar day, or false. */
 function isLocalDateTime(text: string): boolean {
@@ -52,5 +53,6 @@ async function schedule(db: pg.Pool, caller: Caller, termId: number, move: TermM
     const mark = move === 'retryFailures' ? await readingWatermark(tx) : term.reading_watermark;
     await markScheduled(tx, term.term_id, status, caller.email, { sheduleTime: shedule_time, runAt: run_at, round, watermark: mark });
     await addPlanJob(tx, term.term_id, round, run_at, caller.email);
+    await recordTermEvent(tx, term, 'term.scheduled', status, { sheduleTime: shedule_time, round, retryFailures: move === 'retryFailures' });
   });
 }

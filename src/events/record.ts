@@ -1,0 +1,74 @@
+// The one writer of events. Called in the transaction of the change it records: an
+// event never exists without its change, nor a change without its event. In the same
+// statement every enabled endpoint of the app subscribed to the type gets a message, and
+// the endpoints' dispatch jobs are queued in the same transaction (webhooks/queue.ts).
+import type { Queryable } from '../db/pool.ts';
+import { queueDispatch } from '../webhooks/queue.ts';
+import type { EventType } from './types.ts';
+
+export type EventItem = { orderKey: string; data: Record<string, unknown> };
+
+/**
+ * Writes events of one type (one row each, in the order given) and their messages;
+ * answers the new event ids. orderKey groups the events an endpoint receives in order
+ * ('term:12', 'bill:40'), see docs/webhooks.md.
+ */
+export async function recordEvents(tx: Queryable, appCode: number, type: EventType, items: readonly EventItem[]): Promise<string[]> {
+  if (items.length === 0) return [];
+  const r = await tx.query<{ event_id: string; endpoints: string[] | null }>(
+    `WITH e AS (
+       INSERT INTO event (app_code, type, order_key, data)
+       SELECT $1, $2, k, d FROM unnest($3::text[], $4::jsonb[]) WITH ORDINALITY AS u(k, d, n) ORDER BY n
+       RETURNING event_id, app_code, type, order_key),
+     m AS (
+       INSERT INTO webhook_message (endpoint_id, event_id, app_code, order_key)
+       SELECT w.endpoint_id, e.event_id, e.app_code, e.order_key
+         FROM e JOIN webhook_endpoint w ON w.app_code = e.app_code AND w.enabled AND e.type = ANY (w.event_types)
+       RETURNING endpoint_id)
+     SELECT e.event_id, (SELECT array_agg(DISTINCT endpoint_id::text) FROM m) AS endpoints FROM e ORDER BY e.event_id`,
+    [appCode, type, items.map((i) => i.orderKey), items.map((i) => JSON.stringify(i.data))],
+  );
+  const endpoints = r.rows[0]?.endpoints ?? [];
+  await queueDispatch(tx, endpoints);
+  return r.rows.map((x) => x.event_id);
+}
+
+/** One event. */
+export async function recordEvent(tx: Queryable, appCode: number, type: EventType, orderKey: string, data: Record<string, unknown>): Promise<string> {
+  const [id] = await recordEvents(tx, appCode, type, [{ orderKey, data }]);
+  return id!;
+}
+
+/**
+ * The per-bill events of a posted term, set-based in SQL, and written only when an
+ * enabled endpoint of the app subscribes to the type: otherwise nothing (one indexed
+ * look-up), so the posting of a million bills does not write a million rows nobody
+ * will read. Answers how many were written.
+ */
+export async function recordBillEvents(tx: Queryable, appCode: number, termId: string, type: EventType): Promise<number> {
+  const wanted = await tx.query('SELECT 1 FROM webhook_endpoint WHERE app_code = $1 AND enabled AND $2 = ANY (event_types) LIMIT 1', [appCode, type]);
+  if (wanted.rowCount === 0) return 0;
+  const r = await tx.query<{ written: string; endpoints: string[] | null }>(
+    `WITH e AS (
+       INSERT INTO event (app_code, type, order_key, data)
+       SELECT b.app_code, $3, 'bill:' || b.bill_id,
+              jsonb_build_object('billID', b.bill_id, 'billNumber', b.bill_number, 'termID', b.term_id,
+                                 'accountID', b.account_id, 'accountNumber', ac.account_number,
+                                 'subscriptionID', b.subscription_id, 'status', b.status,
+                                 'billDate', to_char(b.bill_date, 'DD/MM/YYYY'), 'dueDate', to_char(b.due_date, 'DD/MM/YYYY'),
+                                 'total', round(b.total, a.minor_units)::text, 'totalDue', round(b.total_due, a.minor_units)::text)
+         FROM bill b JOIN account ac ON ac.account_id = b.account_id JOIN app a ON a.app_code = b.app_code
+        WHERE b.term_id = $2 AND b.app_code = $1 AND b.status = 'posted'
+        ORDER BY b.bill_id
+       RETURNING event_id, app_code, type, order_key),
+     m AS (
+       INSERT INTO webhook_message (endpoint_id, event_id, app_code, order_key)
+       SELECT w.endpoint_id, e.event_id, e.app_code, e.order_key
+         FROM e JOIN webhook_endpoint w ON w.app_code = e.app_code AND w.enabled AND e.type = ANY (w.event_types)
+       RETURNING endpoint_id)
+     SELECT (SELECT count(*) FROM e) AS written, (SELECT array_agg(DISTINCT endpoint_id::text) FROM m) AS endpoints`,
+    [appCode, termId, type],
+  );
+  await queueDispatch(tx, r.rows[0]?.endpoints ?? []);
+  return Number(r.rows[0]?.written ?? 0);
+}

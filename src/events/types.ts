@@ -1,0 +1,31 @@
+// Every event type, in one place: the API's enum of event types, the endpoints'
+// subscriptions and docs/webhooks.md all read this list. A feature adds its type here
+// and one recordEvent call in the transaction of its change (credit notes and late
+// charges: 'credit_note.made', 'late_charge.made' when they land).
+export const EVENT_TYPES = [
+  'term.scheduled',
+  'term.processed',
+  'term.failed',
+  'term.posted',
+  'term.cancelled',
+  'term.reversed',
+  'bill.posted',
+  'bill.delivered',
+  'bill.delivery_failed',
+  'payment.received',
+  'payment.reversed',
+  'import.finished',
+  'webhook.endpoint_disabled',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * Types written one row per bill of a posting: only when an enabled endpoint of the app
+ * subscribes to them (events/record.ts recordBillEvents), so a term of a million bills
+ * costs one term.posted row unless someone asked for a million.
+ */
+export const PER_BILL_TYPES: readonly EventType[] = ['bill.posted'];
+
+export function isEventType(t: string): t is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(t);
+}
