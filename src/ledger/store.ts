@@ -56,3 +56,24 @@ export async function addAdjustmentEntry(
   );
   return r.rows[0]!.entry_id;
 }
+
+/**
+ * The late payment charges of a daily run (src/lateCharges/): one debit adjustment per
+ * bill, tied to it, dated the charge date, in one statement. Answers each entry's id
+ * with its bill, in the order given.
+ */
+export async function addLateChargeEntries(
+  db: Queryable,
+  e: { appCode: number; date: string; by: string; accountIds: readonly string[]; billIds: readonly string[]; amounts: readonly string[]; descriptions: readonly string[] },
+): Promise<{ entry_id: string; bill_id: string }[]> {
+  if (e.billIds.length === 0) return [];
+  const r = await db.query<{ entry_id: string; bill_id: string }>(
+    `INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, bill_id, description, created_by)
+     SELECT $1, x.account_id, $2::date, 'adjustment', x.amount, x.bill_id, x.description, $3
+       FROM unnest($4::bigint[], $5::bigint[], $6::numeric[], $7::text[]) WITH ORDINALITY AS x(account_id, bill_id, amount, description, n)
+      ORDER BY x.n
+     RETURNING entry_id, bill_id`,
+    [e.appCode, e.date, e.by, e.accountIds, e.billIds, e.amounts, e.descriptions],
+  );
+  return r.rows;
+}
