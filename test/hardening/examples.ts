@@ -175,6 +175,8 @@ export const EXAMPLES: Record<string, Example> = {
   '/billing/documents/get-print-extract': { role: 'biller', body: (r) => env('Retrieve', 'Retrieve Print Extract', { termID: r.termID, format: 'jsonl' }) },
   '/billing/deliveries/get-deliveries': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Deliveries', { termID: r.termID, billID: r.billID, deliveryID: r.deliveryID, status: 'sent' }) },
   '/billing/deliveries/resend-delivery': { role: 'biller', body: (r) => env('Update', 'Resend Delivery', { deliveryID: r.deliveryID }) },
+  '/billing/late-charges/run-late-charges': { role: 'admin', body: () => env('Create', 'Run Late Charges', {}) },
+  '/billing/late-charges/get-late-charges': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Late Charges', { accountNumber: r.accountNumber, billID: r.billID, limit: 10 }) },
 };
 
 /** Routes that are not JSON business operations and have tests of their own below. */
