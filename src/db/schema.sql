@@ -285,13 +285,11 @@ TABLE late_charge
   amount numeric(20,4) NOT NULL
   service_version_id bigint NOT NULL
   entry_id bigint NOT NULL
-  trace jsonb NOT NULL
+  trace json NOT NULL
   created_at timestamp with time zone NOT NULL DEFAULT now()
   created_by text NOT NULL
   CONSTRAINT late_charge_amount_check CHECK ((amount > (0)::numeric))
   CONSTRAINT late_charge_bill_id_key UNIQUE (bill_id)
-  CONSTRAINT late_charge_entry_id_fkey FOREIGN KEY (entry_id) REFERENCES ledger_entry(entry_id)
-  CONSTRAINT late_charge_entry_id_key UNIQUE (entry_id)
   CONSTRAINT late_charge_overdue_check CHECK ((overdue > (0)::numeric))
   CONSTRAINT late_charge_pkey PRIMARY KEY (late_charge_id)
   CREATE INDEX late_charge_account_idx ON late_charge (app_code, account_id, late_charge_id)

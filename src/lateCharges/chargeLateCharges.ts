@@ -10,7 +10,7 @@ import { Dec } from '../rating/money.ts';
 import { ROUNDING_MODES, type RoundingMode } from '../rating/money.ts';
 import { apiDate } from '../rating/days.ts';
 import { settleAccounts } from '../settlement/settleAccounts.ts';
-import { appRounding, finishDay, insertLateCharges, loadRules, lockApp, overdueBills, type NewLateCharges } from './store.ts';
+import { appRounding, finishDay, insertLateCharges, loadRules, lockApp, overdueBills, type NewLateCharge } from './store.ts';
 
 export const LATE_CHARGE_USER = 'late-charges';
 
@@ -59,35 +59,30 @@ export async function chargeLateCharges(db: pg.Pool, appCode: number, chargeDate
         const bills = await overdueBills(tx, appCode, chargeDate, versions, grace, after, page);
         if (bills.length === 0) return null;
         after = bills[bills.length - 1]!.entry_id;
-        const c: NewLateCharges = { billIds: [], accountIds: [], overdue: [], amounts: [], versions: [], entryIds: [], traces: [] };
-        const descriptions: string[] = [];
-        const traces: StoredLateChargeTrace[] = [];
+        const rows: NewLateCharge[] = [];
+        const entryRows: { account_id: string; bill_id: string; amount: string; description: string }[] = [];
         let pageTotal = new Dec(0);
         for (const b of bills) {
-          const overdue = new Dec(b.open_amount);
-          const made = rateLateCharge(rules.get(b.service_version_id) as PreparedLateCharge, overdue, settings);
+          const made = rateLateCharge(rules.get(b.service_version_id) as PreparedLateCharge, new Dec(b.open_amount), settings);
           if (made === null) continue;
-          c.billIds.push(b.bill_id);
-          c.accountIds.push(b.account_id);
-          c.overdue.push(overdue.toFixed());
-          c.amounts.push(made.amount.toFixed());
-          c.versions.push(b.service_version_id);
-          descriptions.push(`Late payment charge on bill ${b.bill_number} (due ${apiDate(b.due_date)})`);
-          traces.push({
-            bill: { billID: Number(b.bill_id), billNumber: Number(b.bill_number), dueDate: apiDate(b.due_date) },
+          const dueDate = apiDate(b.due_date);
+          const amount = made.amount.toFixed();
+          const trace: StoredLateChargeTrace = {
+            bill: { billID: Number(b.bill_id), billNumber: Number(b.bill_number), dueDate },
             chargeDate: apiDate(chargeDate),
             serviceVersionID: Number(b.service_version_id),
             ...made.trace,
-          });
+          };
+          rows.push({ bill_id: b.bill_id, account_id: b.account_id, overdue: b.open_amount, amount, service_version_id: b.service_version_id, entry_id: '', trace });
+          entryRows.push({ account_id: b.account_id, bill_id: b.bill_id, amount, description: `Late payment charge on bill ${b.bill_number} (due ${dueDate})` });
           pageTotal = pageTotal.plus(made.amount);
         }
-        const entries = await addLateChargeEntries(tx, { appCode, date: chargeDate, by, accountIds: c.accountIds, billIds: c.billIds, amounts: c.amounts, descriptions });
+        const entries = await addLateChargeEntries(tx, { appCode, date: chargeDate, by, rows: entryRows });
         const entryOf = new Map(entries.map((e) => [e.bill_id, e.entry_id]));
-        c.entryIds = c.billIds.map((id) => entryOf.get(id) as string);
-        c.traces = traces.map((t) => JSON.stringify(t));
-        const n = await insertLateCharges(tx, appCode, chargeDate, by, c);
-        // Webhooks: a "late charge made" event per row of c belongs here, in this transaction.
-        await settleAccounts(tx, appCode, c.accountIds, by);
+        for (const row of rows) row.entry_id = entryOf.get(row.bill_id) as string;
+        const n = await insertLateCharges(tx, appCode, chargeDate, by, rows);
+        // Webhooks: a "late charge made" event per row of `rows` belongs here, in this transaction.
+        await settleAccounts(tx, appCode, entryRows.map((x) => x.account_id), by);
         return { n, pageTotal };
       });
       if (done === null) break;

@@ -32,6 +32,8 @@ export type PreparedLateCharge = {
   percentage: Dec | null;
   minimum: Dec | null;
   maximum: Dec | null;
+  /** The rule as a trace shows it, made once: a run traces up to a million charges by one rule. */
+  ruleTrace: LateChargeTrace['rule'];
 };
 
 /** Keeps prices sane, like checkTariff: no amount needs 15 digits before the point or 12 after it. */
@@ -67,7 +69,13 @@ export function checkLateCharge(rule: LateChargeRule, path: string): Issue[] {
 /** The rule in decimals; call only on a rule that passed checkLateCharge. */
 export function prepareLateCharge(rule: LateChargeRule): PreparedLateCharge {
   const opt = (x: string | number | undefined) => (x === undefined ? null : toDecimal(x));
-  return { graceDays: rule.graceDays, flat: opt(rule.flat), percentage: opt(rule.percentage), minimum: opt(rule.minimum), maximum: opt(rule.maximum) };
+  const p = { graceDays: rule.graceDays, flat: opt(rule.flat), percentage: opt(rule.percentage), minimum: opt(rule.minimum), maximum: opt(rule.maximum) };
+  const ruleTrace: LateChargeTrace['rule'] = { graceDays: p.graceDays };
+  if (p.flat !== null) ruleTrace.flat = p.flat.toFixed();
+  if (p.percentage !== null) ruleTrace.percentage = p.percentage.toFixed();
+  if (p.minimum !== null) ruleTrace.minimum = p.minimum.toFixed();
+  if (p.maximum !== null) ruleTrace.maximum = p.maximum.toFixed();
+  return { ...p, ruleTrace };
 }
 
 export type LateChargeTrace = {
@@ -109,11 +117,6 @@ export function rateLateCharge(
   }
   const amount = roundMoney(unrounded, settings.minorUnits, settings.rounding);
   if (!amount.gt(0)) return null;
-  const traced: LateChargeTrace['rule'] = { graceDays: rule.graceDays };
-  if (rule.flat !== null) traced.flat = rule.flat.toFixed();
-  if (rule.percentage !== null) traced.percentage = rule.percentage.toFixed();
-  if (rule.minimum !== null) traced.minimum = rule.minimum.toFixed();
-  if (rule.maximum !== null) traced.maximum = rule.maximum.toFixed();
   const computation: LateChargeTrace['computation'] = {
     base: base.toFixed(),
     unrounded: unrounded.toFixed(),
@@ -121,5 +124,5 @@ export function rateLateCharge(
     amount: amount.toFixed(settings.minorUnits),
   };
   if (limit !== undefined) computation.limit = limit;
-  return { amount, trace: { overdue: overdue.toFixed(settings.minorUnits), rule: traced, computation } };
+  return { amount, trace: { overdue: overdue.toFixed(settings.minorUnits), rule: rule.ruleTrace, computation } };
 }
