@@ -85,7 +85,7 @@ describe('minimum commitment across components', () => {
       usage: '750.00',
       shortfall: '250',
     });
-    assert.equal(explainModel(r.trace), 'minimum 1000 less 750.00 (water 400.00 + sewer 350.00): 250');
+    assert.equal(explainModel(r.trace), 'minimum 1000 less 750.00 (water 400.00 + sewer 350.00)');
   });
   test('checked like a percentage: references, itself, twice, cycles', () => {
     const base = { unmeteredInputs: [{ code: 'rooms', label: 'R' }] };

@@ -108,5 +108,5 @@ export const commitment = defineModel({
   explain: (t) =>
     `minimum ${t.proratedCommitment === undefined ? t.commitment : `${t.commitment} x ${t.proratedCommitment.factor}`} less ${t.usage} (${t.of
       .map((o) => `${o.code} ${o.amount}`)
-      .join(' + ')}): ${t.shortfall}`,
+      .join(' + ')})`,
 });
