@@ -13,6 +13,8 @@ import { startWorker } from '../../src/jobs/worker.ts';
 import { tariff } from '../terms/fixtures.ts';
 import { makeAccount, postBill, type TestAccount, type World } from '../settlement/fixtures.ts';
 import { eventually } from '../documents/support.ts';
+import { queueNewDays } from '../../src/lateCharges/store.ts';
+import { LATE_CHARGE_TASKS } from '../../src/lateCharges/tasks.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const env = (method: string, action: string, data?: Record<string, unknown>) => ({ method, action, apiVersion: 'v2', ...(data ? { data } : {}) });
@@ -155,6 +157,18 @@ describe('late payment charges', () => {
     assert.equal(check.body.data.check.ok, true, JSON.stringify(check.body.data.check.problems));
     const other = await h.post('/billing/late-charges/get-late-charges', env('Retrieve', 'Retrieve Late Charges', {}), h.tokens.otherAdmin);
     assert.deepEqual(other.body.data.lateCharges, [], "another app sees none of app A's charges");
+  });
+
+  test("the hourly tick queues each app's day once, keyed by app and day", async () => {
+    // App A's day is queued already (run-late-charges above); app B's is not.
+    const first = await queueNewDays(h.db, LATE_CHARGE_TASKS.run);
+    const again = await queueNewDays(h.db, LATE_CHARGE_TASKS.run);
+    assert.equal(again, 0, 'a second tick the same day queues nothing');
+    assert.ok(first >= 1);
+    const days = await h.db.query(`SELECT app_code FROM late_charge_day WHERE charge_date = '2027-01-31' AND app_code = ANY($1::int[]) ORDER BY app_code`, [[h.appCode, h.otherAppCode]]);
+    assert.deepEqual(days.rows.map((r) => r.app_code), [h.appCode, h.otherAppCode].sort((x, y) => x - y));
+    const jobs = await h.db.query(`SELECT key FROM graphile_worker._private_jobs WHERE key = $1`, [`late-charges:${h.otherAppCode}:2027-01-31`]);
+    assert.ok(jobs.rowCount! <= 1, "app B's day is one job at most");
   });
 
   test('roles: a viewer may read, only an admin may run', async () => {
