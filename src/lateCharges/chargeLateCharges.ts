@@ -10,7 +10,8 @@ import { Dec } from '../rating/money.ts';
 import { ROUNDING_MODES, type RoundingMode } from '../rating/money.ts';
 import { apiDate } from '../rating/days.ts';
 import { settleAccounts } from '../settlement/settleAccounts.ts';
-import { appRounding, finishDay, insertLateCharges, loadRules, lockApp, overdueBills, type NewLateCharge } from './store.ts';
+import { lockAccounts } from '../settlement/store.ts';
+import { appRounding, finishDay, insertLateCharges, loadRules, lockApp, openAmounts, overdueBills, type NewLateCharge } from './store.ts';
 
 export const LATE_CHARGE_USER = 'late-charges';
 
@@ -59,11 +60,17 @@ export async function chargeLateCharges(db: pg.Pool, appCode: number, chargeDate
         const bills = await overdueBills(tx, appCode, chargeDate, versions, grace, after, page);
         if (bills.length === 0) return null;
         after = bills[bills.length - 1]!.entry_id;
+        // The accounts are locked in id order, as settlement locks them (no deadlock with a
+        // payment or a posting), and the open amounts read again under the lock.
+        await lockAccounts(tx, appCode, [...new Set(bills.map((b) => b.account_id))]);
+        const open = await openAmounts(tx, bills.map((b) => b.entry_id));
         const rows: NewLateCharge[] = [];
         const entryRows: { account_id: string; bill_id: string; amount: string; description: string }[] = [];
         let pageTotal = new Dec(0);
         for (const b of bills) {
-          const made = rateLateCharge(rules.get(b.service_version_id) as PreparedLateCharge, new Dec(b.open_amount), settings);
+          const overdue = open.get(b.entry_id);
+          if (overdue === undefined) continue;
+          const made = rateLateCharge(rules.get(b.service_version_id) as PreparedLateCharge, new Dec(overdue), settings);
           if (made === null) continue;
           const dueDate = apiDate(b.due_date);
           const amount = made.amount.toFixed();
@@ -73,7 +80,7 @@ export async function chargeLateCharges(db: pg.Pool, appCode: number, chargeDate
             serviceVersionID: Number(b.service_version_id),
             ...made.trace,
           };
-          rows.push({ bill_id: b.bill_id, account_id: b.account_id, overdue: b.open_amount, amount, service_version_id: b.service_version_id, entry_id: '', trace });
+          rows.push({ bill_id: b.bill_id, account_id: b.account_id, overdue, amount, service_version_id: b.service_version_id, entry_id: '', trace });
           entryRows.push({ account_id: b.account_id, bill_id: b.bill_id, amount, description: `Late payment charge on bill ${b.bill_number} (due ${dueDate})` });
           pageTotal = pageTotal.plus(made.amount);
         }

@@ -66,6 +66,19 @@ export async function overdueBills(
   return r.rows;
 }
 
+/**
+ * The open amounts of these bill entries now, read after their accounts were locked:
+ * a payment settled between the page's read and the lock is seen. An entry paid in
+ * full in between has no open item and is absent.
+ */
+export async function openAmounts(db: Queryable, entryIds: readonly string[]): Promise<Map<string, string>> {
+  const r = await db.query<{ entry_id: string; open_amount: string }>(
+    'SELECT entry_id, open_amount FROM open_item WHERE entry_id = ANY($1::bigint[]) AND open_amount > 0',
+    [entryIds],
+  );
+  return new Map(r.rows.map((x) => [x.entry_id, x.open_amount]));
+}
+
 export type NewLateCharge = {
   bill_id: string;
   account_id: string;

@@ -185,13 +185,20 @@ describe('late payment charges', () => {
       acc[n] = await makeAccount(h.db, pen, n);
       killed.push((await postBill(h.db, pen, acc[n]!, { billDate: '2026-12-01', dueDate: '2027-01-01', lines: ['50.00'] })).billId);
     }
-    // Hold one account's row: the run blocks writing its ledger entries (the balance
-    // trigger), in the middle of its transaction, and is killed there.
+    // Hold an uncommitted late_charge row of one of the bills: the run, which cannot see
+    // it, writes its page's ledger entries and then waits on the row's unique key, in the
+    // middle of its transaction, and is killed there.
     const holder = new pg.Client({ connectionString: h.dbUrl });
+    let holderPid = 0;
     await holder.connect();
     try {
+      holderPid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
       await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM account WHERE account_id = $1 FOR UPDATE', [acc['LC-K2']!.accountId]);
+      await holder.query(
+        `INSERT INTO late_charge (app_code, bill_id, account_id, charge_date, overdue, amount, service_version_id, entry_id, trace, created_by)
+         VALUES ($1, $2, $3, '2027-01-31', 1, 1, $4, 0, '{}', 'holder')`,
+        [h.appCode, killed[1], acc['LC-K2']!.accountId, pen.versionId],
+      );
       child = spawn(process.execPath, [path.join(root, 'src/main.ts'), 'worker'], {
         env: { ...process.env, DATABASE_URL: h.dbUrl, LOG_LEVEL: 'silent', WORKER_CONCURRENCY: '2', BILLRUN_WORKER_STALE_SECONDS: '2' },
         stdio: ['ignore', 'ignore', 'inherit'],
@@ -200,7 +207,8 @@ describe('late payment charges', () => {
       assert.equal(r.status, 200);
       await eventually(async () => {
         const w = await h.db.query(
-          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO ledger_entry%'`,
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO late_charge%' AND pid <> $1`,
+          [holderPid],
         );
         return w.rowCount! > 0 ? true : undefined;
       }, 'the run blocked mid-transaction', 60_000);
@@ -210,8 +218,14 @@ describe('late payment charges', () => {
       await holder.query('ROLLBACK');
       await holder.end();
     }
+    await eventually(async () => {
+      const left = await h.db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%INSERT INTO late_charge%' AND state <> 'idle' AND pid <> pg_backend_pid()`);
+      return left.rows[0].n === 0 ? true : undefined;
+    }, "the killed worker's transaction gone", 30_000);
     const charged = await h.db.query('SELECT count(*)::int AS n FROM late_charge WHERE bill_id = ANY($1::bigint[])', [killed]);
     assert.equal(charged.rows[0].n, 0, 'the killed run left nothing');
+    const written = await h.db.query(`SELECT count(*)::int AS n FROM ledger_entry WHERE kind = 'adjustment' AND bill_id = ANY($1::bigint[])`, [killed]);
+    assert.equal(written.rows[0].n, 0, 'nor any ledger entry: they were written in the transaction that died');
 
     const since = (await h.db.query<{ now: Date }>('SELECT now() AS now')).rows[0]!.now;
     worker = await startWorker(h.db, h.config, 2);
