@@ -31,6 +31,7 @@ import { deliveryRoutes } from './delivery/routes.ts';
 import { journalRoutes } from './journal/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
+import { lateChargeRoutes } from './lateCharges/routes.ts';
 
 export type AppOptions = {
   config: Config;
@@ -153,6 +154,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await journalRoutes(app, services);
   await adminRoutes(app, services);
   await webhookRoutes(app, services);
+  await lateChargeRoutes(app, services);
   await app.register(async (scope) => sandboxRoutes(scope, services), { prefix: '/sandbox' });
   return app;
 }

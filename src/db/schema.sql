@@ -334,6 +334,34 @@ TABLE import_job
   CONSTRAINT import_job_status_check CHECK ((status = ANY (ARRAY['running'::text, 'succeeded'::text, 'failed'::text, 'validated'::text])))
   CREATE INDEX import_job_app_idx ON import_job (app_code, import_id)
 
+TABLE late_charge
+  late_charge_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  bill_id bigint NOT NULL
+  account_id bigint NOT NULL
+  charge_date date NOT NULL
+  overdue numeric(20,4) NOT NULL
+  amount numeric(20,4) NOT NULL
+  service_version_id bigint NOT NULL
+  entry_id bigint NOT NULL
+  trace json NOT NULL
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  CONSTRAINT late_charge_amount_check CHECK ((amount > (0)::numeric))
+  CONSTRAINT late_charge_bill_id_key UNIQUE (bill_id)
+  CONSTRAINT late_charge_overdue_check CHECK ((overdue > (0)::numeric))
+  CONSTRAINT late_charge_pkey PRIMARY KEY (late_charge_id)
+  CREATE INDEX late_charge_account_idx ON late_charge (app_code, account_id, late_charge_id)
+
+TABLE late_charge_day
+  app_code integer NOT NULL
+  charge_date date NOT NULL
+  queued_at timestamp with time zone NOT NULL DEFAULT now()
+  finished_at timestamp with time zone
+  charged integer
+  CONSTRAINT late_charge_day_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT late_charge_day_pkey PRIMARY KEY (app_code, charge_date)
+
 TABLE ledger_entry
   entry_id bigint NOT NULL IDENTITY
   app_code integer NOT NULL

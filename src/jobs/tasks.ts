@@ -8,6 +8,7 @@ import { documentTasks } from '../documents/tasks.ts';
 import { deliveryTasks } from '../delivery/tasks.ts';
 import { verificationTasks } from '../verification/tasks.ts';
 import { webhookTasks } from '../webhooks/tasks.ts';
+import { lateChargeTasks } from '../lateCharges/tasks.ts';
 
 export function taskList(db: pg.Pool, config: Config): TaskList {
   return {
@@ -16,5 +17,6 @@ export function taskList(db: pg.Pool, config: Config): TaskList {
     ...deliveryTasks(db, config),
     ...verificationTasks(db),
     ...webhookTasks(db, config),
+    ...lateChargeTasks(db),
   };
 }

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { Config } from '../config.ts';
 import { silentLogger } from '../db/migrate.ts';
 import { taskList } from './tasks.ts';
+import { LATE_CHARGE_CRONTAB } from '../lateCharges/tasks.ts';
 import { keepAlive } from './liveness.ts';
 import { isDatabaseUnavailable } from '../errors.ts';
 
@@ -91,6 +92,7 @@ export async function startWorker(db: pg.Pool, config: Config, concurrency = con
   const runner = await run({
     pgPool: patientPool(db, QUEUE_WAITS_FOR_DATABASE_MS),
     taskList: taskList(db, config),
+    crontab: LATE_CHARGE_CRONTAB,
     concurrency,
     pollInterval: 500,
     noHandleSignals: true,

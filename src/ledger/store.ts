@@ -56,3 +56,24 @@ export async function addAdjustmentEntry(
   );
   return r.rows[0]!.entry_id;
 }
+
+/**
+ * The late payment charges of a daily run (src/lateCharges/): one debit adjustment per
+ * bill, tied to it, dated the charge date, in one statement (the rows as one JSON
+ * document, cheaper to send than arrays of quoted text). Answers each entry's id with
+ * its bill.
+ */
+export async function addLateChargeEntries(
+  db: Queryable,
+  e: { appCode: number; date: string; by: string; rows: readonly { account_id: string; bill_id: string; amount: string; description: string }[] },
+): Promise<{ entry_id: string; bill_id: string }[]> {
+  if (e.rows.length === 0) return [];
+  const r = await db.query<{ entry_id: string; bill_id: string }>(
+    `INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, bill_id, description, created_by)
+     SELECT $1, x.account_id, $2::date, 'adjustment', x.amount, x.bill_id, x.description, $3
+       FROM json_to_recordset($4::json) AS x(account_id bigint, bill_id bigint, amount numeric, description text)
+     RETURNING entry_id, bill_id`,
+    [e.appCode, e.date, e.by, JSON.stringify(e.rows)],
+  );
+  return r.rows;
+}

@@ -17,3 +17,4 @@ export { apiDate } from './days.ts';
 export { meterConsumption, missingReading, type LastReadingOnly } from './meterReadings.ts';
 export { sumBills, totalsText, TOTAL_FIELDS, type BillTotals, type TotalField } from './billTotals.ts';
 export { dailyHistory, estimateReading, unusualConsumption, UNUSUAL_FACTOR, MIN_HISTORY_PERIODS, type HistoryReading, type MeterHistory, type Unusual } from './readingHistory.ts';
+export { checkLateCharge, LateChargeRule, prepareLateCharge, rateLateCharge, type LateChargeTrace, type PreparedLateCharge } from './lateCharge.ts';

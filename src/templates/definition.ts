@@ -1,12 +1,14 @@
 // A template's definition as it is kept: every default filled in and every rule
 // checked, so that the bill run reads a complete, valid tariff.
 import { checkTariff } from '../rating/tariff.ts';
+import { checkLateCharge } from '../rating/lateCharge.ts';
 import { validationFailed } from '../errors.ts';
 import type { ServiceDefinition } from './schemas.ts';
 import type { StoredDefinition } from './store.ts';
 
 export function normalizeDefinition(service: ServiceDefinition): StoredDefinition {
   const issues = checkTariff(service, 'service');
+  if (service.lateCharge !== undefined && service.lateCharge !== null) issues.push(...checkLateCharge(service.lateCharge, 'service.lateCharge'));
   const batches = service.batches ?? [];
   const seen = new Set<string>();
   batches.forEach((b, i) => {
@@ -35,6 +37,7 @@ export function normalizeDefinition(service: ServiceDefinition): StoredDefinitio
     meteredInputs: service.meteredInputs ?? [],
     unmeteredInputs: service.unmeteredInputs ?? [],
     bankAccounts: service.bankAccounts ?? [],
+    lateCharge: service.lateCharge ?? null,
     batches,
     invoiceTemplate: {
       templateID: service.invoiceTemplate?.templateID ?? 0,

@@ -3,6 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { Component, ConnectionInput, MeteredInput, StoredComponent, TariffValue, UnmeteredInput } from '../rating/tariff.ts';
 import { Code, IDENTIFIER_PATTERN } from '../primitives.ts';
+import { LateChargeRule } from '../rating/lateCharge.ts';
 
 // Allowed values beyond those interface.md shows are decided in docs/templates.md:
 // only what the bill run implements is accepted.
@@ -72,6 +73,7 @@ export const ServiceDefinition = Type.Object(
     batches: Type.Optional(Type.Array(Code, { maxItems: 1000, description: 'batch codes this template is billed in; new ones are made' })),
     invoiceTemplate: Type.Optional(TemplateRef),
     emailTemplate: Type.Optional(TemplateRef),
+    lateCharge: Type.Optional(Type.Union([Type.Null(), LateChargeRule], { description: 'late payment charge on its bills (docs/late-charges.md); null: none' })),
   },
   { additionalProperties: false },
 );
@@ -114,6 +116,7 @@ export const ServiceRecord = Type.Object({
   meteredInputs: Type.Array(MeteredInput),
   unmeteredInputs: Type.Array(UnmeteredInput),
   bankAccounts: Type.Array(BankAccount),
+  lateCharge: Nullable(LateChargeRule),
 });
 export type ServiceRecord = Static<typeof ServiceRecord>;
 

@@ -30,6 +30,7 @@ function definitionRecord(d: StoredDefinition): ServiceVersion['definition'] {
     meteredInputs: d.meteredInputs,
     unmeteredInputs: d.unmeteredInputs,
     bankAccounts: d.bankAccounts,
+    lateCharge: d.lateCharge ?? null,
   };
 }
 

@@ -2,9 +2,12 @@
 // (immutable definitions), batch and service_batch (where a template is billed).
 import type { Queryable } from '../db/pool.ts';
 import type { ServiceDefinition } from './schemas.ts';
+import type { LateChargeRule } from '../rating/lateCharge.ts';
 import { localTimeSql } from '../calendar/calendar.ts';
 
-export type StoredDefinition = Required<Omit<ServiceDefinition, 'securityDeposit' | 'invoiceTemplate' | 'emailTemplate'>> & {
+export type StoredDefinition = Required<Omit<ServiceDefinition, 'securityDeposit' | 'invoiceTemplate' | 'emailTemplate' | 'lateCharge'>> & {
+  /** Absent on versions stored before late charges: read as null. */
+  lateCharge?: LateChargeRule | null;
   securityDeposit: string | null;
   invoiceTemplate: { templateID: number; templateName: string };
   emailTemplate: { templateID: number | null; templateName: string | null };

@@ -203,6 +203,8 @@ export const EXAMPLES: Record<string, Example> = {
   '/admin/update-user': { role: 'admin', body: (r) => env('Update', 'Update User', { userID: r.userID, role: 'viewer' }) },
   '/admin/reset-password': { role: 'admin', body: (r) => env('Update', 'Reset Password', { userID: r.userID, password: 'long enough pw' }) },
   '/admin/get-audit-log': { role: 'admin', body: (r) => env('Retrieve', 'Retrieve Audit Log', { action: 'user.make', target: `user:${r.userID}`, limit: 10, offset: 0 }) },
+  '/billing/late-charges/run-late-charges': { role: 'admin', body: () => env('Create', 'Run Late Charges', {}) },
+  '/billing/late-charges/get-late-charges': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Late Charges', { accountNumber: r.accountNumber, billID: r.billID, limit: 10 }) },
 };
 
 /** Routes that are not JSON business operations and have tests of their own below. */

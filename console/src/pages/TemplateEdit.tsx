@@ -121,13 +121,14 @@ export function TemplateEdit() {
                   <TextInput label="Name" required {...form.getInputProps(`components.${i}.name`)} />
                   <Select label="Model" data={[...MODELS]} allowDeselect={false} {...form.getInputProps(`components.${i}.model`)} />
                   <Select label="Category" data={['charge', 'tax']} allowDeselect={false} {...form.getInputProps(`components.${i}.category`)} />
-                  {c.model !== 'percentage' && c.model !== 'flat' && <Select label="Meter" data={meters} {...form.getInputProps(`components.${i}.input`)} />}
-                  {c.model === 'flat' && <TextInput label="Amount" required {...form.getInputProps(`components.${i}.amount`)} />}
+                  {c.model !== 'percentage' && c.model !== 'flat' && c.model !== 'commitment' && <Select label="Meter" data={meters} {...form.getInputProps(`components.${i}.input`)} />}
+                  {(c.model === 'flat' || c.model === 'commitment') && <TextInput label={c.model === 'commitment' ? 'Minimum commitment' : 'Amount'} required {...form.getInputProps(`components.${i}.amount`)} />}
                   {c.model === 'perUnit' && <TextInput label="Rate per unit" required {...form.getInputProps(`components.${i}.rate`)} />}
                   {c.model === 'package' && <TextInput label="Package size" required {...form.getInputProps(`components.${i}.size`)} />}
                   {c.model === 'package' && <TextInput label="Price per package" required {...form.getInputProps(`components.${i}.price`)} />}
+                  {c.model === 'package' && <TextInput label="Free units" placeholder="0" {...form.getInputProps(`components.${i}.freeUnits`)} />}
                   {c.model === 'percentage' && <TextInput label="Percentage" description="a number or a value's code" required {...form.getInputProps(`components.${i}.percentage`)} />}
-                  {c.model === 'percentage' && <MultiSelect label="Of components" data={componentCodes.filter((x) => x !== c.code)} {...form.getInputProps(`components.${i}.of`)} />}
+                  {(c.model === 'percentage' || c.model === 'commitment') && <MultiSelect label={c.model === 'commitment' ? 'Counts components' : 'Of components'} data={componentCodes.filter((x) => x !== c.code)} {...form.getInputProps(`components.${i}.of`)} />}
                   <TextInput label="Minimum" placeholder="none" {...form.getInputProps(`components.${i}.minimum`)} />
                   <TextInput label="Maximum" placeholder="none" {...form.getInputProps(`components.${i}.maximum`)} />
                   {c.model !== 'percentage' && <Checkbox mt="lg" label="Prorate by days" {...form.getInputProps(`components.${i}.prorate`, { type: 'checkbox' })} />}

@@ -169,6 +169,7 @@ export function TemplatePage() {
               {c.model === 'perUnit' && `${c.rate} per unit of ${c.input}`}
               {c.model === 'package' && `${c.price} per ${c.size} units of ${c.input}`}
               {c.model === 'percentage' && `${c.percentage}% of ${c.of.join(', ')}`}
+              {c.model === 'commitment' && `At least ${c.amount} across ${c.of.join(', ')}${c.prorate ? ', prorated by days' : ''}`}
               {(c.model === 'graduated' || c.model === 'volume') && `Tiers of ${c.input} (${c.model})`}
               {c.minimum && ` · minimum ${c.minimum}`}
               {c.maximum && ` · maximum ${c.maximum}`}

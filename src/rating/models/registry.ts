@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { commitment } from './commitment.ts';
 import { flat } from './flat.ts';
 import { graduated } from './graduated.ts';
 import type { ChargeModel, PreparedBase } from './model.ts';
@@ -13,7 +14,7 @@ import { volume } from './volume.ts';
  * the template schema, checkTariff, prepareTariff, rateLine and the bill's
  * explanation read it from here.
  */
-export const MODELS = [flat, perUnit, graduated, volume, packageModel, percentage] as const;
+export const MODELS = [flat, perUnit, graduated, volume, packageModel, percentage, commitment] as const;
 
 type AnyModel = (typeof MODELS)[number];
 export type ChargeModelName = AnyModel['name'];

@@ -7,7 +7,7 @@ export type ServiceRecord = Data<'/billing/services/get-services'>['services'][n
 type ApiComponent = NonNullable<ServiceBody['components']>[number];
 type Dec = string | number | { value: string } | undefined;
 
-export const MODELS = ['flat', 'perUnit', 'graduated', 'volume', 'package', 'percentage'] as const;
+export const MODELS = ['flat', 'perUnit', 'graduated', 'volume', 'package', 'percentage', 'commitment'] as const;
 export type TierV = { upTo: string; rate: string; flat: string };
 export type ComponentV = {
   code: string;
@@ -20,6 +20,7 @@ export type ComponentV = {
   tiers: TierV[];
   size: string;
   price: string;
+  freeUnits: string;
   percentage: string;
   of: string[];
   prorate: boolean;
@@ -42,7 +43,7 @@ export type TemplateV = {
 
 export const emptyTier = (): TierV => ({ upTo: '', rate: '', flat: '' });
 export const emptyComponent = (): ComponentV => ({
-  code: '', name: '', category: 'charge', model: 'flat', input: '', amount: '', rate: '', tiers: [emptyTier()], size: '', price: '', percentage: '', of: [], prorate: false, minimum: '', maximum: '',
+  code: '', name: '', category: 'charge', model: 'flat', input: '', amount: '', rate: '', tiers: [emptyTier()], size: '', price: '', freeUnits: '', percentage: '', of: [], prorate: false, minimum: '', maximum: '',
 });
 
 export const emptyTemplate = (): TemplateV => ({
@@ -76,7 +77,8 @@ export function fromRecord(r: ServiceRecord): TemplateV {
       if (c.model === 'perUnit') Object.assign(v, { input: c.input, rate: text(c.rate) });
       if (c.model === 'graduated' || c.model === 'volume')
         Object.assign(v, { input: c.input, tiers: c.tiers.map((t) => ({ upTo: t.upTo === null ? '' : String(t.upTo), rate: text(t.rate), flat: text(t.flat) })) });
-      if (c.model === 'package') Object.assign(v, { input: c.input, size: String(c.size), price: text(c.price) });
+      if (c.model === 'package') Object.assign(v, { input: c.input, size: String(c.size), price: text(c.price), freeUnits: c.freeUnits === undefined ? '' : String(c.freeUnits) });
+      if (c.model === 'commitment') Object.assign(v, { amount: text(c.amount), of: c.of });
       if (c.model === 'percentage') Object.assign(v, { percentage: text(c.percentage), of: c.of });
       return v;
     }),
@@ -107,9 +109,11 @@ function toComponent(c: ComponentV): ApiComponent {
         tiers: c.tiers.map((t) => ({ upTo: t.upTo.trim() === '' ? null : t.upTo.trim(), rate: dec(t.rate), ...(t.flat.trim() ? { flat: dec(t.flat) } : {}) })),
       };
     case 'package':
-      return { ...common, ...prorate, model: 'package', input: c.input, size: c.size.trim(), price: dec(c.price) };
+      return { ...common, ...prorate, model: 'package', input: c.input, size: c.size.trim(), price: dec(c.price), ...(c.freeUnits.trim() ? { freeUnits: c.freeUnits.trim() } : {}) };
     case 'percentage':
       return { ...common, model: 'percentage', percentage: dec(c.percentage), of: c.of };
+    case 'commitment':
+      return { ...common, ...prorate, model: 'commitment', amount: dec(c.amount), of: c.of };
   }
 }
 
@@ -138,6 +142,7 @@ export function toBody(v: TemplateV, base: ServiceRecord | null): ServiceBody {
           securityDeposit: base.securityDeposit,
           cashAccountID: base.cashAccountID,
           businessUnitID: base.businessUnitID,
+          lateCharge: base.lateCharge,
           paymentSettlementMethod: 'Chronology' as const,
           invoiceTemplate: base.templateID ? { templateID: base.templateID, templateName: base.templateName } : null,
           emailTemplate: base.emailTemplateID ? { templateID: base.emailTemplateID, templateName: base.emailTemplateName } : null,
