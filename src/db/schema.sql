@@ -147,12 +147,15 @@ TABLE bill
   posted_at timestamp with time zone
   withdrawn_at timestamp with time zone
   created_at timestamp with time zone NOT NULL DEFAULT now()
+  corrects_bill_id bigint
+  cancelled_at timestamp with time zone
   CONSTRAINT bill_app_code_bill_number_key UNIQUE (app_code, bill_number)
   CONSTRAINT bill_check CHECK (((total = (charges + tax)) AND (total_due = (total + balance_brought_forward))))
   CONSTRAINT bill_pkey PRIMARY KEY (bill_id)
-  CONSTRAINT bill_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'posted'::text, 'withdrawn'::text])))
+  CONSTRAINT bill_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'posted'::text, 'withdrawn'::text, 'cancelled'::text])))
   CREATE INDEX bill_account_idx ON bill (account_id, bill_id)
-  CREATE UNIQUE INDEX bill_one_per_subscription ON bill (term_id, subscription_id) WHERE (status <> 'withdrawn'::text)
+  CREATE INDEX bill_corrects_idx ON bill (corrects_bill_id) WHERE (corrects_bill_id IS NOT NULL)
+  CREATE UNIQUE INDEX bill_one_per_subscription ON bill (term_id, subscription_id) WHERE (status <> ALL (ARRAY['withdrawn'::text, 'cancelled'::text]))
 
 TABLE bill_document
   bill_id bigint NOT NULL
@@ -179,6 +182,45 @@ TABLE bill_number_counter
   last_number bigint NOT NULL DEFAULT 0
   CONSTRAINT bill_number_counter_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT bill_number_counter_pkey PRIMARY KEY (app_code)
+
+TABLE credit_note
+  credit_note_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  credit_note_number bigint NOT NULL
+  account_id bigint NOT NULL
+  term_id bigint NOT NULL
+  bill_id bigint NOT NULL
+  rebill_id bigint
+  credit_date date NOT NULL
+  charges numeric(20,4) NOT NULL
+  tax numeric(20,4) NOT NULL
+  amount numeric(20,4) NOT NULL
+  reason text NOT NULL
+  origin text NOT NULL
+  entry_id bigint NOT NULL
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  CONSTRAINT credit_note_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
+  CONSTRAINT credit_note_app_code_credit_note_number_key UNIQUE (app_code, credit_note_number)
+  CONSTRAINT credit_note_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT credit_note_bill_id_fkey FOREIGN KEY (bill_id) REFERENCES bill(bill_id)
+  CONSTRAINT credit_note_bill_id_key UNIQUE (bill_id)
+  CONSTRAINT credit_note_check CHECK ((amount = (charges + tax)))
+  CONSTRAINT credit_note_entry_id_fkey FOREIGN KEY (entry_id) REFERENCES ledger_entry(entry_id)
+  CONSTRAINT credit_note_entry_id_key UNIQUE (entry_id)
+  CONSTRAINT credit_note_pkey PRIMARY KEY (credit_note_id)
+  CONSTRAINT credit_note_reason_check CHECK ((reason <> ''::text))
+  CONSTRAINT credit_note_rebill_id_fkey FOREIGN KEY (rebill_id) REFERENCES bill(bill_id)
+  CONSTRAINT credit_note_rebill_id_key UNIQUE (rebill_id)
+  CONSTRAINT credit_note_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
+  CREATE INDEX credit_note_account_idx ON credit_note (account_id, credit_note_id)
+  CREATE INDEX credit_note_term_idx ON credit_note (term_id)
+
+TABLE credit_note_number_counter
+  app_code integer NOT NULL
+  last_number bigint NOT NULL DEFAULT 0
+  CONSTRAINT credit_note_number_counter_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT credit_note_number_counter_pkey PRIMARY KEY (app_code)
 
 TABLE delivery
   delivery_id bigint NOT NULL IDENTITY

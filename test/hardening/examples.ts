@@ -175,6 +175,14 @@ export const EXAMPLES: Record<string, Example> = {
   '/billing/documents/get-print-extract': { role: 'biller', body: (r) => env('Retrieve', 'Retrieve Print Extract', { termID: r.termID, format: 'jsonl' }) },
   '/billing/deliveries/get-deliveries': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Deliveries', { termID: r.termID, billID: r.billID, deliveryID: r.deliveryID, status: 'sent' }) },
   '/billing/deliveries/resend-delivery': { role: 'biller', body: (r) => env('Update', 'Resend Delivery', { deliveryID: r.deliveryID }) },
+  '/billing/bills/get-credit-notes': {
+    role: 'viewer',
+    body: (r) => env('Retrieve', 'Retrieve Credit Notes', { billID: r.billID, accountID: r.accountID, termID: r.termID, afterCreditNoteID: 0, limit: 10 }),
+  },
+  '/billing/bills/get-estimated-bills': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Estimated Bills', { subscriptionID: r.subscriptionID }) },
+  '/billing/bills/rebill-estimates': { role: 'biller', body: (r) => env('Update', 'Rebill Estimates', { subscriptionID: r.subscriptionID, reason: 'actual reading' }) },
+  '/billing/bills/cancel-bill': { role: 'biller', body: (r) => env('Update', 'Cancel Bill', { billID: r.billID, reason: 'meter misread', rebill: true }) },
+  '/billing/terms/cancel-and-rebill': { role: 'biller', body: (r) => env('Update', 'Cancel And Rebill Term', { termID: r.termID, reason: 'meter misread', rebill: true }) },
 };
 
 /** Routes that are not JSON business operations and have tests of their own below. */
