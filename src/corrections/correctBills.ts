@@ -12,7 +12,8 @@ import { appToday } from '../calendar/calendar.ts';
 import { moneyText } from '../rating/money.ts';
 import { addBillEntries, addBillReversalEntries } from '../ledger/store.ts';
 import { lockAccounts } from '../settlement/store.ts';
-import { settleTheseAccounts } from '../settlement/settleAccounts.ts';
+import { settleAccounts, settleTheseAccounts } from '../settlement/settleAccounts.ts';
+import { pairWholeReversals } from '../settlement/pairReversals.ts';
 import { billRowParts, copyBills, takeBillNumbers } from '../bills/store.ts';
 import { loadRosterInputs, rateRoster, runContext, type RosterInput } from '../billRun/rateRoster.ts';
 import type { TermRow } from '../billRun/termStore.ts';
@@ -72,7 +73,13 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
   let rebills = new Map<string, { billId: string; billNumber: string; total: { charges: string; tax: string; total: string } }>();
   if (o.rebill) rebills = await rebill(tx, term, bills, today, o.by, o.at);
 
-  await settleTheseAccounts(tx, appCode, accountIds, o.by);
+  // A bill nothing had paid is simply paired with its credit note (set-based); an account
+  // whose cancelled bill had been paid is settled whole (what paid it released, then
+  // spent by the method); the others only if they hold credit for the rebill.
+  const paired = await pairWholeReversals(tx, appCode, [...entries.values()], o.by);
+  const whole = new Set(bills.filter((b) => !paired.has(entries.get(b.bill_id)!)).map((b) => b.account_id));
+  await settleTheseAccounts(tx, appCode, accountIds.filter((a) => whole.has(a)), o.by);
+  await settleAccounts(tx, appCode, accountIds.filter((a) => !whole.has(a)), o.by);
   // The rebills' e-mails go with their posting, as a bill run's do.
   if (o.rebill) await queueTermDeliveries(tx, term.term_id, o.by);
   // events: one 'bill.cancelled' per credit note and 'bill.posted' per rebill belong here (webhooks, issue 12's event writer).
