@@ -19,6 +19,9 @@ import { settleAccounts } from '../src/settlement/settleAccounts.ts';
 import { checkLedger } from '../src/ledger/checkLedger.ts';
 import { cancelAndRebillTerm } from '../src/corrections/cancelTerm.ts';
 import { waterService } from '../test/fixtures/tariffs.ts';
+import { readTerm } from '../src/billRun/termStore.ts';
+import { loadRosterInputs, rateRoster, runContext } from '../src/billRun/rateRoster.ts';
+import { billRowParts, copyBills } from '../src/bills/store.ts';
 import { arg } from './args.ts';
 
 const N = arg('--n', 10_000);
@@ -106,6 +109,27 @@ try {
   await db.query('VACUUM ANALYZE');
   say(`setup: ${N} posted bills, ${PAID}% paid, end-of-term readings corrected, in ${secs(Date.now() - t)} s`);
 
+  // The reference, on the machine as it is now: what a bill run's chunk does for the same
+  // N bills (read the roster's inputs, rate, COPY), in a transaction rolled back. Its
+  // figure on a quiet machine is docs/bill-run.md's, so the ratio carries over.
+  t = Date.now();
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+    const termRow = (await readTerm(client, termId))!;
+    const ctx = await runContext(client, termRow, null);
+    await client.query(`UPDATE bill SET status = 'withdrawn' WHERE term_id = $1`, [termId]);
+    const inputs = await loadRosterInputs(client, ctx, '1', '9223372036854775807');
+    const { rated } = await rateRoster(ctx, inputs);
+    let number = 10_000_000;
+    await copyBills(client, rated.map((x) => { const [head, tail] = billRowParts(appCode, termId, '2027-01-31', '2026-12-14', { subscriptionId: x.input.subscriptionId, accountId: x.input.accountId, bill: x.bill }); return head + String(number++) + tail; }));
+  } finally {
+    await client.query('ROLLBACK');
+    client.release();
+  }
+  const reference = Date.now() - t;
+  say(`reference (a run's chunk work for the same ${N} bills: read, rate, COPY): ${secs(reference)} s`);
+
   t = Date.now();
   const r = await cancelAndRebillTerm(db, caller, { termID: Number(termId), reason: 'readings corrected' });
   const ms = Date.now() - t;
@@ -117,6 +141,7 @@ try {
     [termId],
   );
   say(`  payments now settling rebills: ${moved.rows[0].n} allocations`);
+  say(`  ratio to the reference: ${(ms / reference).toFixed(2)} (the bill run's chunks do 100,000 bills in about 7.7 s of a quiet machine, docs/bill-run.md: so about ${((ms / reference) * 7.7).toFixed(0)} s for 100,000 there)`);
   const projected = TARGET_BILLS / rate;
   say(`  at this rate ${TARGET_BILLS} bills take ${projected.toFixed(1)} s (target ${TARGET_SECONDS} s): ${projected <= TARGET_SECONDS ? 'within' : 'OVER'} the target${N < TARGET_BILLS ? ' (projected from a smaller run)' : ''}`);
   t = Date.now();
