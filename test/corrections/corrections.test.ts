@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
+import { paymentsSinceLastBill } from '../../src/ledger/billingSummary.ts';
 import { env, makeTerm, startRun, step, subscriptions, tariff, waitForStatus, type Sub } from '../terms/fixtures.ts';
 
 const envelope = (method: string, action: string, data: unknown) => ({ method, action, apiVersion: 'v2', data });
@@ -168,6 +169,9 @@ describe('corrections after posting', () => {
     assert.equal(partBills[1].creditNote.rebillID, null);
     const partSt = await statementOf(part!);
     assert.equal(partSt.closingBalance, '-1000.00');
+    // The billing summary counts the credit note made since the last bill among the adjustments.
+    const since = (await paymentsSinceLastBill(h.db, h.appCode, [part!.accountId])).get(part!.accountId)!;
+    assert.deepEqual([since.payments, since.adjustments, since.balance], ['0', '-1258.6000', '-1000.0000']);
     await ledgerOk();
     // Credit-note numbers run without gaps.
     const numbers = await h.db.query('SELECT credit_note_number::int AS n FROM credit_note WHERE app_code = $1 ORDER BY 1', [h.appCode]);
