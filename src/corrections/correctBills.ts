@@ -14,13 +14,13 @@ import { addBillEntries, addBillReversalEntries } from '../ledger/store.ts';
 import { lockAccounts } from '../settlement/store.ts';
 import { settleAccounts, settleTheseAccounts } from '../settlement/settleAccounts.ts';
 import { pairWholeReversals } from '../settlement/pairReversals.ts';
-import { billRowParts, copyBills, takeBillNumbers } from '../bills/store.ts';
+import { billRowParts, copyRebills, takeBillNumbers } from '../bills/store.ts';
 import { loadRosterInputs, rateRoster, runContext, type RosterInput } from '../billRun/rateRoster.ts';
 import type { TermRow } from '../billRun/termStore.ts';
 import { queueTermDeliveries } from '../delivery/store.ts';
 import { compareIds } from '../settlement/core.ts';
 import { creditNoteOf, correctionEffect, sumEffects, type CorrectionEffect } from './amounts.ts';
-import { insertCreditNotes, postRebills, takeCreditNoteNumbers, type LockedBill, type NewCreditNote } from './store.ts';
+import { insertCreditNotes, markCancelled, rebillsOf, takeCreditNoteNumbers, transactionTime, type LockedBill, type NewCreditNote } from './store.ts';
 
 export const ORIGINS = ['cancel-bill', 'cancel-and-rebill', 'estimates'] as const;
 export type Origin = (typeof ORIGINS)[number];
@@ -64,14 +64,26 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
     date: today,
     by: o.by,
   });
-  const notes: NewCreditNote[] = bills.map((b, i) => {
-    const c = creditNoteOf(b);
-    return { number: numbers[i]!, accountId: b.account_id, termId: b.term_id, billId: b.bill_id, charges: c.charges, tax: c.tax, amount: c.amount, entryId: entries.get(b.bill_id)! };
-  });
-  const noteIds = await insertCreditNotes(tx, appCode, notes, { date: today, reason: o.reason, origin: o.origin, by: o.by });
+  await markCancelled(tx, bills.map((b) => b.bill_id));
 
   let rebills = new Map<string, { billId: string; billNumber: string; total: { charges: string; tax: string; total: string } }>();
   if (o.rebill) rebills = await rebill(tx, term, bills, today, o.by, o.at);
+
+  const notes: NewCreditNote[] = bills.map((b, i) => {
+    const c = creditNoteOf(b);
+    return {
+      number: numbers[i]!,
+      accountId: b.account_id,
+      termId: b.term_id,
+      billId: b.bill_id,
+      rebillId: rebills.get(b.bill_id)?.billId ?? null,
+      charges: c.charges,
+      tax: c.tax,
+      amount: c.amount,
+      entryId: entries.get(b.bill_id)!,
+    };
+  });
+  const noteIds = await insertCreditNotes(tx, appCode, notes, { date: today, reason: o.reason, origin: o.origin, by: o.by });
 
   // A bill nothing had paid is simply paired with its credit note (set-based); an account
   // whose cancelled bill had been paid is settled whole (what paid it released, then
@@ -125,18 +137,17 @@ async function rebill(tx: pg.PoolClient, term: TermRow, bills: readonly LockedBi
   }
   if (problems.length > 0) throw validationFailed(problems.slice(0, 100), 'The bills cannot be rebilled; nothing was cancelled.');
 
+  let number = await takeBillNumbers(tx, term.app_code, rated.length);
   const rows = rated.map((r) => {
     const old = bySub.get(r.input.subscriptionId)!;
-    return billRowParts(term.app_code, term.term_id, today, old.rebill_due, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill });
+    return {
+      parts: billRowParts(term.app_code, term.term_id, today, old.rebill_due, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill }),
+      number: number++,
+      correctsBillId: old.bill_id,
+    };
   });
-  let number = await takeBillNumbers(tx, term.app_code, rated.length);
-  await copyBills(
-    tx,
-    (function* () {
-      for (const [head, tail] of rows) yield head + String(number++) + tail;
-    })(),
-  );
-  const posted = await postRebills(tx, term.term_id, new Map(bills.map((b) => [b.subscription_id, b.bill_id])));
+  await copyRebills(tx, rows, await transactionTime(tx));
+  const posted = await rebillsOf(tx, term.term_id, bills.map((b) => b.bill_id));
   await addBillEntries(tx, [...posted.values()].map((p) => p.billId), by);
   const totals = new Map(rated.map((r) => [r.input.subscriptionId, { charges: r.bill.charges, tax: r.bill.tax, total: r.bill.total }]));
   const subOf = new Map(bills.map((b) => [b.bill_id, b.subscription_id]));

@@ -55,13 +55,33 @@ export type NewCreditNote = {
   accountId: string;
   termId: string;
   billId: string;
+  rebillId: string | null;
   charges: string;
   tax: string;
   amount: string;
   entryId: string;
 };
 
-/** Writes the credit notes and marks their bills cancelled. Answers each credit note's id by bill. */
+/** The bills cancelled (status, time), in the correction's transaction. */
+export async function markCancelled(db: Queryable, billIds: readonly string[]): Promise<void> {
+  await db.query(`UPDATE bill SET status = 'cancelled', cancelled_at = now() WHERE bill_id = ANY($1::bigint[]) AND status = 'posted'`, [billIds]);
+}
+
+/** now() of the transaction, as text PostgreSQL reads back (a COPY's posted_at). */
+export async function transactionTime(db: Queryable): Promise<string> {
+  return (await db.query<{ t: string }>('SELECT now()::text AS t')).rows[0]!.t;
+}
+
+/** The rebills of these cancelled bills (a term's), by the bill each corrects. */
+export async function rebillsOf(db: Queryable, termId: string, cancelledIds: readonly string[]): Promise<Map<string, { billId: string; billNumber: string }>> {
+  const r = await db.query<{ bill_id: string; bill_number: string; corrects_bill_id: string }>(
+    `SELECT bill_id, bill_number, corrects_bill_id FROM bill WHERE corrects_bill_id = ANY($2::bigint[]) AND term_id = $1 AND status = 'posted'`,
+    [termId, cancelledIds],
+  );
+  return new Map(r.rows.map((x) => [x.corrects_bill_id, { billId: x.bill_id, billNumber: x.bill_number }]));
+}
+
+/** Writes the credit notes (their bills cancelled already, their rebills written). Answers each credit note's id by bill. */
 export async function insertCreditNotes(
   db: Queryable,
   appCode: number,
@@ -70,37 +90,15 @@ export async function insertCreditNotes(
 ): Promise<Map<string, string>> {
   const col = <K extends keyof NewCreditNote>(k: K) => notes.map((n) => n[k]);
   const r = await db.query<{ credit_note_id: string; bill_id: string }>(
-    `INSERT INTO credit_note (app_code, credit_note_number, account_id, term_id, bill_id, credit_date, charges, tax, amount, reason, origin, entry_id, created_by)
-     SELECT $1, t.num, t.account_id, t.term_id, t.bill_id, $10, t.charges, t.tax, t.amount, $11, $12, t.entry_id, $13
-       FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::numeric[], $7::numeric[], $8::numeric[], $9::bigint[])
-            WITH ORDINALITY AS t(num, account_id, term_id, bill_id, charges, tax, amount, entry_id, n)
+    `INSERT INTO credit_note (app_code, credit_note_number, account_id, term_id, bill_id, rebill_id, credit_date, charges, tax, amount, reason, origin, entry_id, created_by)
+     SELECT $1, t.num, t.account_id, t.term_id, t.bill_id, t.rebill_id, $11, t.charges, t.tax, t.amount, $12, $13, t.entry_id, $14
+       FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::numeric[], $8::numeric[], $9::numeric[], $10::bigint[])
+            WITH ORDINALITY AS t(num, account_id, term_id, bill_id, rebill_id, charges, tax, amount, entry_id, n)
       ORDER BY t.n
      RETURNING credit_note_id, bill_id`,
-    [appCode, col('number'), col('accountId'), col('termId'), col('billId'), col('charges'), col('tax'), col('amount'), col('entryId'), o.date, o.reason, o.origin, o.by],
+    [appCode, col('number'), col('accountId'), col('termId'), col('billId'), col('rebillId'), col('charges'), col('tax'), col('amount'), col('entryId'), o.date, o.reason, o.origin, o.by],
   );
-  await db.query(`UPDATE bill SET status = 'cancelled', cancelled_at = now() WHERE bill_id = ANY($1::bigint[]) AND status = 'posted'`, [col('billId')]);
   return new Map(r.rows.map((x) => [x.bill_id, x.credit_note_id]));
-}
-
-/**
- * Posts a term's rebills (written as drafts by bills/store.ts's COPY a moment before, in
- * the same transaction: a posted term has no other drafts) and links each to the bill it
- * corrects and to that bill's credit note. Answers the new bills by the bill they correct.
- */
-export async function postRebills(db: Queryable, termId: string, corrects: ReadonlyMap<string, string>): Promise<Map<string, { billId: string; billNumber: string }>> {
-  const subs = [...corrects.keys()];
-  const r = await db.query<{ bill_id: string; bill_number: string; corrects_bill_id: string }>(
-    `UPDATE bill n SET status = 'posted', posted_at = now(), corrects_bill_id = t.old
-       FROM unnest($2::bigint[], $3::bigint[]) AS t(sub, old)
-      WHERE n.term_id = $1 AND n.subscription_id = t.sub AND n.status = 'draft'
-      RETURNING n.bill_id, n.bill_number, n.corrects_bill_id`,
-    [termId, subs, subs.map((s) => corrects.get(s)!)],
-  );
-  await db.query(
-    `UPDATE credit_note cn SET rebill_id = t.new_id FROM unnest($1::bigint[], $2::bigint[]) AS t(old_id, new_id) WHERE cn.bill_id = t.old_id`,
-    [r.rows.map((x) => x.corrects_bill_id), r.rows.map((x) => x.bill_id)],
-  );
-  return new Map(r.rows.map((x) => [x.corrects_bill_id, { billId: x.bill_id, billNumber: x.bill_number }]));
 }
 
 export type CreditNoteRow = {
