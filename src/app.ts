@@ -32,6 +32,7 @@ import { journalRoutes } from './journal/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { lateChargeRoutes } from './lateCharges/routes.ts';
+import { correctionRoutes } from './corrections/routes.ts';
 
 export type AppOptions = {
   config: Config;
@@ -155,6 +156,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await adminRoutes(app, services);
   await webhookRoutes(app, services);
   await lateChargeRoutes(app, services);
+  await correctionRoutes(app, services);
   await app.register(async (scope) => sandboxRoutes(scope, services), { prefix: '/sandbox' });
   return app;
 }

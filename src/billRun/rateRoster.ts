@@ -133,7 +133,7 @@ export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: s
        JOIN account ac ON ac.account_id = s.account_id
        LEFT JOIN suspended u ON u.subscription_id = ts.subscription_id
       WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3
-        AND NOT EXISTS (SELECT 1 FROM bill b WHERE b.term_id = $1 AND b.subscription_id = ts.subscription_id AND b.status <> 'withdrawn')
+        AND NOT EXISTS (SELECT 1 FROM bill b WHERE b.term_id = $1 AND b.subscription_id = ts.subscription_id AND b.status NOT IN ('withdrawn', 'cancelled'))
       ORDER BY ts.subscription_id`,
     [ctx.termId, fromId, toId],
   );

@@ -32,6 +32,13 @@ type BillRow = BillColumns & {
   status: string;
   posted_at: string | null;
   minor_units: number;
+  corrects_bill_id: string | null;
+  cn_id: string | null;
+  cn_number: string | null;
+  cn_date: string | null;
+  cn_amount: string | null;
+  cn_reason: string | null;
+  cn_rebill_id: string | null;
 };
 
 /** Bills of the caller's app by term, account, bill id or number, each with its lines and their explanation. */
@@ -42,8 +49,11 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
   const r = await db.query<BillRow>(
     `SELECT b.bill_id, b.bill_number, b.term_id, b.subscription_id, b.account_id, ac.account_number, b.bill_date, b.due_date,
             b.period_start, b.period_end, b.charges, b.tax, b.total, b.balance_brought_forward, b.total_due, b.estimated,
-            b.status, ${localTimeSql('b.posted_at')} AS posted_at, b.lines, a.minor_units
+            b.status, ${localTimeSql('b.posted_at')} AS posted_at, b.lines, a.minor_units, b.corrects_bill_id,
+            cn.credit_note_id AS cn_id, cn.credit_note_number AS cn_number, cn.credit_date AS cn_date, cn.amount AS cn_amount,
+            cn.reason AS cn_reason, cn.rebill_id AS cn_rebill_id
        FROM bill b JOIN account ac ON ac.account_id = b.account_id JOIN app a ON a.app_code = b.app_code
+       LEFT JOIN credit_note cn ON cn.bill_id = b.bill_id
       WHERE b.app_code = $1 AND ($2::bigint IS NULL OR b.term_id = $2) AND ($3::bigint IS NULL OR b.account_id = $3)
         AND ($4::bigint IS NULL OR b.bill_id = $4) AND ($5::bigint IS NULL OR b.bill_number = $5)
         AND ($6::text IS NULL OR b.status = $6) AND b.bill_id > $7
@@ -70,5 +80,17 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
     status: b.status,
     postedAt: b.posted_at,
     lines: b.lines.map((l) => ({ ...l, explanation: explainLine(l) })),
+    correctsBillID: b.corrects_bill_id === null ? null : Number(b.corrects_bill_id),
+    creditNote:
+      b.cn_id === null
+        ? null
+        : {
+            creditNoteID: Number(b.cn_id),
+            creditNoteNumber: Number(b.cn_number),
+            creditDate: formatDate(b.cn_date!),
+            amount: money(b.cn_amount!, b.minor_units),
+            reason: b.cn_reason!,
+            rebillID: b.cn_rebill_id === null ? null : Number(b.cn_rebill_id),
+          },
   }));
 }

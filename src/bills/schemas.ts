@@ -14,7 +14,7 @@ export const GetBillsData = Type.Object(
     accountID: Type.Optional(Id),
     billID: Type.Optional(Id),
     billNumber: Type.Optional(Id),
-    status: Type.Optional(Type.Enum(['draft', 'posted', 'withdrawn'])),
+    status: Type.Optional(Type.Enum(['draft', 'posted', 'withdrawn', 'cancelled'])),
     afterBillID: Type.Optional(Type.Integer({ minimum: 0, maximum: 9007199254740991, description: 'paging: bills with a larger billID' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'default 100' })),
   },
@@ -51,6 +51,21 @@ export const BillRecord = Type.Object({
   status: Type.String(),
   postedAt: Type.Union([Type.String(), Type.Null()]),
   lines: Type.Array(BillLine),
+  correctsBillID: Type.Union([Type.Integer(), Type.Null()], { description: 'a rebill: the cancelled bill it replaces' }),
+  creditNote: Type.Union(
+    [
+      Type.Object({
+        creditNoteID: Type.Integer(),
+        creditNoteNumber: Type.Integer(),
+        creditDate: Type.String(),
+        amount: Money,
+        reason: Type.String(),
+        rebillID: Type.Union([Type.Integer(), Type.Null()], { description: 'the bill made in its place' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'a cancelled bill: the credit note that cancelled it (get-credit-notes)' },
+  ),
 });
 export type BillRecord = Static<typeof BillRecord>;
 

@@ -85,3 +85,22 @@ export async function withdrawTermBills(db: Queryable, termId: string): Promise<
   const r = await db.query(`UPDATE bill SET status = 'withdrawn', withdrawn_at = now() WHERE term_id = $1 AND status = 'draft'`, [termId]);
   return r.rowCount ?? 0;
 }
+
+/**
+ * A rebill's COPY (corrections/): a bill run's row (billRowParts) written posted at once
+ * and linked to the cancelled bill it replaces, so the correction writes each bill once
+ * instead of writing a draft and updating it.
+ */
+export async function copyRebills(client: pg.PoolClient, rows: Iterable<{ parts: [string, string]; number: bigint; correctsBillId: string }>, postedAt: string): Promise<void> {
+  const stream = client.query(copyFrom(`COPY bill (${BILL_COPY_COLUMNS}, status, posted_at, corrects_bill_id) FROM STDIN`));
+  await pipeline(
+    Readable.from(
+      slices(
+        (function* () {
+          for (const r of rows) yield `${r.parts[0]}${r.number}${r.parts[1].slice(0, -1)}\tposted\t${postedAt}\t${r.correctsBillId}\n`;
+        })(),
+      ),
+    ),
+    stream,
+  );
+}

@@ -57,7 +57,7 @@ export async function loadDocumentData(db: Queryable, appCode: number, billIds: 
               SELECT json_agg(h ORDER BY h.bill_id DESC) FROM (
                 SELECT p.bill_id, p.bill_number::text, p.bill_date, p.period_start, p.period_end, p.total::text,
                        (SELECT sum((l->'trace'->'reading'->>'consumption')::numeric) FROM json_array_elements(p.lines) l)::text AS consumption
-                  FROM bill p WHERE p.account_id = b.account_id AND p.bill_id < b.bill_id AND p.status <> 'withdrawn'
+                  FROM bill p WHERE p.account_id = b.account_id AND p.bill_id < b.bill_id AND p.status NOT IN ('withdrawn', 'cancelled')
                  ORDER BY p.bill_id DESC LIMIT ${HISTORY}) h), '[]') ELSE '[]' END AS history
        FROM bill b
        JOIN account ac ON ac.account_id = b.account_id

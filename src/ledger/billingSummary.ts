@@ -9,7 +9,7 @@ export type SinceLastBill = {
   lastBillDate: string | null;
   /** Payments since then, less the reversals since then; positive. */
   payments: string;
-  /** Adjustments since then: > 0 debit notes outweigh credit notes. */
+  /** Adjustments since then, the credit notes of cancelled bills (corrections/) among them: > 0 debit notes outweigh credit notes. */
   adjustments: string;
 };
 
@@ -29,7 +29,7 @@ export async function paymentsSinceLastBill(db: Queryable, appCode: number, acco
         WHERE ac.app_code = $1 AND ac.account_id = ANY($2::bigint[]))
      SELECT l.account_id, l.balance, lb.entry_date AS last_bill_date,
             coalesce(-sum(e.amount) FILTER (WHERE e.kind IN ('payment', 'payment_reversal')), 0) AS payments,
-            coalesce(sum(e.amount) FILTER (WHERE e.kind = 'adjustment'), 0) AS adjustments
+            coalesce(sum(e.amount) FILTER (WHERE e.kind IN ('adjustment', 'bill_reversal')), 0) AS adjustments
        FROM last l
        LEFT JOIN ledger_entry lb ON lb.entry_id = l.last_bill
        LEFT JOIN ledger_entry e ON e.account_id = l.account_id AND e.entry_id > coalesce(l.last_bill, 0)

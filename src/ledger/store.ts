@@ -77,3 +77,27 @@ export async function addLateChargeEntries(
   );
   return r.rows;
 }
+
+/**
+ * The credit-note entry of each cancelled bill (corrections/): minus the bill's total,
+ * kind 'bill_reversal', reversing the bill's own entry (settlement pairs the two and
+ * frees what had paid the bill), dated `date`. Answers each entry's id by bill.
+ */
+export async function addBillReversalEntries(
+  db: Queryable,
+  e: { billIds: readonly string[]; descriptions: readonly string[]; date: string; by: string },
+): Promise<Map<string, string>> {
+  if (e.billIds.length === 0) return new Map();
+  const r = await db.query<{ entry_id: string; bill_id: string }>(
+    `INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, bill_id, reverses_entry_id, description, created_by)
+     SELECT b.app_code, b.account_id, $3, 'bill_reversal', -b.total, b.bill_id, be.entry_id, t.description, $4
+       FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS t(bill_id, description, n)
+       JOIN bill b ON b.bill_id = t.bill_id
+       JOIN ledger_entry be ON be.bill_id = b.bill_id AND be.kind = 'bill'
+      ORDER BY t.n
+     RETURNING entry_id, bill_id`,
+    [e.billIds, e.descriptions, e.date, e.by],
+  );
+  if (r.rows.length !== e.billIds.length) throw new Error('a cancelled bill has no ledger entry of its own');
+  return new Map(r.rows.map((x) => [x.bill_id, x.entry_id]));
+}

@@ -205,6 +205,14 @@ export const EXAMPLES: Record<string, Example> = {
   '/admin/get-audit-log': { role: 'admin', body: (r) => env('Retrieve', 'Retrieve Audit Log', { action: 'user.make', target: `user:${r.userID}`, limit: 10, offset: 0 }) },
   '/billing/late-charges/run-late-charges': { role: 'admin', body: () => env('Create', 'Run Late Charges', {}) },
   '/billing/late-charges/get-late-charges': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Late Charges', { accountNumber: r.accountNumber, billID: r.billID, limit: 10 }) },
+  '/billing/bills/get-credit-notes': {
+    role: 'viewer',
+    body: (r) => env('Retrieve', 'Retrieve Credit Notes', { billID: r.billID, accountID: r.accountID, termID: r.termID, afterCreditNoteID: 0, limit: 10 }),
+  },
+  '/billing/bills/get-estimated-bills': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Estimated Bills', { subscriptionID: r.subscriptionID }) },
+  '/billing/bills/rebill-estimates': { role: 'biller', body: (r) => env('Update', 'Rebill Estimates', { subscriptionID: r.subscriptionID, reason: 'actual reading' }) },
+  '/billing/bills/cancel-bill': { role: 'biller', body: (r) => env('Update', 'Cancel Bill', { billID: r.billID, reason: 'meter misread', rebill: true }) },
+  '/billing/terms/cancel-and-rebill': { role: 'biller', body: (r) => env('Update', 'Cancel And Rebill Term', { termID: r.termID, reason: 'meter misread', rebill: true }) },
 };
 
 /** Routes that are not JSON business operations and have tests of their own below. */

@@ -1,0 +1,36 @@
+import type pg from 'pg';
+import { inTransaction } from '../db/pool.ts';
+import { invalidState, notFound } from '../errors.ts';
+import type { Caller } from '../auth/roles.ts';
+import { appToday } from '../calendar/calendar.ts';
+import { lockTerm } from '../billRun/termStore.ts';
+import { correctTermBills, correctionSummary } from './correctBills.ts';
+import { lockBills, type LockedBill } from './store.ts';
+
+/** Why a bill cannot be cancelled, as the error the caller gets (path: where its id was given). */
+export function refuseUncancellable(b: LockedBill, path: string): void {
+  if (b.status === 'cancelled') {
+    throw invalidState(`Bill ${b.bill_number} was cancelled already, by credit note ${b.credit_note_number}; a bill is cancelled once.`, path);
+  }
+  if (b.status !== 'posted') {
+    throw invalidState(`Bill ${b.bill_number} is ${b.status}; only a posted bill is cancelled by a credit note (reverse-term withdraws an unposted run's bills).`, path);
+  }
+}
+
+/** cancel-bill: one posted bill cancelled by a credit note and, unless rebill is false, billed again. */
+export async function cancelBill(db: pg.Pool, caller: Caller, d: { billID: number; reason: string; rebill?: boolean }) {
+  return inTransaction(db, async (tx) => {
+    const found = await tx.query<{ term_id: string; minor_units: number }>(
+      'SELECT b.term_id, a.minor_units FROM bill b JOIN app a ON a.app_code = b.app_code WHERE b.app_code = $1 AND b.bill_id = $2',
+      [caller.appCode, d.billID],
+    );
+    if (found.rowCount === 0) throw notFound('bill', 'data.billID');
+    // Lock order as the bill run's: the term, then its bills. Two cancels of one bill
+    // take turns here; the second finds it cancelled.
+    const term = (await lockTerm(tx, caller.appCode, found.rows[0]!.term_id))!;
+    const bills = await lockBills(tx, caller.appCode, [String(d.billID)], await appToday(tx, caller.appCode));
+    refuseUncancellable(bills[0]!, 'data.billID');
+    const corrected = await correctTermBills(tx, term, bills, { reason: d.reason, rebill: d.rebill ?? true, origin: 'cancel-bill', by: caller.email, at: 'data.billID' });
+    return correctionSummary(corrected, found.rows[0]!.minor_units);
+  });
+}

@@ -1,0 +1,179 @@
+// The one way posted bills are corrected: cancel-bill, a term's cancel-and-rebill and the
+// cascade from estimates all come here, on a locked term and its locked bills, in the
+// caller's transaction. Each bill gets a credit note (gapless number, a ledger entry
+// reversing it), then a new bill rated with the data as it is now through the bill run's
+// own code (billRun/rateRoster.ts), posted and linked to the bill it corrects; then
+// settlement runs once over the accounts: the credit note pays the cancelled bill, what
+// payments had settled on it is released and goes, by the template's method
+// (Chronology: oldest due first), to the account's open bills, the rebill among them.
+import type pg from 'pg';
+import { validationFailed, type ErrorDetail } from '../errors.ts';
+import { appToday } from '../calendar/calendar.ts';
+import { moneyText } from '../rating/money.ts';
+import { addBillEntries, addBillReversalEntries } from '../ledger/store.ts';
+import { lockAccounts } from '../settlement/store.ts';
+import { settleAccounts, settleTheseAccounts } from '../settlement/settleAccounts.ts';
+import { pairWholeReversals } from '../settlement/pairReversals.ts';
+import { billRowParts, copyRebills, takeBillNumbers } from '../bills/store.ts';
+import { loadRosterInputs, rateRoster, runContext, type RosterInput } from '../billRun/rateRoster.ts';
+import type { TermRow } from '../billRun/termStore.ts';
+import { queueTermDeliveries } from '../delivery/store.ts';
+import { compareIds } from '../settlement/core.ts';
+import { creditNoteOf, correctionEffect, sumEffects, type CorrectionEffect } from './amounts.ts';
+import { insertCreditNotes, markCancelled, rebillsOf, takeCreditNoteNumbers, transactionTime, type LockedBill, type NewCreditNote } from './store.ts';
+
+export const ORIGINS = ['cancel-bill', 'cancel-and-rebill', 'estimates'] as const;
+export type Origin = (typeof ORIGINS)[number];
+
+export type CorrectionOptions = { reason: string; rebill: boolean; origin: Origin; by: string; at: string };
+
+export type CorrectedBill = {
+  creditNoteId: string;
+  creditNoteNumber: string;
+  billId: string;
+  billNumber: string;
+  rebillId: string | null;
+  rebillNumber: string | null;
+  accountId: string;
+  effect: CorrectionEffect;
+};
+
+/** Subscriptions per roster read of a rebill (as a bill run's chunk). */
+const REBILL_SLICE = 5000;
+
+/**
+ * Cancels `bills` (posted bills of the locked `term`, locked) and, when asked, rebills
+ * them. A subscription that cannot be rated now fails the whole correction with its
+ * reason (nothing is written): a bill is not cancelled for a rebill that cannot be made.
+ */
+export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: readonly LockedBill[], o: CorrectionOptions): Promise<CorrectedBill[]> {
+  if (bills.length === 0) return [];
+  const appCode = term.app_code;
+  const today = await appToday(tx, appCode);
+  const accountIds = [...new Set(bills.map((b) => b.account_id))].sort(compareIds);
+  // Accounts before their entries: the balance trigger and settlement then take them in
+  // one order, as payments do, and never deadlock with them.
+  await lockAccounts(tx, appCode, accountIds);
+
+  // The credit notes and their entries.
+  let number = await takeCreditNoteNumbers(tx, appCode, bills.length);
+  const numbers = bills.map(() => String(number++));
+  const entries = await addBillReversalEntries(tx, {
+    billIds: bills.map((b) => b.bill_id),
+    descriptions: bills.map((b, i) => `Credit note ${numbers[i]} cancelling bill ${b.bill_number}`),
+    date: today,
+    by: o.by,
+  });
+  await markCancelled(tx, bills.map((b) => b.bill_id));
+
+  let rebills = new Map<string, { billId: string; billNumber: string; total: { charges: string; tax: string; total: string } }>();
+  if (o.rebill) rebills = await rebill(tx, term, bills, today, o.by, o.at);
+
+  const notes: NewCreditNote[] = bills.map((b, i) => {
+    const c = creditNoteOf(b);
+    return {
+      number: numbers[i]!,
+      accountId: b.account_id,
+      termId: b.term_id,
+      billId: b.bill_id,
+      rebillId: rebills.get(b.bill_id)?.billId ?? null,
+      charges: c.charges,
+      tax: c.tax,
+      amount: c.amount,
+      entryId: entries.get(b.bill_id)!,
+    };
+  });
+  const noteIds = await insertCreditNotes(tx, appCode, notes, { date: today, reason: o.reason, origin: o.origin, by: o.by });
+
+  // A bill nothing had paid is simply paired with its credit note (set-based); an account
+  // whose cancelled bill had been paid is settled whole (what paid it released, then
+  // spent by the method); the others only if they hold credit for the rebill.
+  const paired = await pairWholeReversals(tx, appCode, [...entries.values()], o.by);
+  const whole = new Set(bills.filter((b) => !paired.has(entries.get(b.bill_id)!)).map((b) => b.account_id));
+  await settleTheseAccounts(tx, appCode, accountIds.filter((a) => whole.has(a)), o.by);
+  await settleAccounts(tx, appCode, accountIds.filter((a) => !whole.has(a)), o.by);
+  // The rebills' e-mails go with their posting, as a bill run's do.
+  if (o.rebill) await queueTermDeliveries(tx, term.term_id, o.by);
+  // events: one 'bill.cancelled' per credit note and 'bill.posted' per rebill belong here (webhooks, issue 12's event writer).
+
+  return bills.map((b, i) => {
+    const nb = rebills.get(b.bill_id);
+    return {
+      creditNoteId: noteIds.get(b.bill_id)!,
+      creditNoteNumber: numbers[i]!,
+      billId: b.bill_id,
+      billNumber: b.bill_number,
+      rebillId: nb?.billId ?? null,
+      rebillNumber: nb?.billNumber ?? null,
+      accountId: b.account_id,
+      effect: correctionEffect(b, nb?.total ?? null),
+    };
+  });
+}
+
+/** Rates the bills' subscriptions again with every reading as it is now, writes and posts the new bills. */
+async function rebill(tx: pg.PoolClient, term: TermRow, bills: readonly LockedBill[], today: string, by: string, at: string) {
+  // No watermark: the readings as they are now (corrections since the run included).
+  const ctx = await runContext(tx, term, null);
+  const bySub = new Map(bills.map((b) => [b.subscription_id, b]));
+  const subs = [...bySub.keys()].sort(compareIds);
+  const inputs: RosterInput[] = [];
+  for (let i = 0; i < subs.length; i += REBILL_SLICE) {
+    const slice = subs.slice(i, i + REBILL_SLICE);
+    // The bill run's own read of a roster range; the range may hold subscriptions
+    // without a live bill that are not being corrected (a run's failures): left out.
+    for (const input of await loadRosterInputs(tx, ctx, slice[0]!, slice[slice.length - 1]!)) {
+      if (bySub.has(input.subscriptionId)) inputs.push(input);
+    }
+  }
+  const { rated, failed } = await rateRoster(ctx, inputs);
+  const problems: ErrorDetail[] = failed.map((f) => ({
+    path: at,
+    message: `bill ${bySub.get(f.input.subscriptionId)!.bill_number} (subscription ${f.input.subscriptionId}) cannot be rated again: ${f.code}: ${f.reason}`,
+  }));
+  const found = new Set(inputs.map((x) => x.subscriptionId));
+  for (const b of bills) {
+    if (!found.has(b.subscription_id)) problems.push({ path: at, message: `bill ${b.bill_number}: subscription ${b.subscription_id} is not on the term's roster` });
+  }
+  if (problems.length > 0) throw validationFailed(problems.slice(0, 100), 'The bills cannot be rebilled; nothing was cancelled.');
+
+  let number = await takeBillNumbers(tx, term.app_code, rated.length);
+  const rows = rated.map((r) => {
+    const old = bySub.get(r.input.subscriptionId)!;
+    return {
+      parts: billRowParts(term.app_code, term.term_id, today, old.rebill_due, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill }),
+      number: number++,
+      correctsBillId: old.bill_id,
+    };
+  });
+  await copyRebills(tx, rows, await transactionTime(tx));
+  const posted = await rebillsOf(tx, term.term_id, bills.map((b) => b.bill_id));
+  await addBillEntries(tx, [...posted.values()].map((p) => p.billId), by);
+  const totals = new Map(rated.map((r) => [r.input.subscriptionId, { charges: r.bill.charges, tax: r.bill.tax, total: r.bill.total }]));
+  const subOf = new Map(bills.map((b) => [b.bill_id, b.subscription_id]));
+  return new Map([...posted.entries()].map(([oldId, p]) => [oldId, { ...p, total: totals.get(subOf.get(oldId)!)! }]));
+}
+
+/** The answer of a correction: counts, the sums, and its first credit notes. */
+export function correctionSummary(corrected: readonly CorrectedBill[], minorUnits: number, listed = 100) {
+  const effect = sumEffects(corrected.map((c) => c.effect));
+  const m = (x: string) => moneyText(x, minorUnits);
+  return {
+    cancelled: corrected.length,
+    rebilled: corrected.filter((c) => c.rebillId !== null).length,
+    credited: m(effect.credited),
+    rebilledAmount: m(effect.rebilled),
+    change: m(effect.change),
+    creditNotes: corrected.slice(0, listed).map((c) => ({
+      creditNoteID: Number(c.creditNoteId),
+      creditNoteNumber: Number(c.creditNoteNumber),
+      billID: Number(c.billId),
+      billNumber: Number(c.billNumber),
+      rebillID: c.rebillId === null ? null : Number(c.rebillId),
+      rebillNumber: c.rebillNumber === null ? null : Number(c.rebillNumber),
+      accountID: Number(c.accountId),
+      amount: m(c.effect.credited),
+      rebillAmount: c.rebillId === null ? null : m(c.effect.rebilled),
+    })),
+  };
+}
