@@ -27,6 +27,7 @@ import { sandboxRoutes } from './sandbox/routes.ts';
 import { consoleRoutes } from './http/console.ts';
 import { documentRoutes } from './documents/routes.ts';
 import { deliveryRoutes } from './delivery/routes.ts';
+import { simulationRoutes } from './simulation/routes.ts';
 
 export type AppOptions = {
   config: Config;
@@ -145,6 +146,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await billRoutes(app, services);
   await documentRoutes(app, services);
   await deliveryRoutes(app, services);
+  await simulationRoutes(app, services);
   await app.register(async (scope) => sandboxRoutes(scope, services), { prefix: '/sandbox' });
   return app;
 }

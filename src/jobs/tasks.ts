@@ -6,11 +6,13 @@ import type { Config } from '../config.ts';
 import { termTasks } from '../billRun/tasks.ts';
 import { documentTasks } from '../documents/tasks.ts';
 import { deliveryTasks } from '../delivery/tasks.ts';
+import { simulationTasks } from '../simulation/tasks.ts';
 
 export function taskList(db: pg.Pool, config: Config): TaskList {
   return {
     ...termTasks(db, config.billRunChunkSize),
     ...documentTasks(db),
     ...deliveryTasks(db, config),
+    ...simulationTasks(db, config.billRunChunkSize),
   };
 }
