@@ -33,6 +33,8 @@ export type Refs = {
   templateID: number;
   /** The e-mail of the posted bill. */
   deliveryID: number;
+  /** A tariff simulation of the processed term (issue 13). */
+  simulationID: number;
 };
 
 export type Example = {
@@ -175,6 +177,17 @@ export const EXAMPLES: Record<string, Example> = {
   '/billing/documents/get-print-extract': { role: 'biller', body: (r) => env('Retrieve', 'Retrieve Print Extract', { termID: r.termID, format: 'jsonl' }) },
   '/billing/deliveries/get-deliveries': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Deliveries', { termID: r.termID, billID: r.billID, deliveryID: r.deliveryID, status: 'sent' }) },
   '/billing/deliveries/resend-delivery': { role: 'biller', body: (r) => env('Update', 'Resend Delivery', { deliveryID: r.deliveryID }) },
+  '/billing/simulations/simulate-tariff': {
+    role: 'biller',
+    body: (r) => env('Create', 'Simulate Tariff', { termID: r.termID, draftVersion: 1, label: 'same tariff', bands: ['10', '30'], solve: { componentCode: 'STANDING', target: 'revenueNeutral', measure: 'total' } }),
+  },
+  '/billing/simulations/get-simulations': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Simulations', { simulationID: r.simulationID, termID: r.termID, status: 'Done', limit: 10, offset: 0 }) },
+  '/billing/simulations/get-simulation-results': {
+    role: 'viewer',
+    body: (r) => env('Retrieve', 'Retrieve Simulation Results', { simulationID: r.simulationID, sort: 'size', failed: false, batchCode: r.batchCode, limit: 10, offset: 0 }),
+  },
+  '/billing/simulations/export-simulation': { role: 'viewer', body: (r) => env('Retrieve', 'Export Simulation', { simulationID: r.simulationID, sort: 'difference' }) },
+  '/billing/simulations/delete-simulation': { role: 'biller', body: (r) => env('Update', 'Delete Simulation', { simulationID: r.simulationID }) },
 };
 
 /** Routes that are not JSON business operations and have tests of their own below. */
@@ -198,6 +211,7 @@ export const MISSING: Record<string, string | number> = {
   importID: 987654321,
   templateID: 987654321,
   deliveryID: 987654321,
+  simulationID: 987654321,
 };
 
 /** The value of Refs that a field of that name names. */
@@ -304,6 +318,10 @@ export async function setupRecords(
     if (i > 600) throw new Error('the documents and delivery jobs did not finish');
     await new Promise((res) => setTimeout(res, 100));
   }
+  r.simulationID = header(
+    await ok('/billing/simulations/simulate-tariff', env('Create', 'Simulate Tariff', { termID: r.termID, draftVersion: 1, label: `simulation of ${prefix}` })),
+    'x-billrun-simulation-id',
+  );
   const deliveries = await ok('/billing/deliveries/get-deliveries', env('Retrieve', 'Retrieve Deliveries', { termID: r.termID }));
   r.deliveryID = deliveries.body.data.deliveries[0].deliveryID;
   const plant = await h.request('POST', '/sandbox/plants', { token: `Bearer ${token}`, body: { name: `${prefix} fern`, tag: prefix } });
