@@ -17,7 +17,7 @@ import { rateBothWays } from './compare.ts';
 import { locateRate, solveRate, withRate, type RateAddress } from './solve.ts';
 import { addChunkJobs, addFinishJob } from './jobs.ts';
 import { summarize } from './summary.ts';
-import { insertResults, lockSimulation, readSimulation, SIMULATION_STATUS as S, type SimulationRow } from './store.ts';
+import { batchesOf, insertResults, lockSimulation, readSimulation, SIMULATION_STATUS as S, type SimulationRow } from './store.ts';
 import { rateRoster } from '../billRun/rateRoster.ts';
 
 /**
@@ -58,10 +58,19 @@ async function solveDraft(db: Queryable, sim: SimulationRow, chunkSize: number):
   const located = locateRate(draft, asked, 'data.solve');
   if (Array.isArray(located)) throw new Error(located[0]!.message); // checked when asked
   const measure = asked.measure ?? 'total';
-  const inputs = await wholeRoster(db, ctx, chunkSize);
-  const both = (await rateBothWays(ctx, draft, inputs)).filter((c) => c.failure === null);
-  const rateable = both.map((c) => c.input);
-  const target = asked.target === 'revenueNeutral' ? both.reduce((s, c) => s.plus(c.current![measure]), new Dec(0)) : new Dec(asked.target);
+  // Only the inputs both tariffs rate and the current revenue are kept, not the bills:
+  // the search holds the roster's inputs and one rating's bills at a time.
+  let rateable = await wholeRoster(db, ctx, chunkSize);
+  const drafted = new Set((await rateRoster({ ...ctx, tariff: draft }, rateable)).rated.map((r) => r.input.subscriptionId));
+  let current = new Dec(0);
+  const both: RosterInput[] = [];
+  for (const r of (await rateRoster(ctx, rateable)).rated) {
+    if (!drafted.has(r.input.subscriptionId)) continue;
+    both.push(r.input);
+    current = current.plus(r.bill[measure]);
+  }
+  rateable = both;
+  const target = asked.target === 'revenueNeutral' ? current : new Dec(asked.target);
   const step = new Dec(1).div(new Dec(10).pow(ctx.minorUnits));
   const revenue = async (rate: Dec) => {
     const tried = withRate(draft, located, rate.toFixed());
@@ -127,10 +136,11 @@ export async function runSimulationChunk(db: pg.Pool, simulationId: string, chun
   if (!sim || sim.status !== S.Running) return;
   const { ctx, draft } = await simulationContext(db, sim);
   const compared = await rateBothWays(ctx, draft, await loadRosterInputs(db, ctx, chunk.from_id, chunk.to_id, { withBilled: true }));
+  const batches = await batchesOf(db, chunk.from_id, chunk.to_id);
   await inTransaction(db, async (tx) => {
     const c = await tx.query('SELECT 1 FROM simulation_chunk WHERE simulation_id = $1 AND chunk_no = $2 AND done_at IS NULL FOR UPDATE', [simulationId, chunkNo]);
     if (c.rowCount === 0) return;
-    await insertResults(tx, simulationId, compared);
+    await insertResults(tx, simulationId, compared, batches);
     await tx.query('UPDATE simulation_chunk SET done_at = now(), done_by = $3 WHERE simulation_id = $1 AND chunk_no = $2', [simulationId, chunkNo, worker]);
     const p = await tx.query<{ chunks_done: number; chunks_total: number }>(
       'UPDATE simulation SET chunks_done = chunks_done + 1 WHERE simulation_id = $1 RETURNING chunks_done, chunks_total',

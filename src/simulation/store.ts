@@ -1,5 +1,8 @@
 // SQL of the simulation tables (migration 024). Every read by a caller is scoped by app.
+import type pg from 'pg';
 import type { Queryable } from '../db/pool.ts';
+import { copyInto, copyLine } from '../db/copy.ts';
+import { Dec } from '../rating/index.ts';
 import { localTimeSql } from '../calendar/calendar.ts';
 import type { Comparison } from './compare.ts';
 import type { ResultSort } from './schemas.ts';
@@ -75,36 +78,35 @@ export async function recordSimulationError(db: Queryable, simulationId: string,
   );
 }
 
-/** One row per comparison, in one statement; a row already there (a chunk written twice) is left. */
-export async function insertResults(db: Queryable, simulationId: string, rows: Comparison[]): Promise<void> {
-  if (rows.length === 0) return;
-  const json = JSON.stringify(
-    rows.map((c) => ({
-      s: c.input.subscriptionId,
-      a: c.input.accountId,
-      q: c.consumption,
-      cc: c.current?.charges ?? null,
-      ct: c.current?.tax ?? null,
-      cs: c.current?.total ?? null,
-      dc: c.draft?.charges ?? null,
-      dt: c.draft?.tax ?? null,
-      ds: c.draft?.total ?? null,
-      cl: c.current?.lines ?? null,
-      dl: c.draft?.lines ?? null,
-      f: c.failure,
-    })),
-  );
-  await db.query(
-    `INSERT INTO simulation_result (simulation_id, subscription_id, account_id, batch_id, consumption,
-                                    current_charges, current_tax, current_total, draft_charges, draft_tax, draft_total, difference,
-                                    current_lines, draft_lines, failure)
-     SELECT $1, x.s, x.a, sub.batch_id, x.q, x.cc, x.ct, x.cs, x.dc, x.dt, x.ds,
-            CASE WHEN x.f IS NULL THEN x.ds - x.cs END, x.cl, x.dl, x.f
-       FROM json_to_recordset($2::json) AS x(s bigint, a bigint, q numeric, cc numeric, ct numeric, cs numeric, dc numeric, dt numeric, ds numeric, cl jsonb, dl jsonb, f jsonb)
-       JOIN subscription sub ON sub.subscription_id = x.s
-     ON CONFLICT (simulation_id, subscription_id) DO NOTHING`,
-    [simulationId, json],
-  );
+/** The batch of each subscription with an id in [fromId, toId]. */
+export async function batchesOf(db: Queryable, fromId: string, toId: string): Promise<Map<string, string>> {
+  const r = await db.query<{ subscription_id: string; batch_id: string }>('SELECT subscription_id, batch_id FROM subscription WHERE subscription_id BETWEEN $1 AND $2', [fromId, toId]);
+  return new Map(r.rows.map((x) => [x.subscription_id, x.batch_id]));
+}
+
+const RESULT_COLUMNS = [
+  'simulation_id', 'subscription_id', 'account_id', 'batch_id', 'consumption',
+  'current_charges', 'current_tax', 'current_total', 'draft_charges', 'draft_tax', 'draft_total', 'difference',
+  'current_lines', 'draft_lines', 'failure',
+];
+
+/**
+ * One row per comparison, with one COPY (the bill run writes its bills the same way: an
+ * INSERT of the same rows from JSON took twice as long). The caller holds the chunk's
+ * row lock, so no other transaction writes the same rows.
+ */
+export async function insertResults(client: pg.PoolClient, simulationId: string, rows: Comparison[], batches: Map<string, string>): Promise<void> {
+  const lines = rows.map((c) => {
+    const cur = c.current;
+    const dra = c.draft;
+    return copyLine([
+      simulationId, c.input.subscriptionId, c.input.accountId, batches.get(c.input.subscriptionId) ?? null, c.consumption,
+      cur?.charges, cur?.tax, cur?.total, dra?.charges, dra?.tax, dra?.total,
+      c.failure === null && cur && dra ? new Dec(dra.total).minus(cur.total).toFixed() : null,
+      cur ? JSON.stringify(cur.lines) : null, dra ? JSON.stringify(dra.lines) : null, c.failure === null ? null : JSON.stringify(c.failure),
+    ]);
+  });
+  await copyInto(client, 'simulation_result', RESULT_COLUMNS, lines);
 }
 
 export type ResultRow = {
