@@ -179,6 +179,24 @@ describe('tariff simulation', () => {
     assert.equal(done.summary.current.total, Number(stored.rows[0].t).toFixed(2));
   });
 
+  test('chunks run twice at once (two workers, a retry) write each result once', async () => {
+    const { runSimulationChunk } = await import('../../src/simulation/runSimulation.ts');
+    const sim = await simulated(h, { termID, draft: draftWith('77'), background: true });
+    // Race the worker, and each other, for both chunks as soon as they are planned.
+    for (let i = 0; i < 300; i++) {
+      if ((await h.db.query('SELECT count(*)::int AS n FROM simulation_chunk WHERE simulation_id = $1', [sim.simulationID])).rows[0].n === 2) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const id = String(sim.simulationID);
+    await Promise.all([1, 2, 1, 2].map((chunk, i) => runSimulationChunk(h.db, id, chunk, `test-${i}`, true)));
+    const done = await waitForSimulation(h, sim.simulationID);
+    assert.equal(done.status, 'Done', done.lastError);
+    assert.deepEqual([done.progress.chunksDone, done.progress.chunksTotal], [2, 2]);
+    const rows = await h.db.query('SELECT count(*)::int AS n, count(DISTINCT subscription_id)::int AS d FROM simulation_result WHERE simulation_id = $1', [sim.simulationID]);
+    assert.deepEqual(rows.rows[0], { n: 4, d: 4 });
+    assert.deepEqual(done.summary.difference, { charges: '231.00', tax: '36.96', total: '267.96' });
+  });
+
   test('a roster of one chunk is rated in the request', async () => {
     const [one] = await subscriptions(h, { n: 1, batchCode: 'ZONE-B', readings: [['2026-10-31', 0], ['2026-11-30', 20]] });
     const small = await makeTerm(h, { batchCode: 'ZONE-B' });
