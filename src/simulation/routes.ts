@@ -51,7 +51,7 @@ export async function simulationRoutes(app: FastifyInstance, services: Services)
     tag: TAG,
     summary: "A page of a simulation's results",
     description:
-      'Per roster subscription (with its account): both amounts, the difference, both bills line by line with their explanations; or why it was not rated. Sorted by difference (default: the largest rise first).',
+      'Per roster subscription (with its account; accountNumber: only that account): both amounts, the difference, both bills line by line with their explanations; or why it was not rated. Sorted by difference (default: the largest rise first).',
     body: requestSchema({ method: 'Retrieve', action: 'Retrieve Simulation Results' }, { data: GetResultsData }),
     data: ResultsAnswer,
     handler: async (body, ctx) => {
@@ -59,8 +59,8 @@ export async function simulationRoutes(app: FastifyInstance, services: Services)
       if (!sim) throw notFound('simulation', 'data.simulationID');
       const limit = body.data.limit ?? 100;
       const offset = body.data.offset ?? 0;
-      const { sort, failed, batchCode } = body.data;
-      const page = await resultPage(ctx.db, sim.simulation_id, { sort, failed, batchCode, limit, offset });
+      const { sort, failed, batchCode, accountNumber } = body.data;
+      const page = await resultPage(ctx.db, sim.simulation_id, { sort, failed, batchCode, accountNumber, limit, offset });
       return { results: page.rows.map((r) => simulationResult(r, sim.minor_units)), paging: { limit, offset, total: page.total } };
     },
   });

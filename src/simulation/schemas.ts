@@ -1,6 +1,6 @@
 // Request and answer shapes of the tariff simulation operations (docs/simulation.md).
 import { Type, type Static } from 'typebox';
-import { Id, Money, Paging, PagingInput } from '../primitives.ts';
+import { AccountNumber, Id, Money, Paging, PagingInput } from '../primitives.ts';
 import { Code, DecimalString, Tariff } from '../rating/tariff.ts';
 import { BillLine } from '../bills/schemas.ts';
 import { RATE_PARAMETERS } from './solve.ts';
@@ -127,6 +127,7 @@ export const GetResultsData = Type.Object(
     sort: Type.Optional(Type.Enum([...RESULT_SORTS], { description: "'difference' (largest fall first), '-difference' (largest rise first, default), 'size' (largest either way first), 'subscriptionID'" })),
     failed: Type.Optional(Type.Boolean({ description: 'true: only those not rated; false: only those rated both ways' })),
     batchCode: Type.Optional(Code),
+    accountNumber: Type.Optional(AccountNumber),
     ...PagingInput,
   },
   { additionalProperties: false },

@@ -135,12 +135,13 @@ const ORDER: Record<ResultSort, string> = {
   subscriptionID: 'r.subscription_id',
 };
 
-export type ResultFilter = { sort?: ResultSort; failed?: boolean; batchCode?: string; limit: number; offset: number; lines?: boolean };
+export type ResultFilter = { sort?: ResultSort; failed?: boolean; batchCode?: string; accountNumber?: string; limit: number; offset: number; lines?: boolean };
 
 /** A page of a simulation's results with the account and batch, and how many match. */
 export async function resultPage(db: Queryable, simulationId: string, f: ResultFilter): Promise<{ rows: ResultRow[]; total: number }> {
-  const where = `WHERE r.simulation_id = $1 AND ($2::boolean IS NULL OR (r.failure IS NOT NULL) = $2) AND ($3::text IS NULL OR b.batch_code = $3)`;
-  const params = [simulationId, f.failed ?? null, f.batchCode ?? null];
+  const where = `WHERE r.simulation_id = $1 AND ($2::boolean IS NULL OR (r.failure IS NOT NULL) = $2) AND ($3::text IS NULL OR b.batch_code = $3)
+                   AND ($4::text IS NULL OR ac.account_number = $4)`;
+  const params = [simulationId, f.failed ?? null, f.batchCode ?? null, f.accountNumber ?? null];
   const lines = f.lines === false ? 'NULL::jsonb AS current_lines, NULL::jsonb AS draft_lines' : 'r.current_lines, r.draft_lines';
   const rows = await db.query<ResultRow>(
     `SELECT r.subscription_id, r.account_id, ac.account_number, ac.name AS account_name, b.batch_code, r.consumption::text AS consumption,
@@ -149,10 +150,13 @@ export async function resultPage(db: Queryable, simulationId: string, f: ResultF
        JOIN account ac ON ac.account_id = r.account_id
        JOIN batch b ON b.batch_id = r.batch_id
       ${where}
-      ORDER BY ${ORDER[f.sort ?? '-difference']} LIMIT $4 OFFSET $5`,
+      ORDER BY ${ORDER[f.sort ?? '-difference']} LIMIT $5 OFFSET $6`,
     [...params, f.limit, f.offset],
   );
-  const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM simulation_result r JOIN batch b ON b.batch_id = r.batch_id ${where}`, params);
+  const total = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM simulation_result r JOIN batch b ON b.batch_id = r.batch_id JOIN account ac ON ac.account_id = r.account_id ${where}`,
+    params,
+  );
   return { rows: rows.rows, total: total.rows[0]!.n };
 }
 

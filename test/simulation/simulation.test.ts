@@ -143,6 +143,10 @@ describe('tariff simulation', () => {
     assert.equal(failed[0].failure.current.code, 'MISSING_READING');
     assert.equal(failed[0].failure.draft.code, 'MISSING_READING');
 
+    // One account's.
+    const one = await allResults(h, sim.simulationID, { accountNumber: rows[0].accountNumber });
+    assert.deepEqual(one.map((r) => r.subscriptionID), [rows[0].subscriptionID]);
+
     // Other orders and a page.
     const falls = await results(h, { simulationID: sim.simulationID, sort: 'difference', failed: false, limit: 2, offset: 0 });
     assert.deepEqual(falls.body.data.paging, { limit: 2, offset: 0, total: 3 });
@@ -175,8 +179,8 @@ describe('tariff simulation', () => {
     assert.equal(done.status, 'Done', done.lastError);
     assert.deepEqual(done.summary.difference, { charges: '231.00', tax: '36.96', total: '267.96' });
     assert.equal(await bills(), before);
-    const stored = await h.db.query('SELECT sum(total)::text AS t FROM bill WHERE term_id = $1', [processed]);
-    assert.equal(done.summary.current.total, Number(stored.rows[0].t).toFixed(2));
+    const stored = await h.db.query('SELECT round(sum(total), 2)::text AS t FROM bill WHERE term_id = $1', [processed]);
+    assert.equal(done.summary.current.total, stored.rows[0].t);
   });
 
   test('chunks run twice at once (two workers, a retry) write each result once', async () => {
