@@ -11,14 +11,13 @@ import { inTransaction, type Queryable } from '../db/pool.ts';
 import { attempt, Dec, prepareTariff, type Tariff } from '../rating/index.ts';
 import { moneyText } from '../rating/money.ts';
 import { readTerm } from '../billRun/termStore.ts';
-import { loadRosterInputs, runContext, type RosterInput, type RunContext } from '../billRun/rateRoster.ts';
+import { loadRosterInputs, rateRoster, runContext, type RosterInput, type RunContext } from '../billRun/rateRoster.ts';
 import { rosterSlices } from '../billRun/roster.ts';
 import { rateBothWays } from './compare.ts';
 import { locateRate, solveRate, withRate, type RateAddress } from './solve.ts';
 import { addChunkJobs, addFinishJob } from './jobs.ts';
 import { summarize } from './summary.ts';
 import { batchesOf, insertResults, lockSimulation, readSimulation, SIMULATION_STATUS as S, type SimulationRow } from './store.ts';
-import { rateRoster } from '../billRun/rateRoster.ts';
 
 /**
  * The bill run's context of the simulation's term, at the simulation's watermark, reading
