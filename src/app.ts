@@ -33,6 +33,7 @@ import { adminRoutes } from './admin/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { lateChargeRoutes } from './lateCharges/routes.ts';
 import { correctionRoutes } from './corrections/routes.ts';
+import { simulationRoutes } from './simulation/routes.ts';
 
 export type AppOptions = {
   config: Config;
@@ -157,6 +158,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await webhookRoutes(app, services);
   await lateChargeRoutes(app, services);
   await correctionRoutes(app, services);
+  await simulationRoutes(app, services);
   await app.register(async (scope) => sandboxRoutes(scope, services), { prefix: '/sandbox' });
   return app;
 }

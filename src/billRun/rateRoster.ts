@@ -95,10 +95,12 @@ export async function tariffOf(db: Queryable, serviceVersionId: string): Promise
 }
 
 const NO_MARK = '9223372036854775807';
+const NOT_BILLED = `AND NOT EXISTS (SELECT 1 FROM bill b WHERE b.term_id = $1 AND b.subscription_id = ts.subscription_id AND b.status NOT IN ('withdrawn', 'cancelled'))`;
 
 /**
  * The inputs of the roster subscriptions with ids in [fromId, toId] that have no live
- * bill in this term yet (so a chunk run twice rates nothing twice).
+ * bill in this term yet (so a chunk run twice rates nothing twice); withBilled: every one
+ * of them, billed or not (a tariff simulation rates a processed term's roster again).
  *
  * Suspensions come from the subscriptions' history in the same statement: one range
  * scan of the event index over the chunk's ids, aggregated per subscription that has
@@ -113,7 +115,7 @@ const NO_MARK = '9223372036854775807';
  * dated before its start, so it is the previous one. Effective: not corrected by
  * another row (both up to the watermark).
  */
-export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: string, toId: string): Promise<RosterInput[]> {
+export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: string, toId: string, o: { withBilled?: boolean } = {}): Promise<RosterInput[]> {
   const subs = await db.query<{
     subscription_id: string;
     account_id: string;
@@ -133,7 +135,7 @@ export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: s
        JOIN account ac ON ac.account_id = s.account_id
        LEFT JOIN suspended u ON u.subscription_id = ts.subscription_id
       WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3
-        AND NOT EXISTS (SELECT 1 FROM bill b WHERE b.term_id = $1 AND b.subscription_id = ts.subscription_id AND b.status NOT IN ('withdrawn', 'cancelled'))
+        ${o.withBilled ? '' : NOT_BILLED}
       ORDER BY ts.subscription_id`,
     [ctx.termId, fromId, toId],
   );

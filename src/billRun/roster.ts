@@ -47,16 +47,16 @@ export async function readingWatermark(db: Queryable): Promise<string> {
 }
 
 /**
- * Consecutive slices of the roster's subscription ids without a live bill, `size`
- * each: [from, to] inclusive.
+ * Consecutive slices of the roster's subscription ids without a live bill (withBilled:
+ * all of them), `size` each: [from, to] inclusive.
  */
-export async function rosterSlices(db: Queryable, termId: string, size: number): Promise<[string, string][]> {
+export async function rosterSlices(db: Queryable, termId: string, size: number, o: { withBilled?: boolean } = {}): Promise<[string, string][]> {
   const r = await db.query<{ from_id: string; to_id: string }>(
     `SELECT min(subscription_id) AS from_id, max(subscription_id) AS to_id
        FROM (SELECT ts.subscription_id, (row_number() OVER (ORDER BY ts.subscription_id) - 1) / $2 AS n
                FROM term_subscription ts
               WHERE ts.term_id = $1
-                AND NOT EXISTS (SELECT 1 FROM bill b WHERE b.term_id = $1 AND b.subscription_id = ts.subscription_id AND b.status <> 'withdrawn')) x
+                ${o.withBilled ? '' : `AND NOT EXISTS (SELECT 1 FROM bill b WHERE b.term_id = $1 AND b.subscription_id = ts.subscription_id AND b.status NOT IN ('withdrawn', 'cancelled'))`}) x
       GROUP BY n ORDER BY n`,
     [termId, size],
   );

@@ -466,6 +466,63 @@ TABLE service_version
   CONSTRAINT service_version_service_id_fkey FOREIGN KEY (service_id) REFERENCES service(service_id)
   CONSTRAINT service_version_service_id_version_key UNIQUE (service_id, version)
 
+TABLE simulation
+  simulation_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  term_id bigint NOT NULL
+  label text NOT NULL DEFAULT ''::text
+  draft jsonb NOT NULL
+  draft_version integer
+  watermark bigint NOT NULL
+  solve jsonb
+  bands numeric[]
+  status text NOT NULL DEFAULT 'Queued'::text
+  subscription_count integer NOT NULL DEFAULT 0
+  chunks_total integer NOT NULL DEFAULT 0
+  chunks_done integer NOT NULL DEFAULT 0
+  summary jsonb
+  last_error text
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  started_at timestamp with time zone
+  finished_at timestamp with time zone
+  CONSTRAINT simulation_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT simulation_pkey PRIMARY KEY (simulation_id)
+  CONSTRAINT simulation_status_check CHECK ((status = ANY (ARRAY['Queued'::text, 'Running'::text, 'Done'::text, 'Failed'::text])))
+  CONSTRAINT simulation_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
+  CREATE INDEX simulation_app_idx ON simulation (app_code, simulation_id)
+
+TABLE simulation_chunk
+  simulation_id bigint NOT NULL
+  chunk_no integer NOT NULL
+  from_id bigint NOT NULL
+  to_id bigint NOT NULL
+  done_at timestamp with time zone
+  done_by text
+  CONSTRAINT simulation_chunk_pkey PRIMARY KEY (simulation_id, chunk_no)
+  CONSTRAINT simulation_chunk_simulation_id_fkey FOREIGN KEY (simulation_id) REFERENCES simulation(simulation_id) ON DELETE CASCADE
+
+TABLE simulation_result
+  simulation_id bigint NOT NULL
+  subscription_id bigint NOT NULL
+  account_id bigint NOT NULL
+  batch_id bigint NOT NULL
+  consumption numeric
+  current_charges numeric
+  current_tax numeric
+  current_total numeric
+  draft_charges numeric
+  draft_tax numeric
+  draft_total numeric
+  difference numeric
+  current_lines jsonb
+  draft_lines jsonb
+  failure jsonb
+  CONSTRAINT simulation_result_pkey PRIMARY KEY (simulation_id, subscription_id)
+  CONSTRAINT simulation_result_simulation_id_fkey FOREIGN KEY (simulation_id) REFERENCES simulation(simulation_id) ON DELETE CASCADE
+  CREATE INDEX simulation_result_difference_idx ON simulation_result (simulation_id, difference, subscription_id)
+  CREATE INDEX simulation_result_size_idx ON simulation_result (simulation_id, abs(difference), subscription_id)
+
 TABLE subscription
   subscription_id bigint NOT NULL IDENTITY
   app_code integer NOT NULL

@@ -26,7 +26,7 @@ async function* pages(db: pg.Pool, appCode: number, termId: number, o: ExtractOp
   for (;;) {
     const ids = await db.query<{ bill_id: string }>(
       `SELECT b.bill_id FROM bill b JOIN account ac ON ac.account_id = b.account_id
-        WHERE b.app_code = $1 AND b.term_id = $2 AND b.status <> 'withdrawn' AND b.bill_id > $3
+        WHERE b.app_code = $1 AND b.term_id = $2 AND b.status NOT IN ('withdrawn', 'cancelled') AND b.bill_id > $3
           AND (NOT $5 OR ac.delivery_preference IN ('print', 'both'))
         ORDER BY b.bill_id LIMIT $4`,
       [appCode, termId, after, PAGE, o.only === 'print'],

@@ -9,6 +9,7 @@ import { deliveryTasks } from '../delivery/tasks.ts';
 import { verificationTasks } from '../verification/tasks.ts';
 import { webhookTasks } from '../webhooks/tasks.ts';
 import { lateChargeTasks } from '../lateCharges/tasks.ts';
+import { simulationTasks } from '../simulation/tasks.ts';
 
 export function taskList(db: pg.Pool, config: Config): TaskList {
   return {
@@ -18,5 +19,6 @@ export function taskList(db: pg.Pool, config: Config): TaskList {
     ...verificationTasks(db),
     ...webhookTasks(db, config),
     ...lateChargeTasks(db),
+    ...simulationTasks(db, config.billRunChunkSize),
   };
 }

@@ -33,7 +33,7 @@ export async function captureReadings(db: pg.Pool, caller: Caller, termId: numbe
     const subs = await lockSubscriptions(tx, caller.appCode, ids);
     const roster = await tx.query<{ subscription_id: string; billed: boolean }>(
       `SELECT ts.subscription_id,
-              EXISTS (SELECT 1 FROM bill b WHERE b.term_id = ts.term_id AND b.subscription_id = ts.subscription_id AND b.status <> 'withdrawn') AS billed
+              EXISTS (SELECT 1 FROM bill b WHERE b.term_id = ts.term_id AND b.subscription_id = ts.subscription_id AND b.status NOT IN ('withdrawn', 'cancelled')) AS billed
          FROM term_subscription ts
         WHERE ts.term_id = $1 AND ts.subscription_id = ANY($2::bigint[])`,
       [term.term_id, ids],

@@ -35,6 +35,8 @@ export type Refs = {
   deliveryID: number;
   /** A viewer of the app, made through the admin API (issue 14). */
   userID: number;
+  /** A tariff simulation of the processed term (issue 13). */
+  simulationID: number;
 };
 
 export type Example = {
@@ -213,6 +215,17 @@ export const EXAMPLES: Record<string, Example> = {
   '/billing/bills/rebill-estimates': { role: 'biller', body: (r) => env('Update', 'Rebill Estimates', { subscriptionID: r.subscriptionID, reason: 'actual reading' }) },
   '/billing/bills/cancel-bill': { role: 'biller', body: (r) => env('Update', 'Cancel Bill', { billID: r.billID, reason: 'meter misread', rebill: true }) },
   '/billing/terms/cancel-and-rebill': { role: 'biller', body: (r) => env('Update', 'Cancel And Rebill Term', { termID: r.termID, reason: 'meter misread', rebill: true }) },
+  '/billing/simulations/simulate-tariff': {
+    role: 'biller',
+    body: (r) => env('Create', 'Simulate Tariff', { termID: r.termID, draftVersion: 1, label: 'same tariff', bands: ['10', '30'], solve: { componentCode: 'STANDING', target: 'revenueNeutral', measure: 'total' } }),
+  },
+  '/billing/simulations/get-simulations': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Simulations', { simulationID: r.simulationID, termID: r.termID, status: 'Done', limit: 10, offset: 0 }) },
+  '/billing/simulations/get-simulation-results': {
+    role: 'viewer',
+    body: (r) => env('Retrieve', 'Retrieve Simulation Results', { simulationID: r.simulationID, sort: 'size', failed: false, batchCode: r.batchCode, limit: 10, offset: 0 }),
+  },
+  '/billing/simulations/export-simulation': { role: 'viewer', body: (r) => env('Retrieve', 'Export Simulation', { simulationID: r.simulationID, sort: 'difference' }) },
+  '/billing/simulations/delete-simulation': { role: 'biller', body: (r) => env('Update', 'Delete Simulation', { simulationID: r.simulationID }) },
 };
 
 /** Routes that are not JSON business operations and have tests of their own below. */
@@ -237,6 +250,7 @@ export const MISSING: Record<string, string | number> = {
   templateID: 987654321,
   deliveryID: 987654321,
   userID: 987654321,
+  simulationID: 987654321,
 };
 
 /** The value of Refs that a field of that name names. */
@@ -343,6 +357,10 @@ export async function setupRecords(
     if (i > 600) throw new Error('the documents and delivery jobs did not finish');
     await new Promise((res) => setTimeout(res, 100));
   }
+  r.simulationID = header(
+    await ok('/billing/simulations/simulate-tariff', env('Create', 'Simulate Tariff', { termID: r.termID, draftVersion: 1, label: `simulation of ${prefix}` })),
+    'x-billrun-simulation-id',
+  );
   const deliveries = await ok('/billing/deliveries/get-deliveries', env('Retrieve', 'Retrieve Deliveries', { termID: r.termID }));
   r.deliveryID = deliveries.body.data.deliveries[0].deliveryID;
   r.userID = header(

@@ -1,0 +1,56 @@
+// Rating a slice of the roster both ways, by the term's tariff and by the draft, through
+// the bill run's own rateRoster: the amounts a simulation shows are the amounts a run
+// with either tariff would bill. No I/O of its own.
+import { Dec, type RatedBill, type Tariff } from '../rating/index.ts';
+import { rateRoster, type FailedEntry, type RosterInput, type RunContext } from '../billRun/rateRoster.ts';
+
+export type Refusal = { code: string; reason: string; details: { path: string; message: string }[] };
+
+export type Comparison = {
+  input: RosterInput;
+  current: RatedBill | null;
+  draft: RatedBill | null;
+  /** Set when either side could not be rated: that side's code, reason and fields. */
+  failure: { current?: Refusal; draft?: Refusal } | null;
+  /** The metered quantities the bill read (the current one's, else the draft's), summed; null when neither rated. */
+  consumption: string | null;
+};
+
+const refusal = (f: FailedEntry): Refusal => ({ code: f.code, reason: f.reason, details: f.details });
+
+/** The consumption a bill read: each metered input's once (several components may price the same meter). */
+export function billConsumption(bill: RatedBill): Dec {
+  const seen = new Map<string, string>();
+  for (const line of bill.lines) {
+    const r = line.trace.reading;
+    if (r !== undefined && !seen.has(r.input)) seen.set(r.input, r.consumption);
+  }
+  let sum = new Dec(0);
+  for (const c of seen.values()) sum = sum.plus(c);
+  return sum;
+}
+
+/** Each input rated by ctx.tariff and by the draft, in the inputs' order. */
+export async function rateBothWays(ctx: RunContext, draft: Tariff, inputs: RosterInput[]): Promise<Comparison[]> {
+  const current = await rateRoster(ctx, inputs);
+  const drafted = await rateRoster({ ...ctx, tariff: draft }, inputs);
+  const side = (r: Awaited<ReturnType<typeof rateRoster>>) => {
+    const bills = new Map<string, RatedBill>();
+    for (const x of r.rated) bills.set(x.input.subscriptionId, x.bill);
+    const failed = new Map<string, Refusal>();
+    for (const f of r.failed) failed.set(f.input.subscriptionId, refusal(f));
+    return { bills, failed };
+  };
+  const a = side(current);
+  const b = side(drafted);
+  return inputs.map((input) => {
+    const id = input.subscriptionId;
+    const cur = a.bills.get(id) ?? null;
+    const dra = b.bills.get(id) ?? null;
+    const fc = a.failed.get(id);
+    const fd = b.failed.get(id);
+    const failure = fc === undefined && fd === undefined ? null : { ...(fc ? { current: fc } : {}), ...(fd ? { draft: fd } : {}) };
+    const read = cur ?? dra;
+    return { input, current: cur, draft: dra, failure, consumption: read === null ? null : billConsumption(read).toFixed() };
+  });
+}

@@ -1,0 +1,230 @@
+// SQL of the simulation tables (migration 024). Every read by a caller is scoped by app.
+import type pg from 'pg';
+import type { Queryable } from '../db/pool.ts';
+import { copyInto, copyLine } from '../db/copy.ts';
+import { Dec } from '../rating/index.ts';
+import { localTimeSql } from '../calendar/calendar.ts';
+import type { Comparison } from './compare.ts';
+import type { ResultSort } from './schemas.ts';
+
+export const SIMULATION_STATUS = Object.freeze({ Queued: 'Queued', Running: 'Running', Done: 'Done', Failed: 'Failed' } as const);
+
+export type SimulationRow = {
+  simulation_id: string;
+  app_code: number;
+  term_id: string;
+  label: string;
+  draft: Record<string, any>;
+  draft_version: number | null;
+  watermark: string;
+  solve: Record<string, any> | null;
+  bands: string[] | null;
+  status: string;
+  subscription_count: number;
+  chunks_total: number;
+  chunks_done: number;
+  summary: Record<string, any> | null;
+  last_error: string | null;
+  created_at: string;
+  created_by: string;
+  finished_at: string | null;
+  minor_units: number;
+};
+
+const SELECT = `
+  SELECT m.simulation_id, m.app_code, m.term_id, m.label, m.draft, m.draft_version, m.watermark, m.solve,
+         m.bands::text[] AS bands, m.status, m.subscription_count, m.chunks_total, m.chunks_done, m.summary, m.last_error,
+         ${localTimeSql('m.created_at')} AS created_at, m.created_by, ${localTimeSql('m.finished_at')} AS finished_at, a.minor_units
+    FROM simulation m JOIN app a ON a.app_code = m.app_code`;
+
+export async function readSimulation(db: Queryable, simulationId: string | number, appCode?: number): Promise<SimulationRow | undefined> {
+  const r = await db.query<SimulationRow>(`${SELECT} WHERE m.simulation_id = $1 AND ($2::int IS NULL OR m.app_code = $2)`, [simulationId, appCode ?? null]);
+  return r.rows[0];
+}
+
+export type SimulationFilter = { simulationID?: number; termID?: number; status?: string; limit?: number; offset?: number };
+
+export async function listSimulations(db: Queryable, appCode: number, f: SimulationFilter): Promise<{ rows: SimulationRow[]; total: number }> {
+  const where = `WHERE m.app_code = $1 AND ($2::bigint IS NULL OR m.simulation_id = $2) AND ($3::bigint IS NULL OR m.term_id = $3) AND ($4::text IS NULL OR m.status = $4)`;
+  const params = [appCode, f.simulationID ?? null, f.termID ?? null, f.status ?? null];
+  const rows = await db.query<SimulationRow>(`${SELECT} ${where} ORDER BY m.simulation_id DESC LIMIT $5 OFFSET $6`, [...params, f.limit ?? 100, f.offset ?? 0]);
+  const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM simulation m ${where}`, params);
+  return { rows: rows.rows, total: total.rows[0]!.n };
+}
+
+export async function insertSimulation(
+  db: Queryable,
+  s: { appCode: number; termId: string; label: string; draft: unknown; draftVersion: number | null; watermark: string; solve: unknown; bands: string[] | null; by: string },
+): Promise<string> {
+  const r = await db.query<{ simulation_id: string }>(
+    `INSERT INTO simulation (app_code, term_id, label, draft, draft_version, watermark, solve, bands, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::numeric[], $9) RETURNING simulation_id`,
+    [s.appCode, s.termId, s.label, JSON.stringify(s.draft), s.draftVersion, s.watermark, s.solve === null ? null : JSON.stringify(s.solve), s.bands, s.by],
+  );
+  return r.rows[0]!.simulation_id;
+}
+
+/** The simulation row locked for a move of its status, or undefined once deleted. */
+export async function lockSimulation(db: Queryable, simulationId: string): Promise<{ status: string } | undefined> {
+  const r = await db.query<{ status: string }>('SELECT status FROM simulation WHERE simulation_id = $1 FOR UPDATE', [simulationId]);
+  return r.rows[0];
+}
+
+export async function recordSimulationError(db: Queryable, simulationId: string, message: string, fail: boolean): Promise<void> {
+  await db.query(
+    `UPDATE simulation SET last_error = $2, status = CASE WHEN $3 THEN 'Failed' ELSE status END, finished_at = CASE WHEN $3 THEN now() ELSE finished_at END
+      WHERE simulation_id = $1`,
+    [simulationId, message.slice(0, 2000), fail],
+  );
+}
+
+/** The batch of each subscription with an id in [fromId, toId]. */
+export async function batchesOf(db: Queryable, fromId: string, toId: string): Promise<Map<string, string>> {
+  const r = await db.query<{ subscription_id: string; batch_id: string }>('SELECT subscription_id, batch_id FROM subscription WHERE subscription_id BETWEEN $1 AND $2', [fromId, toId]);
+  return new Map(r.rows.map((x) => [x.subscription_id, x.batch_id]));
+}
+
+const RESULT_COLUMNS = [
+  'simulation_id', 'subscription_id', 'account_id', 'batch_id', 'consumption',
+  'current_charges', 'current_tax', 'current_total', 'draft_charges', 'draft_tax', 'draft_total', 'difference',
+  'current_lines', 'draft_lines', 'failure',
+];
+
+/**
+ * One row per comparison, with one COPY (the bill run writes its bills the same way: an
+ * INSERT of the same rows from JSON took twice as long). The caller holds the chunk's
+ * row lock, so no other transaction writes the same rows.
+ */
+export async function insertResults(client: pg.PoolClient, simulationId: string, rows: Comparison[], batches: Map<string, string>): Promise<void> {
+  const lines = rows.map((c) => {
+    const cur = c.current;
+    const dra = c.draft;
+    return copyLine([
+      simulationId, c.input.subscriptionId, c.input.accountId, batches.get(c.input.subscriptionId) ?? null, c.consumption,
+      cur?.charges, cur?.tax, cur?.total, dra?.charges, dra?.tax, dra?.total,
+      c.failure === null && cur && dra ? new Dec(dra.total).minus(cur.total).toFixed() : null,
+      cur ? JSON.stringify(cur.lines) : null, dra ? JSON.stringify(dra.lines) : null, c.failure === null ? null : JSON.stringify(c.failure),
+    ]);
+  });
+  await copyInto(client, 'simulation_result', RESULT_COLUMNS, lines);
+}
+
+export type ResultRow = {
+  subscription_id: string;
+  account_id: string;
+  account_number: string;
+  account_name: string;
+  batch_code: string;
+  consumption: string | null;
+  current_charges: string | null;
+  current_tax: string | null;
+  current_total: string | null;
+  draft_charges: string | null;
+  draft_tax: string | null;
+  draft_total: string | null;
+  difference: string | null;
+  current_lines: any[] | null;
+  draft_lines: any[] | null;
+  failure: Record<string, any> | null;
+};
+
+const ORDER: Record<ResultSort, string> = {
+  difference: 'r.difference ASC NULLS LAST, r.subscription_id',
+  '-difference': 'r.difference DESC NULLS LAST, r.subscription_id',
+  size: 'abs(r.difference) DESC NULLS LAST, r.subscription_id',
+  subscriptionID: 'r.subscription_id',
+};
+
+export type ResultFilter = { sort?: ResultSort; failed?: boolean; batchCode?: string; accountNumber?: string; limit: number; offset: number; lines?: boolean };
+
+/** A page of a simulation's results with the account and batch, and how many match. */
+export async function resultPage(db: Queryable, simulationId: string, f: ResultFilter): Promise<{ rows: ResultRow[]; total: number }> {
+  const where = `WHERE r.simulation_id = $1 AND ($2::boolean IS NULL OR (r.failure IS NOT NULL) = $2) AND ($3::text IS NULL OR b.batch_code = $3)
+                   AND ($4::text IS NULL OR ac.account_number = $4)`;
+  const params = [simulationId, f.failed ?? null, f.batchCode ?? null, f.accountNumber ?? null];
+  const lines = f.lines === false ? 'NULL::jsonb AS current_lines, NULL::jsonb AS draft_lines' : 'r.current_lines, r.draft_lines';
+  const rows = await db.query<ResultRow>(
+    `SELECT r.subscription_id, r.account_id, ac.account_number, ac.name AS account_name, b.batch_code, r.consumption::text AS consumption,
+            r.current_charges, r.current_tax, r.current_total, r.draft_charges, r.draft_tax, r.draft_total, r.difference, ${lines}, r.failure
+       FROM simulation_result r
+       JOIN account ac ON ac.account_id = r.account_id
+       JOIN batch b ON b.batch_id = r.batch_id
+      ${where}
+      ORDER BY ${ORDER[f.sort ?? '-difference']} LIMIT $5 OFFSET $6`,
+    [...params, f.limit, f.offset],
+  );
+  const total = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM simulation_result r JOIN batch b ON b.batch_id = r.batch_id JOIN account ac ON ac.account_id = r.account_id ${where}`,
+    params,
+  );
+  return { rows: rows.rows, total: total.rows[0]!.n };
+}
+
+/** Consumption deciles of the rows rated both ways (distinct bounds, ascending). */
+export async function decileBounds(db: Queryable, simulationId: string): Promise<string[]> {
+  const r = await db.query<{ q: string[] | null }>(
+    `SELECT percentile_disc(ARRAY[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]) WITHIN GROUP (ORDER BY consumption)::text[] AS q
+       FROM simulation_result WHERE simulation_id = $1 AND failure IS NULL`,
+    [simulationId],
+  );
+  return [...new Set(r.rows[0]?.q ?? [])];
+}
+
+export type DistributionRow = {
+  key: string;
+  subscriptions: number;
+  current_total: string;
+  draft_total: string;
+  difference: string;
+  min_difference: string | null;
+  max_difference: string | null;
+  increased: number;
+  decreased: number;
+  unchanged: number;
+};
+
+const DISTRIBUTION = `count(*)::int AS subscriptions, coalesce(sum(r.current_total), 0) AS current_total, coalesce(sum(r.draft_total), 0) AS draft_total,
+  coalesce(sum(r.difference), 0) AS difference, min(r.difference) AS min_difference, max(r.difference) AS max_difference,
+  count(*) FILTER (WHERE r.difference > 0)::int AS increased, count(*) FILTER (WHERE r.difference < 0)::int AS decreased,
+  count(*) FILTER (WHERE r.difference = 0)::int AS unchanged`;
+
+/** Rows rated both ways by band: the band's index is how many bounds the consumption is above. */
+export async function bandRows(db: Queryable, simulationId: string, bounds: string[]): Promise<DistributionRow[]> {
+  const r = await db.query<DistributionRow>(
+    `SELECT (SELECT count(*) FROM unnest($2::numeric[]) AS u(b) WHERE r.consumption > u.b)::text AS key, ${DISTRIBUTION}
+       FROM simulation_result r WHERE r.simulation_id = $1 AND r.failure IS NULL GROUP BY 1`,
+    [simulationId, bounds],
+  );
+  return r.rows;
+}
+
+export async function batchRows(db: Queryable, simulationId: string): Promise<DistributionRow[]> {
+  const r = await db.query<DistributionRow>(
+    `SELECT b.batch_code AS key, ${DISTRIBUTION}
+       FROM simulation_result r JOIN batch b ON b.batch_id = r.batch_id
+      WHERE r.simulation_id = $1 AND r.failure IS NULL GROUP BY b.batch_code ORDER BY b.batch_code`,
+    [simulationId],
+  );
+  return r.rows;
+}
+
+export type TotalsRow = {
+  rated: number;
+  failed: number;
+  current_charges: string;
+  current_tax: string;
+  current_total: string;
+  draft_charges: string;
+  draft_tax: string;
+  draft_total: string;
+};
+
+export async function totalsRow(db: Queryable, simulationId: string): Promise<TotalsRow> {
+  const r = await db.query<TotalsRow>(
+    `SELECT count(*) FILTER (WHERE failure IS NULL)::int AS rated, count(*) FILTER (WHERE failure IS NOT NULL)::int AS failed,
+            ${['current', 'draft'].flatMap((s) => ['charges', 'tax', 'total'].map((k) => `coalesce(sum(${s}_${k}) FILTER (WHERE failure IS NULL), 0) AS ${s}_${k}`)).join(', ')}
+       FROM simulation_result WHERE simulation_id = $1`,
+    [simulationId],
+  );
+  return r.rows[0]!;
+}
