@@ -27,6 +27,8 @@ import { sandboxRoutes } from './sandbox/routes.ts';
 import { consoleRoutes } from './http/console.ts';
 import { documentRoutes } from './documents/routes.ts';
 import { deliveryRoutes } from './delivery/routes.ts';
+import { finishDocument } from './http/openapi.ts';
+import { referenceOptions } from './http/reference.ts';
 
 export type AppOptions = {
   config: Config;
@@ -104,7 +106,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         version: '0.1.0',
         description:
           'Billing service: pricing templates, accounts, bill runs over terms, bills. Business operations are POST with a JSON envelope; see the README for the rules.',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
+      // Relative: the document describes the server that serves it, wherever it runs.
+      servers: [{ url: '/', description: 'this billrun server' }],
       components: {
         securitySchemes: {
           token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The access token from /auth/login, as is (a "Bearer " prefix is tolerated).' },
@@ -112,8 +117,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         },
       },
     },
+    transformObject: (documents) => finishDocument('openapiObject' in documents ? (documents.openapiObject as Record<string, unknown>) : (documents.swaggerObject as Record<string, unknown>)),
   });
-  await app.register(scalar, { routePrefix: '/docs' });
+  await app.register(scalar, referenceOptions());
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));

@@ -7,7 +7,7 @@ import { componentFields, defineModel, inputField, type PreparedBase, prorateFie
 
 export const PackageComponent = Type.Object(
   { ...componentFields, model: Type.Literal('package'), input: inputField, prorate: prorateField, size: DecimalValue, price: Amount },
-  { additionalProperties: false, description: 'price per started block of size units' },
+  { additionalProperties: false, title: 'PackageComponent', description: 'price per started block of size units' },
 );
 export type PackageComponent = Static<typeof PackageComponent>;
 export type PreparedPackage = PreparedBase & { model: 'package'; size: Dec; price: Dec };
