@@ -29,6 +29,7 @@ import { documentRoutes } from './documents/routes.ts';
 import { deliveryRoutes } from './delivery/routes.ts';
 import { finishDocument } from './http/openapi.ts';
 import { referenceOptions } from './http/reference.ts';
+import { metricsHooks, metricsRoutes } from './metrics/routes.ts';
 
 export type AppOptions = {
   config: Config;
@@ -83,6 +84,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  metricsHooks(app);
 
   jsonBodies(app);
   // Every failure answers in the product's envelope (the sandbox in its own { code, message }).
@@ -122,6 +124,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(scalar, referenceOptions());
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  await metricsRoutes(app, opts.db, opts.config.metricsToken);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {

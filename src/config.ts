@@ -30,6 +30,10 @@ export type Config = {
   mailFrom: string;
   /** Where bill e-mails are written as .eml files when no SMTP_URL is set. */
   mailDir: string;
+  /** When set, GET /metrics asks for `Authorization: Bearer <this>`; unset: /metrics is open. */
+  metricsToken: string | undefined;
+  /** A worker process (`npm run worker`) serves its own /metrics on this port; unset: none. */
+  metricsPort: number | undefined;
 };
 
 export class ConfigError extends Error {
@@ -104,6 +108,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const mailFrom = env.BILLRUN_MAIL_FROM || 'billing@localhost';
   if (!/^[^\s@]+@[^\s@]+$/.test(mailFrom)) problems.push(`BILLRUN_MAIL_FROM must be an e-mail address (got "${mailFrom}")`);
   const dataDir = path.resolve(env.BILLRUN_DATA_DIR || '.data/pg');
+  const metricsToken = env.BILLRUN_METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && (metricsToken.length < 16 || !/^[\x21-\x7e]+$/.test(metricsToken))) {
+    problems.push('BILLRUN_METRICS_TOKEN must be at least 16 visible ASCII characters, no spaces');
+  }
 
   const config: Config = {
     port: int('PORT', 8080, 0, 65535),
@@ -128,6 +136,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom,
     // Beside the embedded PostgreSQL's folder: .data/mail by default.
     mailDir: path.resolve(env.BILLRUN_MAIL_DIR || path.join(path.dirname(dataDir), 'mail')),
+    metricsToken,
+    metricsPort: env.BILLRUN_METRICS_PORT ? int('BILLRUN_METRICS_PORT', 0, 1, 65535) : undefined,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

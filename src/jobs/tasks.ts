@@ -6,11 +6,12 @@ import type { Config } from '../config.ts';
 import { termTasks } from '../billRun/tasks.ts';
 import { documentTasks } from '../documents/tasks.ts';
 import { deliveryTasks } from '../delivery/tasks.ts';
+import { workerLog } from './log.ts';
 
 export function taskList(db: pg.Pool, config: Config): TaskList {
   return {
-    ...termTasks(db, config.billRunChunkSize),
+    ...termTasks(db, config.billRunChunkSize, workerLog(config.logLevel)),
     ...documentTasks(db),
-    ...deliveryTasks(db, config),
+    ...deliveryTasks(db, config, workerLog(config.logLevel)),
   };
 }
