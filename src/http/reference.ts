@@ -10,7 +10,7 @@ export function referenceOptions(): FastifyApiReferenceOptions {
   return {
     routePrefix: '/docs',
     configuration: {
-      title: 'billrun API',
+      pageTitle: 'billrun API',
       // Hosted services of Scalar's that a self-hosted install has no use for.
       hideClientButton: true,
       showDeveloperTools: 'never',
