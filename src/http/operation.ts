@@ -146,7 +146,10 @@ export function operation<B extends TObject, D extends TSchema, Q extends TObjec
         ]);
       }
     },
-    preHandler: async (request) => {
+    preHandler: async (request, reply) => {
+      // The log lines of a request about a term carry its id beside the request's (docs/operations.md, "Logs").
+      const termId = termIdOf(request.body);
+      if (termId !== undefined) request.log = reply.log = request.log.child({ termId });
       if (auth === 'none') return;
       const caller = requireCaller(request);
       if (!roleAllows(caller.role, spec.role)) {
@@ -201,6 +204,13 @@ export function operation<B extends TObject, D extends TSchema, Q extends TObjec
     scope.addContentTypeParser([...streamTypes], (_request, payload, done) => done(null, payload));
     scope.route(route);
   });
+}
+
+/** The termID a business body names (data.termID), if any. */
+function termIdOf(body: unknown): number | undefined {
+  const data = body && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
+  const id = data && typeof data === 'object' ? (data as { termID?: unknown }).termID : undefined;
+  return typeof id === 'number' && Number.isSafeInteger(id) ? id : undefined;
 }
 
 const IN_FLIGHT_WAIT_MS = 15_000;

@@ -25,6 +25,7 @@ const sum = (s: Map<string, number>, prefix: string) => [...s].filter(([k]) => k
 
 describe('metrics', () => {
   let h: Harness;
+  const serverLog: string[] = [];
   /** GET /metrics with this bearer token ('' sends none). */
   const scrape = async (token = TOKEN) => {
     const r = await fetch(`${h.url}/metrics`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
@@ -37,7 +38,7 @@ describe('metrics', () => {
   };
 
   before(async () => {
-    h = await startHarness({ billRunChunkSize: 1, metricsToken: TOKEN });
+    h = await startHarness({ billRunChunkSize: 1, metricsToken: TOKEN, logLevel: 'info' }, undefined, { logStream: { write: (line) => void serverLog.push(line) } });
     await makeTemplate(h, tariff());
   });
   after(() => h.close());
@@ -105,6 +106,17 @@ describe('metrics', () => {
     assert.ok(!keys.some((k) => k.includes('999999')), 'no series names a raw URL');
     assert.ok(keys.some((k) => k.includes('route="(no route)"') && k.includes('status="404"')));
     for (const g of ['billrun_db_pool_in_use', 'billrun_db_pool_idle', 'billrun_db_pool_waiting']) assert.ok(s.has(g), g);
+  });
+
+  test('the log lines of a request about a term carry the term id and the request id', async () => {
+    const termID = await makeTerm(h, { batchCode: 'Z4', billingPeriodID: 201803, startDate: '01/03/2018', endDate: '31/03/2018' });
+    const r = await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID });
+    assert.equal(r.status, 200);
+    const requestId = r.headers.get('x-request-id');
+    const lines = serverLog.map((l) => JSON.parse(l) as { reqId?: string; termId?: number; msg?: string });
+    const done = lines.find((l) => l.reqId === requestId && l.msg === 'request completed');
+    assert.ok(done, `no log line of request ${requestId}`);
+    assert.equal(done.termId, termID);
   });
 
   test('a job’s log lines carry its ids', () => {
