@@ -4,11 +4,13 @@
 import { pino, type Logger } from 'pino';
 import type { Job } from 'graphile-worker';
 
-let base: Logger | undefined;
+const byLevel = new Map<string, Logger>();
 
+/** The process's job logger at this level (made once per level, so that every task list of the process shares it). */
 export function workerLog(level: string): Logger {
-  base ??= pino({ level });
-  return base;
+  let log = byLevel.get(level);
+  if (!log) byLevel.set(level, (log = pino({ level })));
+  return log;
 }
 
 /** The child logger of one job, with the job's ids and the given ones (termId, deliveryId ...). */

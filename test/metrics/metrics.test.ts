@@ -65,7 +65,7 @@ describe('metrics', () => {
     assert.ok([...waiting].some(([k]) => k.startsWith('billrun_queue_lateness_seconds{')));
     assert.equal(sum(waiting, 'billrun_bill_run_bills'), 0);
 
-    const worker = await startWorker(h.db, h.config, 1);
+    const worker = await startWorker(h.db, { ...h.config, logLevel: 'silent' }, 1);
     const seen: number[] = [];
     try {
       for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
