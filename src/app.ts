@@ -34,6 +34,9 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import { lateChargeRoutes } from './lateCharges/routes.ts';
 import { correctionRoutes } from './corrections/routes.ts';
 import { simulationRoutes } from './simulation/routes.ts';
+import { finishDocument } from './http/openapi.ts';
+import { referenceOptions } from './http/reference.ts';
+import { metricsHooks, metricsRoutes } from './metrics/routes.ts';
 
 export type AppOptions = {
   config: Config;
@@ -88,6 +91,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  metricsHooks(app);
 
   jsonBodies(app);
   // Every failure answers in the product's envelope (the sandbox in its own { code, message }).
@@ -111,7 +115,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         version: '0.1.0',
         description:
           'Billing service: pricing templates, accounts, bill runs over terms, bills. Business operations are POST with a JSON envelope; see the README for the rules.',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
+      // Relative: the document describes the server that serves it, wherever it runs.
+      servers: [{ url: '/', description: 'this billrun server' }],
       components: {
         securitySchemes: {
           token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The access token from /auth/login, as is (a "Bearer " prefix is tolerated).' },
@@ -119,10 +126,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         },
       },
     },
+    transformObject: (documents) => finishDocument('openapiObject' in documents ? (documents.openapiObject as Record<string, unknown>) : (documents.swaggerObject as Record<string, unknown>)),
   });
-  await app.register(scalar, { routePrefix: '/docs' });
+  await app.register(scalar, referenceOptions());
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  await metricsRoutes(app, opts.db, opts.config.metricsToken);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {

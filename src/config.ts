@@ -40,6 +40,10 @@ export type Config = {
   webhookRetryBaseMs: number;
   /** A message is retried this long after its first attempt; an endpoint failing this long is disabled. */
   webhookGiveUpSeconds: number;
+  /** When set, GET /metrics asks for `Authorization: Bearer <this>`; unset: /metrics is open. */
+  metricsToken: string | undefined;
+  /** A worker process (`npm run worker`) serves its own /metrics on this port; unset: none. */
+  metricsPort: number | undefined;
 };
 
 export class ConfigError extends Error {
@@ -110,6 +114,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const mailFrom = env.BILLRUN_MAIL_FROM || 'billing@localhost';
   if (!/^[^\s@]+@[^\s@]+$/.test(mailFrom)) problems.push(`BILLRUN_MAIL_FROM must be an e-mail address (got "${mailFrom}")`);
   const dataDir = path.resolve(env.BILLRUN_DATA_DIR || '.data/pg');
+  const metricsToken = env.BILLRUN_METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && (metricsToken.length < 16 || !/^[\x21-\x7e]+$/.test(metricsToken))) {
+    problems.push('BILLRUN_METRICS_TOKEN must be at least 16 visible ASCII characters, no spaces');
+  }
 
   const config: Config = {
     port: int('PORT', 8080, 0, 65535),
@@ -138,6 +146,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: int('BILLRUN_WEBHOOK_TIMEOUT_MS', 10000, 100, 120000),
     webhookRetryBaseMs: int('BILLRUN_WEBHOOK_RETRY_BASE_MS', 5000, 1, 3600000),
     webhookGiveUpSeconds: int('BILLRUN_WEBHOOK_GIVE_UP_SECONDS', 86400, 1, 30 * 86400),
+    metricsToken,
+    metricsPort: env.BILLRUN_METRICS_PORT ? int('BILLRUN_METRICS_PORT', 0, 1, 65535) : undefined,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -12,6 +12,7 @@ import { dumpSchema } from './db/schemaDump.ts';
 import { bootstrapAdmin } from './auth/bootstrap.ts';
 import { buildApp } from './app.ts';
 import { startWorker } from './jobs/worker.ts';
+import { serveWorkerMetrics } from './metrics/workerServer.ts';
 import { importCommand } from './imports/cli.ts';
 import { makeApp } from './admin/apps.ts';
 import { makeUser } from './admin/users.ts';
@@ -75,7 +76,11 @@ async function main(argv: string[]): Promise<number> {
     case 'worker': {
       const worker = await startWorker(db, config);
       say(`worker running (concurrency ${config.workerConcurrency})`);
+      // Its own /metrics (chunk times, deliveries, its pool), when BILLRUN_METRICS_PORT is set.
+      const metrics = config.metricsPort === undefined ? undefined : await serveWorkerMetrics(db, config);
+      if (metrics) say(`worker metrics on http://${config.host}:${config.metricsPort}/metrics`);
       await Promise.race([untilSignal(config.shutdownSeconds), worker.promise]);
+      metrics?.close();
       await worker.stop().catch(() => {});
       await closeAll();
       return 0;

@@ -19,6 +19,7 @@ const TAG = 'accounts';
 export async function accountRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/accounts/make-account',
+    headers: { 'X-Billrun-Account-Id': 'the new accountID' },
     role: 'biller',
     tag: TAG,
     summary: 'Create an account',

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { ACCOUNT_STATUSES, ADDRESS, DELIVERY_PREFERENCES, EMAIL, NAME, PHONE } from './rules.ts';
 import { AccountNumber } from '../primitives.ts';
+import { named } from '../http/openapi.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -29,7 +30,7 @@ export const AccountRef = {
   accountNumber: Type.Optional(AccountNumber),
 };
 
-export const AccountRecord = Type.Object({
+export const AccountRecord = named('Account', Type.Object({
   accountID: Type.Integer(),
   appCode: Type.Integer(),
   accountNumber: Type.String(),
@@ -38,12 +39,12 @@ export const AccountRecord = Type.Object({
   phone: Nullable(Type.String()),
   address: Nullable(Type.String()),
   deliveryPreference: Type.String(),
-  status: Type.String(),
+  status: Type.Enum(ACCOUNT_STATUSES),
   balance: Type.String({ description: 'what the customer owes (negative: credit), exact decimal; changed only by the ledger' }),
   subscriptionCount: Type.Integer({ description: 'subscriptions that are not terminated' }),
   createdAt: Type.String(),
   createdBy: Type.String(),
   modifiedAt: Type.String(),
   modifiedBy: Type.String(),
-});
+}));
 export type AccountRecord = Static<typeof AccountRecord>;

@@ -14,7 +14,7 @@ export type AccountRow = {
   phone: string | null;
   address: string | null;
   delivery_preference: string;
-  status: string;
+  status: 'active' | 'closed';
   balance: string;
   minor_units: number;
   subscription_count: string;

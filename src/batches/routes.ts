@@ -23,6 +23,7 @@ const record = (r: BatchRow): BatchRecord => ({
 export async function batchRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/batches/make-batch',
+    headers: { 'X-Billrun-Batch-Id': 'the new batchID' },
     role: 'admin',
     tag: 'batches',
     summary: 'Create a batch',

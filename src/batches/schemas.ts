@@ -1,9 +1,10 @@
 import { Type, type Static } from 'typebox';
 import { Code } from '../primitives.ts';
+import { named } from '../http/openapi.ts';
 
 export const BatchCode = Code;
 
-export const BatchRecord = Type.Object({
+export const BatchRecord = named('Batch', Type.Object({
   batchID: Type.Integer(),
   appCode: Type.Integer(),
   batchCode: Type.String(),
@@ -12,5 +13,5 @@ export const BatchRecord = Type.Object({
   subscriptionCount: Type.Integer({ description: 'subscriptions in the batch that are not terminated' }),
   createdAt: Type.String({ description: 'YYYY-MM-DD HH:MM:SS in the app time zone' }),
   createdBy: Type.String(),
-});
+}));
 export type BatchRecord = Static<typeof BatchRecord>;

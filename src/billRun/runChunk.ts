@@ -9,6 +9,9 @@ import { addFinishJob } from './jobs.ts';
 import { billSource } from './billSource.ts';
 import { appToday } from '../calendar/calendar.ts';
 
+/** What a chunk that committed wrote (undefined: it had been done already, or the run moved on). */
+export type ChunkDone = { bills: number; failures: number };
+
 /**
  * One chunk of a run: rates its roster subscriptions that have no bill yet, then in one
  * transaction takes its block of bill numbers, writes the bills (COPY), records the
@@ -16,15 +19,15 @@ import { appToday } from '../calendar/calendar.ts';
  * the finish. Killed at any instant, the chunk either committed (a re-run finds it done)
  * or left nothing (its numbers go back with it): one bill per subscription, no gaps.
  */
-export async function runChunk(db: pg.Pool, termId: string, round: number, chunkNo: number, worker: string | null, by: string): Promise<void> {
+export async function runChunk(db: pg.Pool, termId: string, round: number, chunkNo: number, worker: string | null, by: string): Promise<ChunkDone | undefined> {
   const found = await db.query<{ from_id: string; to_id: string; done: boolean }>(
     `SELECT c.from_id, c.to_id, c.done_at IS NOT NULL AS done FROM term_chunk c WHERE c.term_id = $1 AND c.round = $2 AND c.chunk_no = $3`,
     [termId, round, chunkNo],
   );
   const chunk = found.rows[0];
-  if (!chunk || chunk.done) return;
+  if (!chunk || chunk.done) return undefined;
   const term = await readTerm(db, termId);
-  if (!term || term.status !== TERM_STATUS.Processing || term.job_round !== round) return;
+  if (!term || term.status !== TERM_STATUS.Processing || term.job_round !== round) return undefined;
 
   // The rating, the slow part, holds no lock: workers rate side by side.
   const ctx = await runContext(db, term);
@@ -39,13 +42,13 @@ export async function runChunk(db: pg.Pool, termId: string, round: number, chunk
   }
   const totals = totalsText(sumBills(rated.map((r) => r.bill)));
 
-  await inTransaction(db, async (tx) => {
+  return inTransaction(db, async (tx): Promise<ChunkDone | undefined> => {
     // Lock order everywhere: term, then the app's bill-number counter.
     const t = await tx.query<{ status: string; job_round: number }>('SELECT status, job_round FROM term WHERE term_id = $1 FOR UPDATE', [termId]);
     const now = t.rows[0];
-    if (!now || now.status !== TERM_STATUS.Processing || now.job_round !== round) return;
+    if (!now || now.status !== TERM_STATUS.Processing || now.job_round !== round) return undefined;
     const c = await tx.query('SELECT 1 FROM term_chunk WHERE term_id = $1 AND round = $2 AND chunk_no = $3 AND done_at IS NULL', [termId, round, chunkNo]);
-    if (c.rowCount === 0) return;
+    if (c.rowCount === 0) return undefined;
 
     if (rated.length > 0) {
       let number = await takeBillNumbers(tx, term.app_code, rated.length);
@@ -79,5 +82,6 @@ export async function runChunk(db: pg.Pool, termId: string, round: number, chunk
     );
     const p = await addChunkProgress(tx, termId, { bills: rated.length, failures: newFailures - fixed, totals });
     if (p.chunksDone >= p.chunksTotal) await addFinishJob(tx, termId, round, by);
+    return { bills: rated.length, failures: failed.length };
   });
 }

@@ -1,13 +1,14 @@
 // An exception the run's reading checks or its rating raise against one subscription:
 // validate-term and get-terms (terms/schemas.ts) answer with them.
 import { Type, type Static } from 'typebox';
+import { named } from '../http/openapi.ts';
 
-export const TermException = Type.Object({
+export const TermException = named('TermFailure', Type.Object({
   subscriptionID: Type.Integer(),
   accountID: Type.Integer(),
   code: Type.String({ description: 'MISSING_READING, NEGATIVE_CONSUMPTION, UNUSUAL_CONSUMPTION or a rating error code' }),
   severity: Type.Enum(['error', 'warning']),
   message: Type.String(),
   path: Type.Optional(Type.String()),
-});
+}));
 export type TermException = Static<typeof TermException>;

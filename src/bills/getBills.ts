@@ -29,7 +29,7 @@ type BillRow = BillColumns & {
   subscription_id: string;
   account_id: string;
   account_number: string;
-  status: string;
+  status: 'draft' | 'posted' | 'withdrawn';
   posted_at: string | null;
   minor_units: number;
   corrects_bill_id: string | null;

@@ -1,11 +1,17 @@
 import { Type, type Static } from 'typebox';
 import { Id, Money } from '../primitives.ts';
+import { named } from '../http/openapi.ts';
+import { Category } from '../rating/fields.ts';
+import './traceSchema.ts';
 
+
+/** What a bill may be: drafted by a run, posted with its term, withdrawn by a reversal. */
+export const BILL_STATUSES = ['draft', 'posted', 'withdrawn', 'cancelled'] as const;
 
 // A bill's five amounts; a term's totals and a dry run's are the same five, summed.
 const AMOUNTS = { charges: Money, tax: Money, total: Money, balanceBroughtForward: Money, totalDue: Money };
 
-export const Totals = Type.Object(AMOUNTS);
+export const Totals = named('Totals', Type.Object(AMOUNTS));
 export type Totals = Static<typeof Totals>;
 
 export const GetBillsData = Type.Object(
@@ -14,7 +20,7 @@ export const GetBillsData = Type.Object(
     accountID: Type.Optional(Id),
     billID: Type.Optional(Id),
     billNumber: Type.Optional(Id),
-    status: Type.Optional(Type.Enum(['draft', 'posted', 'withdrawn', 'cancelled'])),
+    status: Type.Optional(Type.Enum(BILL_STATUSES)),
     afterBillID: Type.Optional(Type.Integer({ minimum: 0, maximum: 9007199254740991, description: 'paging: bills with a larger billID' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'default 100' })),
   },
@@ -23,19 +29,20 @@ export const GetBillsData = Type.Object(
 export type GetBillsData = Static<typeof GetBillsData>;
 
 
-export const BillLine = Type.Object({
+export const BillLine = named('BillLine', Type.Object({
   componentCode: Type.String(),
   name: Type.String(),
-  category: Type.String({ description: "'charge' or 'tax'" }),
+  category: Category,
   quantity: Type.String(),
   unit: Type.Optional(Type.String()),
   rate: Type.Optional(Type.String()),
   amount: Money,
   explanation: Type.String({ description: 'the trace in words' }),
-  trace: Type.Unknown({ description: 'how the amount was reached: readings, tiers with their quantities and rates, proration, limits, rounding' }),
-});
+  // Sent as the rating core wrote it; documented by ./traceSchema.ts (typed by charge model).
+  trace: Type.Unknown({ title: 'LineTrace', description: 'how the amount was reached: readings, tiers with their quantities and rates, proration, limits, rounding' }),
+}));
 
-export const BillRecord = Type.Object({
+export const BillRecord = named('Bill', Type.Object({
   billID: Type.Integer(),
   billNumber: Type.Integer(),
   termID: Type.Integer(),
@@ -48,7 +55,7 @@ export const BillRecord = Type.Object({
   periodEnd: Type.String(),
   ...AMOUNTS,
   estimated: Type.Boolean(),
-  status: Type.String(),
+  status: Type.Enum(BILL_STATUSES),
   postedAt: Type.Union([Type.String(), Type.Null()]),
   lines: Type.Array(BillLine),
   correctsBillID: Type.Union([Type.Integer(), Type.Null()], { description: 'a rebill: the cancelled bill it replaces' }),
@@ -66,11 +73,11 @@ export const BillRecord = Type.Object({
     ],
     { description: 'a cancelled bill: the credit note that cancelled it (get-credit-notes)' },
   ),
-});
+}));
 export type BillRecord = Static<typeof BillRecord>;
 
 /** A bill the dry run would write (validate-term's preview). */
-export const PreviewBill = Type.Object({
+export const PreviewBill = named('PreviewBill', Type.Object({
   subscriptionID: Type.Integer(),
   accountID: Type.Integer(),
   ...AMOUNTS,
@@ -96,5 +103,5 @@ export const PreviewBill = Type.Object({
       { description: 'when the term spans a template version change: the bill\'s segments, one per version in force' },
     ),
   ),
-});
+}));
 export type PreviewBill = Static<typeof PreviewBill>;

@@ -95,6 +95,22 @@ TABLE app
   rounding_mode text NOT NULL DEFAULT 'halfUp'::text
   created_at timestamp with time zone NOT NULL DEFAULT now()
   address text
+  is_test boolean NOT NULL DEFAULT false
+  clock_offset interval NOT NULL DEFAULT '00:00:00'::interval
+  late_charge_grace_days integer NOT NULL DEFAULT 0
+  late_charge_kind text NOT NULL DEFAULT 'none'::text
+  late_charge_amount numeric NOT NULL DEFAULT 0
+  late_charge_minimum numeric
+  late_charge_maximum numeric
+  CONSTRAINT app_clock_offset_check CHECK (((clock_offset >= '00:00:00'::interval) AND (is_test OR (clock_offset = '00:00:00'::interval))))
+  CONSTRAINT app_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)) NOT VALID
+  CONSTRAINT app_late_charge_amount_check CHECK ((late_charge_amount >= (0)::numeric))
+  CONSTRAINT app_late_charge_bounds_check CHECK (((late_charge_minimum IS NULL) OR (late_charge_maximum IS NULL) OR (late_charge_minimum <= late_charge_maximum)))
+  CONSTRAINT app_late_charge_grace_days_check CHECK (((late_charge_grace_days >= 0) AND (late_charge_grace_days <= 365)))
+  CONSTRAINT app_late_charge_kind_check CHECK ((late_charge_kind = ANY (ARRAY['none'::text, 'flat'::text, 'percentage'::text])))
+  CONSTRAINT app_late_charge_maximum_check CHECK ((late_charge_maximum >= (0)::numeric))
+  CONSTRAINT app_late_charge_minimum_check CHECK ((late_charge_minimum >= (0)::numeric))
+  CONSTRAINT app_late_charge_percentage_check CHECK (((late_charge_kind <> 'percentage'::text) OR (late_charge_amount <= (100)::numeric)))
   CONSTRAINT app_minor_units_check CHECK (((minor_units >= 0) AND (minor_units <= 4)))
   CONSTRAINT app_pkey PRIMARY KEY (app_code)
   CONSTRAINT app_rounding_mode_check CHECK ((rounding_mode = ANY (ARRAY['halfUp'::text, 'halfEven'::text, 'halfDown'::text, 'up'::text, 'down'::text, 'ceil'::text, 'floor'::text])))
@@ -113,6 +129,21 @@ TABLE app_user
   CONSTRAINT app_user_pkey PRIMARY KEY (user_id)
   CONSTRAINT app_user_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'biller'::text, 'viewer'::text])))
   CREATE UNIQUE INDEX app_user_email_key ON app_user (lower(email))
+
+TABLE audit_log
+  audit_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  at timestamp with time zone NOT NULL DEFAULT now()
+  user_id bigint
+  actor text NOT NULL
+  action text NOT NULL
+  target text NOT NULL
+  before jsonb
+  after jsonb
+  CONSTRAINT audit_log_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT audit_log_pkey PRIMARY KEY (audit_id)
+  CONSTRAINT audit_log_user_id_fkey FOREIGN KEY (user_id) REFERENCES app_user(user_id)
+  CREATE INDEX audit_log_app_idx ON audit_log (app_code, audit_id DESC)
 
 TABLE batch
   batch_id bigint NOT NULL IDENTITY
@@ -147,6 +178,7 @@ TABLE bill
   posted_at timestamp with time zone
   withdrawn_at timestamp with time zone
   created_at timestamp with time zone NOT NULL DEFAULT now()
+  source json
   corrects_bill_id bigint
   cancelled_at timestamp with time zone
   CONSTRAINT bill_app_code_bill_number_key UNIQUE (app_code, bill_number)
@@ -176,6 +208,21 @@ TABLE bill_document
   CONSTRAINT bill_document_pkey PRIMARY KEY (bill_id)
   CONSTRAINT bill_document_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'rendered'::text, 'failed'::text])))
   CREATE INDEX bill_document_term_idx ON bill_document (term_id, status, bill_id)
+
+TABLE bill_mismatch
+  term_id bigint NOT NULL
+  round integer NOT NULL
+  bill_id bigint NOT NULL
+  bill_number bigint NOT NULL
+  subscription_id bigint NOT NULL
+  account_id bigint NOT NULL
+  basis text NOT NULL
+  differences jsonb NOT NULL DEFAULT '[]'::jsonb
+  problems jsonb NOT NULL DEFAULT '[]'::jsonb
+  found_at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINT bill_mismatch_basis_check CHECK ((basis = ANY (ARRAY['recorded'::text, 'trace'::text])))
+  CONSTRAINT bill_mismatch_pkey PRIMARY KEY (term_id, bill_id)
+  CONSTRAINT bill_mismatch_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
 
 TABLE bill_number_counter
   app_code integer NOT NULL
@@ -277,6 +324,18 @@ TABLE document_template_version
   CONSTRAINT document_template_version_pkey PRIMARY KEY (template_id, version)
   CONSTRAINT document_template_version_template_id_fkey FOREIGN KEY (template_id) REFERENCES document_template(template_id)
 
+TABLE event
+  event_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  type text NOT NULL
+  order_key text NOT NULL
+  data jsonb NOT NULL
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINT event_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT event_pkey PRIMARY KEY (event_id)
+  CREATE INDEX event_app_time ON event (app_code, created_at, event_id)
+  CREATE INDEX event_app_type ON event (app_code, type, event_id)
+
 TABLE idempotency_key
   app_code integer NOT NULL
   key text NOT NULL
@@ -316,6 +375,34 @@ TABLE import_job
   CONSTRAINT import_job_pkey PRIMARY KEY (import_id)
   CONSTRAINT import_job_status_check CHECK ((status = ANY (ARRAY['running'::text, 'succeeded'::text, 'failed'::text, 'validated'::text])))
   CREATE INDEX import_job_app_idx ON import_job (app_code, import_id)
+
+TABLE late_charge
+  late_charge_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  bill_id bigint NOT NULL
+  account_id bigint NOT NULL
+  charge_date date NOT NULL
+  overdue numeric(20,4) NOT NULL
+  amount numeric(20,4) NOT NULL
+  service_version_id bigint NOT NULL
+  entry_id bigint NOT NULL
+  trace json NOT NULL
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  CONSTRAINT late_charge_amount_check CHECK ((amount > (0)::numeric))
+  CONSTRAINT late_charge_bill_id_key UNIQUE (bill_id)
+  CONSTRAINT late_charge_overdue_check CHECK ((overdue > (0)::numeric))
+  CONSTRAINT late_charge_pkey PRIMARY KEY (late_charge_id)
+  CREATE INDEX late_charge_account_idx ON late_charge (app_code, account_id, late_charge_id)
+
+TABLE late_charge_day
+  app_code integer NOT NULL
+  charge_date date NOT NULL
+  queued_at timestamp with time zone NOT NULL DEFAULT now()
+  finished_at timestamp with time zone
+  charged integer
+  CONSTRAINT late_charge_day_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT late_charge_day_pkey PRIMARY KEY (app_code, charge_date)
 
 TABLE ledger_entry
   entry_id bigint NOT NULL IDENTITY
@@ -462,6 +549,8 @@ TABLE service_version
   definition jsonb NOT NULL
   created_at timestamp with time zone NOT NULL DEFAULT now()
   created_by text NOT NULL
+  effective_from date
+  effective_dated boolean NOT NULL DEFAULT false
   CONSTRAINT service_version_pkey PRIMARY KEY (service_version_id)
   CONSTRAINT service_version_service_id_fkey FOREIGN KEY (service_id) REFERENCES service(service_id)
   CONSTRAINT service_version_service_id_version_key UNIQUE (service_id, version)
@@ -552,6 +641,20 @@ TABLE subscription
   CREATE INDEX subscription_roster_idx ON subscription (app_code, service_id, batch_id, start_date)
   CREATE UNIQUE INDEX subscription_moved_from_idx ON subscription (moved_from_subscription_id) WHERE (moved_from_subscription_id IS NOT NULL)
 
+TABLE subscription_document
+  subscription_id bigint NOT NULL
+  app_code integer NOT NULL
+  name text NOT NULL
+  reference text NOT NULL
+  document_date date NOT NULL
+  recorded_at timestamp with time zone NOT NULL DEFAULT now()
+  recorded_by text NOT NULL
+  CONSTRAINT subscription_document_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT subscription_document_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
+  CONSTRAINT subscription_document_pkey PRIMARY KEY (subscription_id, name)
+  CONSTRAINT subscription_document_reference_check CHECK (((length(reference) >= 1) AND (length(reference) <= 200)))
+  CONSTRAINT subscription_document_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
+
 TABLE subscription_event
   event_id bigint NOT NULL IDENTITY
   app_code integer NOT NULL
@@ -562,7 +665,7 @@ TABLE subscription_event
   created_at timestamp with time zone NOT NULL DEFAULT now()
   created_by text NOT NULL
   CONSTRAINT subscription_event_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
-  CONSTRAINT subscription_event_kind_check CHECK ((kind = ANY (ARRAY['suspended'::text, 'resumed'::text, 'terminated'::text, 'moved_out'::text, 'moved_in'::text, 'inputs_changed'::text])))
+  CONSTRAINT subscription_event_kind_check CHECK ((kind = ANY (ARRAY['suspended'::text, 'resumed'::text, 'terminated'::text, 'moved_out'::text, 'moved_in'::text, 'inputs_changed'::text, 'documents_recorded'::text])))
   CONSTRAINT subscription_event_pkey PRIMARY KEY (event_id)
   CONSTRAINT subscription_event_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
   CREATE INDEX subscription_event_subscription_idx ON subscription_event (subscription_id, event_id)
@@ -648,6 +751,91 @@ TABLE term_subscription
   subscription_id bigint NOT NULL
   CONSTRAINT term_subscription_pkey PRIMARY KEY (term_id, subscription_id)
 
+TABLE term_verification
+  term_id bigint NOT NULL
+  app_code integer NOT NULL
+  round integer NOT NULL
+  term_round integer NOT NULL
+  status text NOT NULL
+  chunks_total integer NOT NULL DEFAULT 0
+  chunks_done integer NOT NULL DEFAULT 0
+  bills integer NOT NULL DEFAULT 0
+  mismatches integer NOT NULL DEFAULT 0
+  requested_at timestamp with time zone NOT NULL DEFAULT now()
+  requested_by text NOT NULL
+  verified_at timestamp with time zone
+  CONSTRAINT term_verification_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT term_verification_pkey PRIMARY KEY (term_id)
+  CONSTRAINT term_verification_status_check CHECK ((status = ANY (ARRAY['running'::text, 'verified'::text, 'mismatched'::text])))
+  CONSTRAINT term_verification_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
+
+TABLE term_verification_chunk
+  term_id bigint NOT NULL
+  round integer NOT NULL
+  chunk_no integer NOT NULL
+  from_id bigint NOT NULL
+  to_id bigint NOT NULL
+  done_at timestamp with time zone
+  bills integer NOT NULL DEFAULT 0
+  CONSTRAINT term_verification_chunk_pkey PRIMARY KEY (term_id, round, chunk_no)
+  CONSTRAINT term_verification_chunk_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
+
+TABLE webhook_attempt
+  attempt_id bigint NOT NULL IDENTITY
+  message_id bigint NOT NULL
+  endpoint_id bigint NOT NULL
+  event_id bigint NOT NULL
+  app_code integer NOT NULL
+  attempted_at timestamp with time zone NOT NULL DEFAULT now()
+  outcome text NOT NULL
+  status_code integer
+  latency_ms integer NOT NULL
+  excerpt text NOT NULL DEFAULT ''::text
+  CONSTRAINT webhook_attempt_message_id_fkey FOREIGN KEY (message_id) REFERENCES webhook_message(message_id)
+  CONSTRAINT webhook_attempt_outcome_check CHECK ((outcome = ANY (ARRAY['delivered'::text, 'failed'::text])))
+  CONSTRAINT webhook_attempt_pkey PRIMARY KEY (attempt_id)
+  CREATE INDEX webhook_attempt_endpoint ON webhook_attempt (endpoint_id, attempt_id)
+
+TABLE webhook_endpoint
+  endpoint_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  url text NOT NULL
+  description text NOT NULL DEFAULT ''::text
+  event_types text[] NOT NULL
+  enabled boolean NOT NULL DEFAULT true
+  disabled_reason text
+  secret text NOT NULL
+  previous_secret text
+  previous_secret_until timestamp with time zone
+  failing_since timestamp with time zone
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  modified_at timestamp with time zone NOT NULL DEFAULT now()
+  modified_by text NOT NULL
+  CONSTRAINT webhook_endpoint_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT webhook_endpoint_pkey PRIMARY KEY (endpoint_id)
+  CREATE INDEX webhook_endpoint_app ON webhook_endpoint (app_code) WHERE enabled
+
+TABLE webhook_message
+  message_id bigint NOT NULL IDENTITY
+  endpoint_id bigint NOT NULL
+  event_id bigint NOT NULL
+  app_code integer NOT NULL
+  order_key text NOT NULL
+  status text NOT NULL DEFAULT 'pending'::text
+  attempts integer NOT NULL DEFAULT 0
+  first_attempt_at timestamp with time zone
+  next_attempt_at timestamp with time zone NOT NULL DEFAULT now()
+  delivered_at timestamp with time zone
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINT webhook_message_endpoint_id_event_id_key UNIQUE (endpoint_id, event_id)
+  CONSTRAINT webhook_message_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES webhook_endpoint(endpoint_id)
+  CONSTRAINT webhook_message_event_id_fkey FOREIGN KEY (event_id) REFERENCES event(event_id)
+  CONSTRAINT webhook_message_pkey PRIMARY KEY (message_id)
+  CONSTRAINT webhook_message_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])))
+  CREATE INDEX webhook_message_due ON webhook_message (endpoint_id, event_id) WHERE (status = 'pending'::text)
+  CREATE INDEX webhook_message_pending ON webhook_message (endpoint_id, order_key, event_id) WHERE (status = 'pending'::text)
+
 TABLE worker_heartbeat
   pool_id text NOT NULL
   host text NOT NULL
@@ -656,7 +844,9 @@ TABLE worker_heartbeat
   beat_at timestamp with time zone NOT NULL DEFAULT now()
   CONSTRAINT worker_heartbeat_pkey PRIMARY KEY (pool_id)
 
+FUNCTION billrun_now(clock_offset interval)
 FUNCTION billrun_today(time_zone text)
+FUNCTION billrun_today(time_zone text, clock_offset interval)
 FUNCTION ledger_entry_apply()
 FUNCTION ledger_entry_immutable()
 FUNCTION ledger_entry_open()

@@ -6,16 +6,17 @@ import { notFound } from '../errors.ts';
 import { inTransaction } from '../db/pool.ts';
 import { EMAIL } from '../accounts/rules.ts';
 import { insertResend, listDeliveries } from './store.ts';
+import { named } from '../http/openapi.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991 });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-const DeliveryRecord = Type.Object({
+const DeliveryRecord = named('Delivery', Type.Object({
   deliveryID: Type.Integer(),
   billID: Type.Integer(),
   termID: Type.Integer(),
   accountID: Type.Integer(),
   recipient: Type.String(),
-  status: Type.String({ description: 'queued, sending, sent or failed' }),
+  status: Type.Enum(['queued', 'sending', 'sent', 'failed']),
   messageID: Type.String({ description: 'the Message-ID every attempt of this delivery carries' }),
   attempts: Type.Integer(),
   lastError: Nullable(Type.String()),
@@ -23,7 +24,7 @@ const DeliveryRecord = Type.Object({
   resendOf: Nullable(Type.Integer()),
   queuedAt: Type.String(),
   sentAt: Nullable(Type.String()),
-});
+}));
 
 export async function deliveryRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
@@ -70,6 +71,7 @@ export async function deliveryRoutes(app: FastifyInstance, services: Services): 
 
   operation(app, services, {
     path: '/billing/deliveries/resend-delivery',
+    headers: { 'X-Billrun-Delivery-Id': 'the new deliveryID' },
     role: 'biller',
     tag: 'deliveries',
     summary: 'Send a bill e-mail again',

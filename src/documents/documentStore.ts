@@ -67,7 +67,7 @@ export async function readDocument(db: Queryable, appCode: number, billId: numbe
   return r.rows[0];
 }
 
-export type DocumentListRow = { bill_id: string; status: string; sha256: string | null; bytes: number | null; template_id: string; template_version: number; attempts: number; error: string | null; rendered_at: string | null };
+export type DocumentListRow = { bill_id: string; status: 'pending' | 'rendered' | 'failed'; sha256: string | null; bytes: number | null; template_id: string; template_version: number; attempts: number; error: string | null; rendered_at: string | null };
 
 export async function listDocuments(db: Queryable, appCode: number, termId: number, status: string | undefined, after: number, limit: number): Promise<DocumentListRow[]> {
   const r = await db.query<DocumentListRow>(

@@ -15,11 +15,12 @@ import { TEMPLATE_KINDS } from './schemas.ts';
 import { inTransaction } from '../db/pool.ts';
 import { getBillDocument } from './getBillDocument.ts';
 import { listDocuments } from './documentStore.ts';
+import { named } from '../http/openapi.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991 });
-const DocumentRecord = Type.Object({
+const DocumentRecord = named('BillDocument', Type.Object({
   billID: Type.Integer(),
-  status: Type.String({ description: 'pending, rendered or failed' }),
+  status: Type.Enum(['pending', 'rendered', 'failed']),
   sha256: Type.Union([Type.String(), Type.Null()]),
   bytes: Type.Union([Type.Integer(), Type.Null()]),
   templateID: Type.Integer(),
@@ -27,7 +28,7 @@ const DocumentRecord = Type.Object({
   attempts: Type.Integer(),
   error: Type.Union([Type.String(), Type.Null()]),
   renderedAt: Type.Union([Type.String(), Type.Null()]),
-});
+}));
 
 const Empty = Type.Object({});
 const TAG = 'documents';
@@ -35,6 +36,7 @@ const TAG = 'documents';
 export async function documentRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/documents/make-document-template',
+    headers: { 'X-Billrun-Template-Id': 'the new templateID' },
     role: 'admin',
     tag: TAG,
     summary: 'Create an invoice or e-mail template',
@@ -74,6 +76,7 @@ export async function documentRoutes(app: FastifyInstance, services: Services): 
 
   operation(app, services, {
     path: '/billing/documents/update-document-template',
+    headers: { 'X-Billrun-Template-Version': 'the new version of the template' },
     role: 'admin',
     tag: TAG,
     summary: 'Update an invoice or e-mail template',
@@ -116,6 +119,7 @@ export async function documentRoutes(app: FastifyInstance, services: Services): 
 
   operation(app, services, {
     path: '/billing/documents/get-bill-document',
+    headers: { 'X-Billrun-Document-Sha256': 'the SHA-256 of the PDF, checked against the stored one', 'X-Billrun-Template-Id': 'the document template it was rendered with', 'X-Billrun-Template-Version': 'the version of that template' },
     role: 'viewer',
     tag: TAG,
     summary: "A bill's PDF",
@@ -168,6 +172,7 @@ export async function documentRoutes(app: FastifyInstance, services: Services): 
 
   operation(app, services, {
     path: '/billing/documents/render-bill-documents',
+    headers: { 'X-Billrun-Documents': 'how many documents were queued' },
     role: 'biller',
     tag: TAG,
     summary: "Render a term's documents again",

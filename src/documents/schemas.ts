@@ -1,6 +1,7 @@
 // Request and response shapes of the document operations (templates, bill documents,
 // the print extract).
 import { Type, type Static } from 'typebox';
+import { named } from '../http/openapi.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991 });
 export const TemplateId = Type.Integer({ minimum: 0, maximum: 2147483647, description: '0: the default shipped with the product' });
@@ -51,9 +52,9 @@ export const PreviewTemplateData = Type.Object(
 );
 export type PreviewTemplateData = Static<typeof PreviewTemplateData>;
 
-export const TemplateRecord = Type.Object({
+export const TemplateRecord = named('DocumentTemplate', Type.Object({
   templateID: Type.Integer(),
-  kind: Type.String(),
+  kind: Type.Enum(['invoice', 'email']),
   name: Type.String(),
   version: Type.Integer(),
   archiveStatus: Type.Integer(),
@@ -63,5 +64,5 @@ export const TemplateRecord = Type.Object({
   createdBy: Type.String(),
   modifiedAt: Type.String(),
   modifiedBy: Type.String(),
-});
+}));
 export type TemplateRecord = Static<typeof TemplateRecord>;

@@ -8,7 +8,7 @@ export function ok<T>(data: T, message = SUCCESS_MESSAGE) {
   return { success: true as const, statusCode: 200 as const, message, error: null, data };
 }
 
-export const ErrorDetailSchema = Type.Object({ path: Type.String(), message: Type.String() });
+export const ErrorDetailSchema = Type.Object({ path: Type.String(), message: Type.String() }, { title: 'ErrorDetail' });
 
 export const FailureSchema = Type.Object(
   {
@@ -18,7 +18,7 @@ export const FailureSchema = Type.Object(
     error: Type.Object({ code: Type.String(), details: Type.Optional(Type.Array(ErrorDetailSchema)) }),
     data: Type.Null(),
   },
-  { $id: 'Failure', description: 'Every failure of a business route.' },
+  { $id: 'Failure', title: 'Failure', description: 'Every failure of a business route.' },
 );
 
 export function successSchema(data: TSchema) {

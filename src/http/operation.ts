@@ -15,6 +15,7 @@ import { AppError } from '../errors.ts';
 import { emptyBody, failure, statusOf, toAppError } from './errors.ts';
 import { FailureSchema, ok, successSchema } from './envelope.ts';
 import { authenticate, requireCaller } from './authenticate.ts';
+import { HEADERS_KEY, IDEMPOTENT_KEY, STREAM_KEY, claimOperationId, operationIdOf } from './openapi.ts';
 
 export type Services = { db: pg.Pool; config: Config };
 
@@ -62,6 +63,10 @@ export type OperationSpec<B extends TObject, D extends TSchema, Q extends TObjec
   shape?: 'envelope' | 'sandbox';
   tag: string;
   summary: string;
+  /** The OpenAPI operationId when the one made from the path (make-account → makeAccount) is taken by another route. */
+  operationId?: string;
+  /** Response headers this operation sets on success, by name (`X-Billrun-Account-Id`), each with what it holds. */
+  headers?: Record<string, string>;
   description?: string;
   /** The JSON body (for a business operation, its requestSchema); none: a body, if any, is ignored. */
   body?: B;
@@ -82,7 +87,7 @@ export type OperationSpec<B extends TObject, D extends TSchema, Q extends TObjec
   handler: (body: Static<B>, ctx: OperationContext<Static<Q>, Static<P>>) => Promise<Static<D>>;
 };
 
-const SandboxError = Type.Object({ code: Type.String(), message: Type.String() }, { description: 'Every failure of a sandbox route.' });
+const SandboxError = Type.Object({ code: Type.String(), message: Type.String() }, { title: 'SandboxError', description: 'Every failure of a sandbox route.' });
 
 export function operation<B extends TObject, D extends TSchema, Q extends TObject = TObject, P extends TObject = TObject>(
   app: FastifyInstance,
@@ -95,12 +100,17 @@ export function operation<B extends TObject, D extends TSchema, Q extends TObjec
   const errors = sandbox ? SandboxError : FailureSchema;
   const answer = sandbox ? (status === 204 ? Type.Null() : spec.data) : successSchema(spec.data);
   const streamTypes = spec.stream;
+  const method = spec.method ?? 'POST';
+  const fullPath = `${app.prefix ?? ''}${spec.path}`;
+  const operationId = spec.operationId ?? operationIdOf(method, fullPath, sandbox);
+  claimOperationId(app, operationId, `${method} ${fullPath}`);
 
   const route: RouteOptions = {
-    method: spec.method ?? 'POST',
+    method,
     url: spec.path,
     ...(spec.bodyLimit !== undefined ? { bodyLimit: spec.bodyLimit } : {}),
     schema: {
+      operationId,
       tags: [spec.tag],
       summary: spec.summary,
       description: spec.description,
@@ -115,7 +125,11 @@ export function operation<B extends TObject, D extends TSchema, Q extends TObjec
         '4xx': errors,
         '5xx': errors,
       },
-      ...(auth === 'none' ? {} : { security: [sandbox ? { bearer: [] } : { token: [] }] }),
+      // An operation anyone may call says so (security: []), so a client sends no token to it.
+      security: auth === 'none' ? [] : [sandbox ? { bearer: [] } : { token: [] }],
+      ...(spec.headers ? { [HEADERS_KEY]: spec.headers } : {}),
+      ...(spec.idempotent ? { [IDEMPOTENT_KEY]: true } : {}),
+      ...(streamTypes ? { [STREAM_KEY]: [...streamTypes] } : {}),
     },
     // Who is calling, before anything of the request is read.
     ...(auth === 'none' ? {} : { onRequest: async (request: FastifyRequest) => void (await authenticate(services.db, request, sandbox)) }),
@@ -132,7 +146,10 @@ export function operation<B extends TObject, D extends TSchema, Q extends TObjec
         ]);
       }
     },
-    preHandler: async (request) => {
+    preHandler: async (request, reply) => {
+      // The log lines of a request about a term carry its id beside the request's (docs/operations.md, "Logs").
+      const termId = termIdOf(request.body);
+      if (termId !== undefined) request.log = reply.log = request.log.child({ termId });
       if (auth === 'none') return;
       const caller = requireCaller(request);
       if (!roleAllows(caller.role, spec.role)) {
@@ -187,6 +204,13 @@ export function operation<B extends TObject, D extends TSchema, Q extends TObjec
     scope.addContentTypeParser([...streamTypes], (_request, payload, done) => done(null, payload));
     scope.route(route);
   });
+}
+
+/** The termID a business body names (data.termID), if any. */
+function termIdOf(body: unknown): number | undefined {
+  const data = body && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
+  const id = data && typeof data === 'object' ? (data as { termID?: unknown }).termID : undefined;
+  return typeof id === 'number' && Number.isSafeInteger(id) ? id : undefined;
 }
 
 const IN_FLIGHT_WAIT_MS = 15_000;

@@ -62,6 +62,7 @@ export function byteCounter(): Transform & { bytes: number } {
 export async function importRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: MAKE_PATH,
+    headers: { 'X-Billrun-Import-Id': 'the importID (also on a refusal of the rows)' },
     role: 'biller',
     tag: TAG,
     summary: 'Import rows from JSON',
@@ -97,6 +98,7 @@ export async function importRoutes(app: FastifyInstance, services: Services): Pr
 
   operation(app, services, {
     path: UPLOAD_PATH,
+    headers: { 'X-Billrun-Import-Id': 'the importID (also on a refusal of the rows)' },
     role: 'biller',
     tag: TAG,
     summary: 'Import a CSV file',

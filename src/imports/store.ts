@@ -52,7 +52,7 @@ export async function finishJob(db: Queryable, id: string, status: string, p: Pr
 export type JobRow = {
   import_id: string;
   app_code: number;
-  kind: string;
+  kind: (typeof IMPORT_KINDS)[number];
   format: string;
   file_name: string | null;
   dry_run: boolean;

@@ -10,12 +10,13 @@ import { verificationTasks } from '../verification/tasks.ts';
 import { webhookTasks } from '../webhooks/tasks.ts';
 import { lateChargeTasks } from '../lateCharges/tasks.ts';
 import { simulationTasks } from '../simulation/tasks.ts';
+import { workerLog } from './log.ts';
 
 export function taskList(db: pg.Pool, config: Config): TaskList {
   return {
-    ...termTasks(db, config.billRunChunkSize),
+    ...termTasks(db, config.billRunChunkSize, workerLog(config.logLevel)),
     ...documentTasks(db),
-    ...deliveryTasks(db, config),
+    ...deliveryTasks(db, config, workerLog(config.logLevel)),
     ...verificationTasks(db),
     ...webhookTasks(db, config),
     ...lateChargeTasks(db),

@@ -28,7 +28,7 @@ export async function getStatement(db: Queryable, caller: Caller, q: StatementQu
   const r = await db.query<{
     entry_id: string;
     entry_date: string;
-    kind: string;
+    kind: 'bill' | 'bill_reversal' | 'payment' | 'payment_reversal' | 'adjustment' | 'opening_balance';
     amount: string;
     description: string;
     bill_id: string | null;

@@ -7,6 +7,7 @@ import { dateText } from '../calendar/calendar.ts';
 import { makeAdjustment } from './makeAdjustment.ts';
 import { getAgeing, getOpenBills, getStatement } from './reads.ts';
 import { checkLedger } from './checkLedger.ts';
+import { named } from '../http/openapi.ts';
 
 const Empty = Type.Object({});
 const TAG = 'ledger';
@@ -24,10 +25,10 @@ const AdjustmentInput = Type.Object(
   { additionalProperties: false },
 );
 
-const StatementEntry = Type.Object({
+const StatementEntry = named('StatementEntry', Type.Object({
   entryID: Type.Integer(),
   date: Type.String(),
-  kind: Type.String({ description: 'bill, bill_reversal, payment, payment_reversal, adjustment, opening_balance' }),
+  kind: Type.Enum(['bill', 'bill_reversal', 'payment', 'payment_reversal', 'adjustment', 'opening_balance']),
   description: Type.String(),
   amount: Type.String({ description: '> 0 raises what is owed; a payment is negative' }),
   balance: Type.String({ description: 'the running balance after this entry' }),
@@ -37,7 +38,7 @@ const StatementEntry = Type.Object({
   reference: Nullable(Type.String()),
   reversesEntryID: Nullable(Type.Integer()),
   createdBy: Type.String(),
-});
+}));
 
 const Statement = Type.Object({
   accountID: Type.Integer(),
@@ -53,7 +54,7 @@ const Statement = Type.Object({
   entries: Type.Array(StatementEntry),
 });
 
-const OpenBill = Type.Object({
+const OpenBill = named('OpenBill', Type.Object({
   billID: Type.Integer(),
   billNumber: Type.Integer(),
   accountID: Type.Integer(),
@@ -68,7 +69,7 @@ const OpenBill = Type.Object({
   lines: Type.Array(
     Type.Object({ lineNo: Type.Integer(), componentCode: Nullable(Type.String()), name: Nullable(Type.String()), amount: Money, due: Nullable(Money) }),
   ),
-});
+}));
 
 const OtherItem = Type.Object({ entryID: Type.Integer(), kind: Type.String(), date: Type.String(), description: Type.String(), open: Type.String({ description: '> 0 owed, < 0 credit waiting for a bill' }) });
 
@@ -87,6 +88,7 @@ const Problem = Type.Object({ accountID: Type.Integer(), entryID: Nullable(Type.
 export async function ledgerRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/ledger/make-adjustment',
+    headers: { 'X-Billrun-Adjustment-Id': 'the new adjustment id' },
     role: 'biller',
     tag: TAG,
     summary: 'Record a credit or debit note',

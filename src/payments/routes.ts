@@ -14,6 +14,7 @@ const TAG = 'payments';
 export async function paymentRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/payments/make-payment',
+    headers: { 'X-Billrun-Payment-Id': 'the new paymentID' },
     role: 'biller',
     tag: TAG,
     summary: 'Record a payment',
@@ -31,6 +32,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
 
   operation(app, services, {
     path: '/billing/payments/import-payments',
+    headers: { 'X-Billrun-Payment-Import-Id': 'the id of the import', 'X-Billrun-Payments-Recorded': 'how many payments were recorded', 'X-Billrun-Payments-Skipped': 'how many rows were skipped as recorded already (skipRecorded)' },
     role: 'biller',
     tag: TAG,
     summary: 'Import payments from a bank statement',
@@ -50,6 +52,7 @@ export async function paymentRoutes(app: FastifyInstance, services: Services): P
 
   operation(app, services, {
     path: '/billing/payments/reverse-payment',
+    headers: { 'X-Billrun-Payment-Id': 'the paymentID of the reversal' },
     role: 'biller',
     tag: TAG,
     summary: 'Reverse a payment',

@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import { AccountRefFields, AmountText } from '../ledger/common.ts';
 import { AccountNumber, IDENTIFIER_PATTERN } from '../primitives.ts';
 import { dateText } from '../calendar/calendar.ts';
+import { named } from '../http/openapi.ts';
 
 export const Reference = Type.String({ minLength: 1, maxLength: 100, pattern: IDENTIFIER_PATTERN, description: 'unique within the app: a payment recorded twice is refused' });
 export const Channel = Type.String({ minLength: 1, maxLength: 50, description: 'how it was paid: bank, cash, cheque, card, mobile ...' });
@@ -71,7 +72,7 @@ export const PaymentFilters = Type.Object(
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
-export const AllocationRecord = Type.Object({
+export const AllocationRecord = named('Allocation', Type.Object({
   billID: Nullable(Type.Integer()),
   billNumber: Nullable(Type.Integer()),
   kind: Type.String({ description: 'what was paid: bill, adjustment (a debit note), payment_reversal (the pairing of a reversal)' }),
@@ -82,9 +83,9 @@ export const AllocationRecord = Type.Object({
   allocatedAt: Type.String(),
   releasedAt: Nullable(Type.String({ description: 'set when a reversal took this settlement back' })),
   releaseReason: Nullable(Type.String()),
-});
+}));
 
-export const PaymentRecord = Type.Object({
+export const PaymentRecord = named('Payment', Type.Object({
   paymentID: Type.Integer(),
   appCode: Type.Integer(),
   accountID: Type.Integer(),
@@ -106,5 +107,5 @@ export const PaymentRecord = Type.Object({
   allocations: Type.Array(AllocationRecord),
   createdAt: Type.String(),
   createdBy: Type.String(),
-});
+}));
 export type PaymentRecord = Static<typeof PaymentRecord>;

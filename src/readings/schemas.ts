@@ -3,6 +3,7 @@ import { Code, Id, NO_NUL } from '../primitives.ts';
 import { DecimalValue } from '../rating/tariff.ts';
 import { RecordDateText } from '../calendar/calendar.ts';
 import { NOTE_MAX, READING_KINDS, SOURCE } from './rules.ts';
+import { named } from '../http/openapi.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 export const ReadingKind = Type.Enum(READING_KINDS);
@@ -22,13 +23,13 @@ export const ReadingInput = Type.Object(
   { additionalProperties: false },
 );
 
-export const ReadingRecord = Type.Object({
+export const ReadingRecord = named('Reading', Type.Object({
   readingID: Type.Integer(),
   subscriptionID: Type.Integer(),
   inputCode: Type.String(),
   readingDate: Type.String(),
   value: Type.String(),
-  kind: Type.String(),
+  kind: ReadingKind,
   source: Type.String(),
   note: Nullable(Type.String()),
   correctsReadingID: Nullable(Type.Integer()),
@@ -38,5 +39,5 @@ export const ReadingRecord = Type.Object({
   consumptionKind: Nullable(Type.String({ description: 'first, normal, rollover or negative; null for corrected readings' })),
   createdAt: Type.String(),
   createdBy: Type.String(),
-});
+}));
 export type ReadingRecord = Static<typeof ReadingRecord>;

@@ -74,7 +74,7 @@ export type ReadingRow = {
   input_code: string;
   reading_date: string;
   value: string;
-  kind: string;
+  kind: 'actual' | 'estimated';
   source: string;
   note: string | null;
   corrects_reading_id: string | null;

@@ -19,6 +19,7 @@ const TAG = 'subscriptions';
 export async function subscriptionRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/subscriptions/make-subscription',
+    headers: { 'X-Billrun-Subscription-Id': 'the new subscriptionID' },
     role: 'biller',
     tag: TAG,
     summary: 'Create a subscription',
@@ -130,6 +131,7 @@ export async function subscriptionRoutes(app: FastifyInstance, services: Service
 
   operation(app, services, {
     path: '/billing/subscriptions/move-subscription',
+    headers: { 'X-Billrun-Subscription-Id': 'the subscriptionID of the new subscription' },
     role: 'biller',
     tag: TAG,
     summary: 'Move a subscription to another template or batch',

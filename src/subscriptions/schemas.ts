@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { AccountNumber, Code, IDENTIFIER_PATTERN, NO_NUL } from '../primitives.ts';
 import { RecordDateText } from '../calendar/calendar.ts';
+import { named } from '../http/openapi.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const InputValue = Type.Union([Type.String({ maxLength: 500, pattern: NO_NUL }), Type.Number(), Type.Boolean(), Type.Null()]);
@@ -35,15 +36,15 @@ export const SubscriptionInput = Type.Object(
 
 export const SubscriptionStatus = Type.Enum(['active', 'suspended', 'terminated']);
 
-export const SubscriptionEvent = Type.Object({
-  kind: Type.String({ description: 'suspended, resumed, terminated, moved_out, moved_in, inputs_changed, documents_recorded' }),
+export const SubscriptionEvent = named('SubscriptionEvent', Type.Object({
+  kind: Type.Enum(['suspended', 'resumed', 'terminated', 'moved_out', 'moved_in', 'inputs_changed', 'documents_recorded']),
   date: Type.String({ description: 'dd/mm/yyyy it takes effect' }),
   detail: Type.Record(Type.String(), Type.Unknown()),
   createdAt: Type.String(),
   createdBy: Type.String(),
-});
+}));
 
-export const SubscriptionRecord = Type.Object({
+export const SubscriptionRecord = named('Subscription', Type.Object({
   subscriptionID: Type.Integer(),
   appCode: Type.Integer(),
   accountID: Type.Integer(),
@@ -56,7 +57,7 @@ export const SubscriptionRecord = Type.Object({
   unmeteredInputs: Type.Record(Type.String(), Type.Unknown()),
   startDate: Type.String(),
   endDate: Nullable(Type.String()),
-  status: Type.String(),
+  status: SubscriptionStatus,
   documents: Type.Array(
     Type.Object({ name: Type.String(), reference: Type.String(), date: Type.String({ description: 'dd/mm/yyyy' }), recordedAt: Type.String(), recordedBy: Type.String() }),
     { description: 'the documents recorded on it, by name' },
@@ -68,5 +69,5 @@ export const SubscriptionRecord = Type.Object({
   modifiedAt: Type.String(),
   modifiedBy: Type.String(),
   events: Type.Optional(Type.Array(SubscriptionEvent, { description: 'the history, when one subscription is asked for by subscriptionID' })),
-});
+}));
 export type SubscriptionRecord = Static<typeof SubscriptionRecord>;

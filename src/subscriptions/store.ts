@@ -134,7 +134,7 @@ export type SubscriptionRow = {
   unmetered_inputs: Record<string, unknown>;
   start_date: string;
   end_date: string | null;
-  status: string;
+  status: 'active' | 'suspended' | 'terminated';
   moved_from_subscription_id: string | null;
   moved_to_subscription_id: string | null;
   documents: DocumentRow[];
@@ -193,7 +193,7 @@ export async function listSubscriptions(
 
 export type EventRow = {
   subscription_id: string;
-  kind: string;
+  kind: 'suspended' | 'resumed' | 'terminated' | 'moved_out' | 'moved_in' | 'inputs_changed';
   effective_date: string;
   detail: Record<string, unknown>;
   created_at: string;

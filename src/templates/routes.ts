@@ -16,6 +16,7 @@ const Empty = Type.Object({});
 export async function templateRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/services/make-service',
+    headers: { 'X-Billrun-Service-Id': 'the new serviceID' },
     role: 'admin',
     tag: 'pricing templates',
     summary: 'Create a pricing template',
@@ -65,6 +66,7 @@ export async function templateRoutes(app: FastifyInstance, services: Services): 
 
   operation(app, services, {
     path: '/billing/services/update-service',
+    headers: { 'X-Billrun-Service-Version': 'the new version of the template' },
     role: 'admin',
     tag: 'pricing templates',
     summary: 'Update a pricing template',

@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import { Component, ConnectionInput, MeteredInput, StoredComponent, TariffValue, UnmeteredInput } from '../rating/tariff.ts';
 import { Code, IDENTIFIER_PATTERN } from '../primitives.ts';
 import { LateChargeRule } from '../rating/lateCharge.ts';
+import { named } from '../http/openapi.ts';
 
 // Allowed values beyond those interface.md shows are decided in docs/templates.md:
 // only what the bill run implements is accepted.
@@ -81,7 +82,7 @@ export type ServiceDefinition = Static<typeof ServiceDefinition>;
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
-export const ServiceRecord = Type.Object({
+export const ServiceRecord = named('Service', Type.Object({
   serviceID: Type.Integer(),
   appCode: Type.Integer(),
   serviceCode: Type.String(),
@@ -117,12 +118,12 @@ export const ServiceRecord = Type.Object({
   unmeteredInputs: Type.Array(UnmeteredInput),
   bankAccounts: Type.Array(BankAccount),
   lateCharge: Nullable(LateChargeRule),
-});
+}));
 export type ServiceRecord = Static<typeof ServiceRecord>;
 
 /** What a version holds: the list record's definition fields, without the template's identity and audit. */
 export const VersionDefinition = Type.Omit(ServiceRecord, ['serviceID', 'appCode', 'archiveStatus', 'ts', 'createdAt', 'createdBy', 'modifiedAt', 'modifiedBy', 'version']);
-export const ServiceVersion = Type.Object({
+export const ServiceVersion = named('ServiceVersion', Type.Object({
   version: Type.Integer(),
   createdAt: Type.String({ description: 'YYYY-MM-DD HH:MM:SS in the app time zone' }),
   createdBy: Type.String(),
@@ -131,5 +132,5 @@ export const ServiceVersion = Type.Object({
   }),
   effectiveFromGiven: Type.Boolean({ description: 'true when update-service gave effectiveFrom; false when it was taken from the version in force the day it was saved' }),
   definition: VersionDefinition,
-});
+}));
 export type ServiceVersion = Static<typeof ServiceVersion>;

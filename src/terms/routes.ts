@@ -23,6 +23,7 @@ const TAG = 'terms and the bill run';
 export async function termRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/terms/make-term',
+    headers: { 'X-Billrun-Term-Id': 'the new termID' },
     role: 'biller',
     tag: TAG,
     summary: 'Create a term',
@@ -107,6 +108,8 @@ export async function termRoutes(app: FastifyInstance, services: Services): Prom
 
   operation(app, services, {
     path: '/billing/terms/capture-readings',
+    operationId: 'captureTermReadings',
+    headers: { 'X-Billrun-Readings': 'how many readings were recorded' },
     role: 'biller',
     tag: TAG,
     summary: 'Capture readings',

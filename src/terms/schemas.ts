@@ -8,6 +8,7 @@ import { TERM_STATUSES } from '../billRun/termStates.ts';
 import { TermException } from '../billRun/schemas.ts';
 import { PreviewBill, Totals } from '../bills/schemas.ts';
 import { VerificationRecord } from '../verification/schemas.ts';
+import { named } from '../http/openapi.ts';
 
 const DmyDate = Type.String({ pattern: DMY_PATTERN, description: 'dd/mm/yyyy' });
 export const TermId = Type.Integer({ ...Id, description: 'from get-terms' });
@@ -83,10 +84,10 @@ export const ValidateTermData = Type.Object(
 
 
 /** A warning about the whole term (its dates against the app's today); the run goes on. */
-export const TermWarning = Type.Object({ code: Type.String(), message: Type.String(), path: Type.String() });
+export const TermWarning = named('TermWarning', Type.Object({ code: Type.String(), message: Type.String(), path: Type.String() }));
 export type TermWarning = Static<typeof TermWarning>;
 
-export const TermRecord = Type.Object({
+export const TermRecord = named('Term', Type.Object({
   termID: Type.Integer(),
   appCode: Type.Integer(),
   serviceCode: Type.String(),
@@ -98,7 +99,7 @@ export const TermRecord = Type.Object({
   endDate: Type.String(),
   dueDate: Type.String(),
   postType: Type.String(),
-  status: Type.String(),
+  status: Type.Enum(TERM_STATUSES),
   counts: Type.Object({
     subscriptions: Type.Integer({ description: 'roster' }),
     readings: Type.Integer({ description: 'roster subscriptions with a reading in the term' }),
@@ -122,7 +123,7 @@ export const TermRecord = Type.Object({
   modifiedAt: Type.String(),
   modifiedBy: Type.String(),
   verification: VerificationRecord,
-});
+}));
 export type TermRecord = Static<typeof TermRecord>;
 
 export const ValidationAnswer = Type.Object({

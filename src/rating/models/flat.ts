@@ -7,7 +7,7 @@ import { componentFields, defineModel, type PreparedBase, prorateField } from '.
 
 export const FlatComponent = Type.Object(
   { ...componentFields, model: Type.Literal('flat'), prorate: prorateField, amount: Amount },
-  { additionalProperties: false, description: 'A fixed amount per period' },
+  { additionalProperties: false, title: 'FlatComponent', description: 'A fixed amount per period' },
 );
 export type FlatComponent = Static<typeof FlatComponent>;
 export type PreparedFlat = PreparedBase & { model: 'flat'; amount: Dec };

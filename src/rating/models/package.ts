@@ -19,7 +19,7 @@ export const PackageComponent = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, description: 'price per started block of size units, after freeUnits' },
+  { additionalProperties: false, title: 'PackageComponent', description: 'price per started block of size units, after freeUnits' },
 );
 export type PackageComponent = Static<typeof PackageComponent>;
 export type PreparedPackage = PreparedBase & { model: 'package'; size: Dec; price: Dec; freeUnits: Dec };

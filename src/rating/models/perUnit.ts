@@ -7,7 +7,7 @@ import { componentFields, defineModel, inputField, type PreparedBase, prorateFie
 
 export const PerUnitComponent = Type.Object(
   { ...componentFields, model: Type.Literal('perUnit'), input: inputField, prorate: prorateField, rate: Amount },
-  { additionalProperties: false, description: 'rate x quantity' },
+  { additionalProperties: false, title: 'PerUnitComponent', description: 'rate x quantity' },
 );
 export type PerUnitComponent = Static<typeof PerUnitComponent>;
 export type PreparedPerUnit = PreparedBase & { model: 'perUnit'; rate: Dec };

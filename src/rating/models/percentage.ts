@@ -12,7 +12,7 @@ export const PercentageComponent = Type.Object(
     percentage: Amount,
     of: Type.Array(Code, { minItems: 1, maxItems: 100, description: 'Codes of the components it is a percentage of' }),
   },
-  { additionalProperties: false, description: 'percentage % of the sum of the rounded amounts of the components in of' },
+  { additionalProperties: false, title: 'PercentageComponent', description: 'percentage % of the sum of the rounded amounts of the components in of' },
 );
 export type PercentageComponent = Static<typeof PercentageComponent>;
 export type PreparedPercentage = PreparedBase & {

@@ -61,7 +61,8 @@ export function tieredComponent<M extends string>(model: M, description: string)
       tiers: tiersField,
       tierProration: Type.Optional(TierProration),
     },
-    { additionalProperties: false, description },
+    // The name the OpenAPI document gives it (GraduatedComponent, VolumeComponent).
+    { additionalProperties: false, description, title: `${model.charAt(0).toUpperCase()}${model.slice(1)}Component` },
   );
 }
 

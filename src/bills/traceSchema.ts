@@ -1,0 +1,157 @@
+// The schema of a bill line's trace (src/rating/trace.ts) for the OpenAPI document, so a
+// generated client types `trace` instead of `unknown`. The runtime serializes the trace as
+// the JSON the rating core wrote (no schema to drop a field by); the compile-time check at
+// the bottom keeps this schema and the rating core's LineTrace type the same, both ways.
+import { Type, type Static, type TProperties } from 'typebox';
+import type { LineTrace } from '../rating/trace.ts';
+import { ROUNDING_MODES } from '../rating/money.ts';
+import { documentAs, named } from '../http/openapi.ts';
+
+const Text = Type.String({ description: 'a decimal, as text' });
+const Day = Type.String({ description: 'YYYY-MM-DD' });
+
+const TierTrace = named(
+  'TierTrace',
+  Type.Object({
+    tier: Type.Integer({ description: '1-based tier number as the customer reads it' }),
+    from: Type.String({ description: 'lower bound (exclusive; 0 for the first tier)' }),
+    upTo: Type.Union([Type.String(), Type.Null()], { description: 'upper bound (inclusive) after tier proration; null for the open tier' }),
+    quantity: Type.String({ description: 'units priced in this tier' }),
+    rate: Text,
+    flat: Type.Optional(Text),
+    amount: Type.String({ description: 'quantity x rate + flat' }),
+  }),
+);
+
+const TierProrationTrace = named(
+  'TierProrationTrace',
+  Type.Object({
+    basisDays: Type.Integer(),
+    period: Type.Optional(Type.Literal('readingPeriod', { description: 'the bounds were scaled by readingDays rather than activeDays' })),
+    readingDays: Type.Optional(Type.String({ description: 'days between the two readings used (in a segment, its part of them)' })),
+    activeDays: Type.Integer(),
+    suspendedDays: Type.Optional(Type.Integer()),
+    decimals: Type.Integer(),
+    rounding: Type.Union([Type.Literal('down'), Type.Literal('up'), Type.Literal('halfUp')]),
+    bounds: Type.Array(Type.Object({ upTo: Text, scaled: Text }), { description: 'each written bound and the bound used: upTo x activeDays / basisDays, rounded' }),
+  }),
+);
+
+const ReadingTrace = named(
+  'ReadingTrace',
+  Type.Object({
+    input: Type.String(),
+    previous: Type.Object({ date: Day, value: Text }),
+    current: Type.Object({ date: Day, value: Text }),
+    estimated: Type.Boolean(),
+    kind: Type.Union([Type.Literal('normal'), Type.Literal('rollover')]),
+    rolloverAt: Type.Optional(Text),
+    consumption: Text,
+  }),
+);
+
+const SuspendedPeriod = Type.Object({ start: Day, end: Day });
+
+const COMMON = {
+  reading: Type.Optional(ReadingTrace),
+  input: Type.Optional(named('InputTrace', Type.Object({ input: Type.String(), value: Type.String(), source: Type.Union([Type.Literal('subscription'), Type.Literal('default')]) }))),
+  proration: Type.Optional(
+    named(
+      'ProrationTrace',
+      Type.Object({
+        activeDays: Type.Integer({ description: 'days billed: connected and not suspended' }),
+        termDays: Type.Integer(),
+        suspendedDays: Type.Optional(Type.Integer()),
+        suspended: Type.Optional(Type.Array(SuspendedPeriod)),
+        factor: Type.String({ description: 'activeDays/termDays as a fraction, e.g. "15/31", applied exactly' }),
+        before: Text,
+        after: Text,
+        basis: Type.Optional(Type.Literal('billedDays', { description: "in a segment, a component not prorated by the term is shared by the segment's billed days over the bill's" })),
+      }),
+    ),
+  ),
+  segment: Type.Optional(
+    named(
+      'SegmentTrace',
+      Type.Object({
+        version: Type.Integer({ description: 'the template version in force over the segment' }),
+        start: Day,
+        end: Day,
+        days: Type.Integer({ description: 'billed days of the segment' }),
+        suspendedDays: Type.Optional(Type.Integer()),
+        consumption: Type.Optional(
+          Type.Object({
+            input: Type.String(),
+            quantity: Text,
+            by: Type.Union([Type.Literal('days'), Type.Literal('readings')]),
+            from: Type.Optional(Type.Object({ date: Day, value: Text })),
+            to: Type.Optional(Type.Object({ date: Day, value: Text })),
+          }),
+        ),
+      }),
+    ),
+  ),
+  limit: Type.Optional(
+    named(
+      'LimitTrace',
+      Type.Object({
+        minimum: Type.Optional(Text),
+        maximum: Type.Optional(Text),
+        applied: Type.Union([Type.Literal('minimum'), Type.Literal('maximum')]),
+        before: Type.String({ description: 'the amount before the limit' }),
+      }),
+    ),
+  ),
+  unrounded: Type.String({ description: "the amount before rounding to the currency's minor unit" }),
+  rounding: Type.Enum([...ROUNDING_MODES]),
+};
+
+/** One charge model's trace with the fields every line's trace has. */
+function lineTrace<P extends TProperties>(title: string, props: P) {
+  return named(title, Type.Object({ ...props, ...COMMON }));
+}
+
+const FlatTrace = lineTrace('FlatLineTrace', { model: Type.Literal('flat'), amount: Text });
+const PerUnitTrace = lineTrace('PerUnitLineTrace', { model: Type.Literal('perUnit'), quantity: Text, rate: Text });
+const PackageTrace = lineTrace('PackageLineTrace', { model: Type.Literal('package'), quantity: Text, freeUnits: Type.Optional(Text), size: Text, blocks: Text, price: Text });
+const CommitmentTrace = lineTrace('CommitmentLineTrace', {
+  model: Type.Literal('commitment'),
+  commitment: Text,
+  proratedCommitment: Type.Optional(Type.Object({ activeDays: Type.Integer(), termDays: Type.Integer(), factor: Type.String(), after: Text })),
+  of: Type.Array(Type.Object({ code: Type.String(), amount: Text }), { description: 'the rounded amounts of the lines that count towards it' }),
+  usage: Text,
+  shortfall: Text,
+});
+const GraduatedTrace = lineTrace('GraduatedLineTrace', {
+  model: Type.Literal('graduated'),
+  quantity: Text,
+  tiers: Type.Array(TierTrace),
+  tierProration: Type.Optional(TierProrationTrace),
+});
+const VolumeTrace = lineTrace('VolumeLineTrace', {
+  model: Type.Literal('volume'),
+  quantity: Text,
+  tier: TierTrace,
+  tierProration: Type.Optional(TierProrationTrace),
+});
+const PercentageTrace = lineTrace('PercentageLineTrace', {
+  model: Type.Literal('percentage'),
+  percentage: Text,
+  of: Type.Array(Type.Object({ code: Type.String(), amount: Text }), { description: 'the rounded amounts of the lines it is a percentage of' }),
+  base: Text,
+});
+
+const Members = [FlatTrace, PerUnitTrace, GraduatedTrace, VolumeTrace, PackageTrace, PercentageTrace, CommitmentTrace] as const;
+export const LineTraceSchema = Type.Union([...Members]);
+
+// The schema and the rating core's type are the same, both ways (a new model or trace field
+// that is not added here stops the type check).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const same: Same<Static<typeof LineTraceSchema>, LineTrace> = true;
+void same;
+
+documentAs('LineTrace', {
+  oneOf: Members,
+  discriminator: { propertyName: 'model' },
+  description: 'How the amount was reached: the charge model and its figures, the reading, input, proration, limit and rounding.',
+} as never);
