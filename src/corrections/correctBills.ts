@@ -6,6 +6,7 @@
 // settlement runs once over the accounts: the credit note pays the cancelled bill, what
 // payments had settled on it is released and goes, by the template's method
 // (Chronology: oldest due first), to the account's open bills, the rebill among them.
+import { recordBillEvents, recordPerBillEvents } from '../events/record.ts';
 import type pg from 'pg';
 import { validationFailed, type ErrorDetail } from '../errors.ts';
 import { appToday } from '../calendar/calendar.ts';
@@ -94,7 +95,28 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
   await settleAccounts(tx, appCode, accountIds.filter((a) => !whole.has(a)), o.by);
   // The rebills' e-mails go with their posting, as a bill run's do.
   if (o.rebill) await queueTermDeliveries(tx, term.term_id, o.by);
-  // events: one 'bill.cancelled' per credit note and 'bill.posted' per rebill belong here (webhooks, issue 12's event writer).
+  // Per-bill events, written when an endpoint subscribes (docs/webhooks.md): each credit
+  // note, and each rebill as the bill run's postings announce theirs.
+  await recordPerBillEvents(
+    tx,
+    appCode,
+    'credit_note.made',
+    bills.map((b, i) => ({
+      orderKey: `bill:${b.bill_id}`,
+      data: {
+        creditNoteID: Number(noteIds.get(b.bill_id)),
+        creditNoteNumber: Number(numbers[i]),
+        billID: Number(b.bill_id),
+        billNumber: Number(b.bill_number),
+        accountID: Number(b.account_id),
+        termID: Number(b.term_id),
+        amount: notes[i]!.amount,
+        reason: o.reason,
+        rebillID: rebills.has(b.bill_id) ? Number(rebills.get(b.bill_id)!.billId) : null,
+      },
+    })),
+  );
+  if (o.rebill) await recordBillEvents(tx, appCode, term.term_id, 'bill.posted', [...rebills.values()].map((x) => x.billId));
 
   return bills.map((b, i) => {
     const nb = rebills.get(b.bill_id);

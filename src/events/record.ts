@@ -45,9 +45,8 @@ export async function recordEvent(tx: Queryable, appCode: number, type: EventTyp
  * look-up), so the posting of a million bills does not write a million rows nobody
  * will read. Answers how many were written.
  */
-export async function recordBillEvents(tx: Queryable, appCode: number, termId: string, type: EventType): Promise<number> {
-  const wanted = await tx.query('SELECT 1 FROM webhook_endpoint WHERE app_code = $1 AND enabled AND $2 = ANY (event_types) LIMIT 1', [appCode, type]);
-  if (wanted.rowCount === 0) return 0;
+export async function recordBillEvents(tx: Queryable, appCode: number, termId: string, type: EventType, billIds?: readonly string[]): Promise<number> {
+  if (!(await subscribed(tx, appCode, type))) return 0;
   const r = await tx.query<{ written: string; endpoints: string[] | null }>(
     `WITH e AS (
        INSERT INTO event (app_code, type, order_key, data)
@@ -58,7 +57,7 @@ export async function recordBillEvents(tx: Queryable, appCode: number, termId: s
                                  'billDate', to_char(b.bill_date, 'DD/MM/YYYY'), 'dueDate', to_char(b.due_date, 'DD/MM/YYYY'),
                                  'total', round(b.total, a.minor_units)::text, 'totalDue', round(b.total_due, a.minor_units)::text)
          FROM bill b JOIN account ac ON ac.account_id = b.account_id JOIN app a ON a.app_code = b.app_code
-        WHERE b.term_id = $2 AND b.app_code = $1 AND b.status = 'posted'
+        WHERE b.term_id = $2 AND b.app_code = $1 AND b.status = 'posted' AND ($4::bigint[] IS NULL OR b.bill_id = ANY ($4::bigint[]))
         ORDER BY b.bill_id
        RETURNING event_id, app_code, type, order_key),
      m AS (
@@ -67,8 +66,24 @@ export async function recordBillEvents(tx: Queryable, appCode: number, termId: s
          FROM e JOIN webhook_endpoint w ON w.app_code = e.app_code AND w.enabled AND e.type = ANY (w.event_types)
        RETURNING endpoint_id)
      SELECT (SELECT count(*) FROM e) AS written, (SELECT array_agg(DISTINCT endpoint_id::text) FROM m) AS endpoints`,
-    [appCode, termId, type],
+    [appCode, termId, type, billIds ?? null],
   );
   await queueDispatch(tx, r.rows[0]?.endpoints ?? []);
   return Number(r.rows[0]?.written ?? 0);
+}
+
+/** Whether an enabled endpoint of the app subscribes to the type (one indexed look-up). */
+async function subscribed(tx: Queryable, appCode: number, type: EventType): Promise<boolean> {
+  const r = await tx.query('SELECT 1 FROM webhook_endpoint WHERE app_code = $1 AND enabled AND $2 = ANY (event_types) LIMIT 1', [appCode, type]);
+  return (r.rowCount ?? 0) > 0;
+}
+
+/**
+ * Events of a per-bill type (types.ts PER_BILL_TYPES) made by the caller: written, in the
+ * caller's transaction, only when an endpoint of the app subscribes to the type.
+ * Answers how many were written.
+ */
+export async function recordPerBillEvents(tx: Queryable, appCode: number, type: EventType, items: readonly EventItem[]): Promise<number> {
+  if (items.length === 0 || !(await subscribed(tx, appCode, type))) return 0;
+  return (await recordEvents(tx, appCode, type, items)).length;
 }

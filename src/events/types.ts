@@ -1,7 +1,6 @@
 // Every event type, in one place: the API's enum of event types, the endpoints'
 // subscriptions and docs/webhooks.md all read this list. A feature adds its type here
-// and one recordEvent call in the transaction of its change (credit notes and late
-// charges: 'credit_note.made', 'late_charge.made' when they land).
+// and one recordEvent call in the transaction of its change.
 export const EVENT_TYPES = [
   'term.scheduled',
   'term.processed',
@@ -15,16 +14,19 @@ export const EVENT_TYPES = [
   'payment.received',
   'payment.reversed',
   'import.finished',
+  'credit_note.made',
+  'late_charge.made',
   'webhook.endpoint_disabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
- * Types written one row per bill of a posting: only when an enabled endpoint of the app
- * subscribes to them (events/record.ts recordBillEvents), so a term of a million bills
+ * Types written one row per bill (of a posting, a term's cancel-and-rebill, a day's late
+ * charges): only when an enabled endpoint of the app subscribes to them
+ * (events/record.ts recordBillEvents, recordPerBillEvents), so a term of a million bills
  * costs one term.posted row unless someone asked for a million.
  */
-export const PER_BILL_TYPES: readonly EventType[] = ['bill.posted'];
+export const PER_BILL_TYPES: readonly EventType[] = ['bill.posted', 'credit_note.made', 'late_charge.made'];
 
 export function isEventType(t: string): t is EventType {
   return (EVENT_TYPES as readonly string[]).includes(t);
