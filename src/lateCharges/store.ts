@@ -14,10 +14,19 @@ export type RuleRow = { service_version_id: string; rule: LateChargeRule };
  * without a rule would take it.
  */
 export async function loadRules(db: Queryable, appCode: number): Promise<RuleRow[]> {
+  // A template version without a rule of its own takes the app's default (update-app's
+  // lateCharge, migration 020), written in the rule's own shape so one check and one
+  // rating apply to both; an app whose default is 'none' charges such bills nothing.
   const r = await db.query<RuleRow>(
-    `SELECT v.service_version_id, v.definition->'lateCharge' AS rule
-       FROM service_version v JOIN service s ON s.service_id = v.service_id
-      WHERE s.app_code = $1 AND jsonb_typeof(v.definition->'lateCharge') = 'object'
+    `SELECT v.service_version_id,
+            CASE WHEN jsonb_typeof(v.definition->'lateCharge') = 'object' THEN v.definition->'lateCharge'
+                 ELSE jsonb_strip_nulls(jsonb_build_object(
+                        'graceDays', a.late_charge_grace_days,
+                        a.late_charge_kind, a.late_charge_amount::text,
+                        'minimum', a.late_charge_minimum::text,
+                        'maximum', a.late_charge_maximum::text)) END AS rule
+       FROM service_version v JOIN service s ON s.service_id = v.service_id JOIN app a ON a.app_code = s.app_code
+      WHERE s.app_code = $1 AND (jsonb_typeof(v.definition->'lateCharge') = 'object' OR a.late_charge_kind <> 'none')
       ORDER BY v.service_version_id`,
     [appCode],
   );

@@ -28,7 +28,10 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
   let shot = 0;
   const snap = async (name: string) => {
     shot++;
-    await page.screenshot({ path: path.join(ARTIFACTS, `${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
+    // Screenshots are for a person to look at, not a check: one that times out on a loaded
+    // machine (seen in CI: 10 s for a full page) is reported and the test goes on.
+    const file = path.join(ARTIFACTS, `${String(shot).padStart(2, '0')}-${name}.png`);
+    await page.screenshot({ path: file, fullPage: true, timeout: 30_000 }).catch((err: Error) => process.stderr.write(`screenshot ${name} not taken: ${err.message.split('\n')[0]}\n`));
   };
   const month = previousMonth();
 

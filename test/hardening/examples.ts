@@ -136,6 +136,12 @@ export const EXAMPLES: Record<string, Example> = {
     role: 'biller',
     body: (r) => env('Create', 'Create Adjustment', { accountNumber: r.accountNumber, kind: 'credit', amount: '1.25', reason: 'goodwill', adjustmentDate: '05/12/2026', billID: r.billID }),
   },
+  '/billing/subscriptions/record-documents': {
+    role: 'biller',
+    body: (r) => env('Update', 'Record Subscription Documents', { subscriptionID: r.subscriptionID, documents: [{ name: 'National ID', reference: '12345678', date: '01/12/2026' }] }),
+  },
+  '/billing/journal/get-journal': { role: 'viewer', body: () => env('Retrieve', 'Retrieve Journal', { from: '01/01/2026', to: '31/12/2026' }) },
+  '/billing/journal/export-journal': { role: 'viewer', body: () => env('Retrieve', 'Export Journal', { from: '01/01/2026', to: '31/12/2026' }) },
   '/billing/ledger/get-statement': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Statement', { accountNumber: r.accountNumber, fromDate: '01/01/2026', toDate: '31/12/2026' }) },
   '/billing/ledger/get-open-bills': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Open Bills', { accountNumber: r.accountNumber, limit: 10 }) },
   '/billing/ledger/get-ageing': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Ageing', { accountNumber: r.accountNumber, asOf: '31/12/2026' }) },

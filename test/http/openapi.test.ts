@@ -71,7 +71,7 @@ describe('the OpenAPI document', () => {
     for (const name of ['Term', 'Bill', 'BillLine', 'LineTrace', 'GraduatedLineTrace', 'Account', 'Subscription', 'Service', 'Payment', 'Failure', 'MakeAccountAnswer', 'GetBillsAnswer'])
       assert.ok(s[name], `components.schemas.${name}`);
     assert.deepEqual(s.Term.properties.status.enum, ['Draft', 'Loaded', 'Validated', 'Approved', 'Scheduled', 'Processing', 'Processed', 'Failed', 'Posted', 'Cancelled']);
-    assert.deepEqual(s.Bill.properties.status.enum, ['draft', 'posted', 'withdrawn']);
+    assert.deepEqual(s.Bill.properties.status.enum, ['draft', 'posted', 'withdrawn', 'cancelled']);
     assert.deepEqual(s.BillLine.properties.category.enum, ['charge', 'tax']);
     assert.deepEqual(s.BillLine.properties.trace, { $ref: '#/components/schemas/LineTrace' });
     assert.equal(s.LineTrace.discriminator.propertyName, 'model');

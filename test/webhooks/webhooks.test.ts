@@ -18,6 +18,7 @@ import { inTransaction } from '../../src/db/pool.ts';
 import { makeTemplate, makeTerm, step, subscriptions, waitForStatus } from '../terms/fixtures.ts';
 import { eventually, processedTerm } from '../documents/support.ts';
 import { startReceiver, wh, type Received } from './support.ts';
+import { makeAccount, postBill } from '../settlement/fixtures.ts';
 
 type Event = { type: string; timestamp: string; data: Record<string, any> };
 
@@ -180,6 +181,22 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
     assert.equal(imp.status, 200, JSON.stringify(imp.body));
     const acc = await h.post('/billing/imports/make-import', { method: 'Create', action: 'Create Import', apiVersion: 'v2', data: { kind: 'accounts', rows: [{ accountNumber: 'WH-IMP-ACC', name: 'Imported' }] } });
     assert.equal(acc.status, 200, JSON.stringify(acc.body));
+    // A posted bill cancelled and rebilled (a credit note, a rebill posted).
+    const termBills = (await h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { termID } })).body.data.bills as any[];
+    const target = termBills.find((b) => b.subscriptionID === Number(subs[2]!.subscriptionId));
+    const cancel = await h.post('/billing/bills/cancel-bill', { method: 'Update', action: 'Cancel Bill', apiVersion: 'v2', data: { billID: target.billID, reason: 'meter misread' } }, h.tokens.biller);
+    assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
+    // A late charge: the app's default on a bill overdue since December.
+    const world = (await h.db.query(
+      `SELECT s.service_id AS "serviceId", v.service_version_id AS "versionId", (SELECT min(batch_id) FROM service_batch sb WHERE sb.service_id = s.service_id) AS "batchId"
+         FROM service s JOIN service_version v ON v.service_id = s.service_id AND v.version = s.current_version WHERE s.app_code = $1 LIMIT 1`,
+      [h.appCode],
+    )).rows[0];
+    const lateWorld = { appCode: h.appCode, ...world };
+    await postBill(h.db, lateWorld, await makeAccount(h.db, lateWorld, 'WH-LATE'), { billDate: '2026-12-01', dueDate: '2026-12-15', lines: ['40.00'] });
+    const defaults = await h.post('/admin/update-app', { method: 'Update', action: 'Update App', apiVersion: 'v2', data: { lateCharge: { graceDays: 0, kind: 'flat', amount: '5.00' } } });
+    assert.equal(defaults.status, 200, JSON.stringify(defaults.body));
+    assert.equal((await h.post('/billing/late-charges/run-late-charges', { method: 'Create', action: 'Run Late Charges', apiVersion: 'v2' })).status, 200);
 
     const expected = EVENT_TYPES.filter((t) => t !== 'webhook.endpoint_disabled');
     const events = await eventually(
@@ -216,7 +233,14 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
     assert.deepEqual(ofTerm(failed), ['term.scheduled', 'term.failed']);
     // Each bill: posted, then its e-mail's outcome.
     const bills = parsed.filter((e) => e.type === 'bill.posted');
-    assert.equal(bills.length, 3);
+    // Three posted with the term, and the rebill of the cancelled one.
+    assert.equal(bills.length, 4);
+    const note = parsed.find((e) => e.type === 'credit_note.made')!;
+    assert.equal(note.data.billID, target.billID);
+    assert.equal(note.data.reason, 'meter misread');
+    assert.deepEqual(bills.map((b) => b.data.billID).filter((id) => id === note.data.rebillID).length, 1, 'the rebill is announced as posted');
+    const late = parsed.find((e) => e.type === 'late_charge.made')!;
+    assert.deepEqual([late.data.amount, late.data.dueDate], ['5.00', '15/12/2026']);
     for (const b of bills) {
       const ofBill = parsed.filter((e) => e.type.startsWith('bill.') && e.data.billID === b.data.billID).map((e) => e.type);
       assert.equal(ofBill[0], 'bill.posted');
