@@ -97,7 +97,15 @@ export async function chargeLateCharges(db: pg.Pool, appCode: number, chargeDate
             const t = row.trace as StoredLateChargeTrace;
             return {
               orderKey: `bill:${row.bill_id}`,
-              data: { billID: t.bill.billID, billNumber: t.bill.billNumber, accountID: Number(row.account_id), dueDate: t.bill.dueDate, chargeDate: t.chargeDate, overdue: row.overdue, amount: row.amount },
+              data: {
+                billID: t.bill.billID,
+                billNumber: t.bill.billNumber,
+                accountID: Number(row.account_id),
+                dueDate: t.bill.dueDate,
+                chargeDate: t.chargeDate,
+                overdue: new Dec(row.overdue).toFixed(settings.minorUnits),
+                amount: new Dec(row.amount).toFixed(settings.minorUnits),
+              },
             };
           }),
         );

@@ -75,7 +75,7 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(s.BillLine.properties.category.enum, ['charge', 'tax']);
     assert.deepEqual(s.BillLine.properties.trace, { $ref: '#/components/schemas/LineTrace' });
     assert.equal(s.LineTrace.discriminator.propertyName, 'model');
-    assert.equal(s.LineTrace.oneOf.length, 6);
+    assert.equal(s.LineTrace.oneOf.length, 7);
 
     const make = doc.paths['/billing/accounts/make-account']!.post.responses;
     assert.ok(make['200'].headers['X-Billrun-Account-Id']);

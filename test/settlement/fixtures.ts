@@ -2,6 +2,7 @@
 // writes them (bill rows, then posting: status 'posted' and one ledger entry of the
 // total, then settleAccounts as the posting does), so payments can be tested without
 // running a whole term.
+import { takeBillNumbers } from '../../src/bills/store.ts';
 import type pg from 'pg';
 import { inTransaction } from '../../src/db/pool.ts';
 import { settleAccounts } from '../../src/settlement/settleAccounts.ts';
@@ -62,14 +63,17 @@ export async function postBill(
       [w.appCode, w.serviceId, w.versionId, w.batchId, n, `T${n}`],
     );
     const lines = b.lines.map((amount, i) => ({ componentCode: `C${i + 1}`, name: `Charge ${i + 1}`, quantity: '1', amount }));
+    // Numbered by the app's counter, as the bill run numbers: a bill numbered here by
+    // max + 1 later collided with a run's numbers in the same app.
+    const number = await takeBillNumbers(tx, w.appCode, 1);
     const bill = await tx.query<{ bill_id: string }>(
       `INSERT INTO bill (app_code, term_id, subscription_id, account_id, bill_number, bill_date, due_date, period_start, period_end,
                          charges, tax, total, balance_brought_forward, total_due, lines)
-       SELECT $1, $2, $3, $4, coalesce((SELECT max(bill_number) FROM bill WHERE app_code = $1), 0) + 1, $5, $6, $5, $5,
+       SELECT $1, $2, $3, $4, $9, $5, $6, $5, $5,
               t.total, 0, t.total, 0, t.total, $7
          FROM (SELECT sum(x::numeric) AS total FROM unnest($8::text[]) AS x) t
        RETURNING bill_id`,
-      [w.appCode, t.rows[0]!.term_id, acc.subscriptionId, acc.accountId, b.billDate, b.dueDate, JSON.stringify(lines), b.lines],
+      [w.appCode, t.rows[0]!.term_id, acc.subscriptionId, acc.accountId, b.billDate, b.dueDate, JSON.stringify(lines), b.lines, number.toString()],
     );
     const billId = bill.rows[0]!.bill_id;
     const e = await tx.query<{ entry_id: string }>(

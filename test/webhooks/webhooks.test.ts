@@ -193,7 +193,7 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
       [h.appCode],
     )).rows[0];
     const lateWorld = { appCode: h.appCode, ...world };
-    await postBill(h.db, lateWorld, await makeAccount(h.db, lateWorld, 'WH-LATE'), { billDate: '2026-12-01', dueDate: '2026-12-15', lines: ['40.00'] });
+    const lateBill = await postBill(h.db, lateWorld, await makeAccount(h.db, lateWorld, 'WH-LATE'), { billDate: '2026-12-01', dueDate: '2026-12-15', lines: ['40.00'] });
     const defaults = await h.post('/admin/update-app', { method: 'Update', action: 'Update App', apiVersion: 'v2', data: { lateCharge: { graceDays: 0, kind: 'flat', amount: '5.00' } } });
     assert.equal(defaults.status, 200, JSON.stringify(defaults.body));
     assert.equal((await h.post('/billing/late-charges/run-late-charges', { method: 'Create', action: 'Run Late Charges', apiVersion: 'v2' })).status, 200);
@@ -239,7 +239,7 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
     assert.equal(note.data.billID, target.billID);
     assert.equal(note.data.reason, 'meter misread');
     assert.deepEqual(bills.map((b) => b.data.billID).filter((id) => id === note.data.rebillID).length, 1, 'the rebill is announced as posted');
-    const late = parsed.find((e) => e.type === 'late_charge.made')!;
+    const late = parsed.find((e) => e.type === 'late_charge.made' && e.data.billID === Number(lateBill.billId))!;
     assert.deepEqual([late.data.amount, late.data.dueDate], ['5.00', '15/12/2026']);
     for (const b of bills) {
       const ofBill = parsed.filter((e) => e.type.startsWith('bill.') && e.data.billID === b.data.billID).map((e) => e.type);
