@@ -44,14 +44,15 @@ export async function makeAccount(db: pg.Pool, w: World, accountNumber: string):
 let period = 0;
 
 /**
- * A posted bill of the account: lines (amounts as text) in order, total = their sum.
+ * A posted bill of the account: lines (amounts as text) in order, total = their sum;
+ * `categories` gives each line's category ('charge' | 'tax'), none when absent.
  * Posting is followed by settleAccounts in the same transaction, as the bill run does.
  */
 export async function postBill(
   db: pg.Pool,
   w: World,
   acc: TestAccount,
-  b: { billDate: string; dueDate: string; lines: string[]; settle?: boolean },
+  b: { billDate: string; dueDate: string; lines: string[]; categories?: string[]; settle?: boolean },
 ): Promise<{ billId: string; entryId: string }> {
   return inTransaction(db, async (tx) => {
     const n = ++period;
@@ -61,7 +62,13 @@ export async function postBill(
        RETURNING term_id`,
       [w.appCode, w.serviceId, w.versionId, w.batchId, n, `T${n}`],
     );
-    const lines = b.lines.map((amount, i) => ({ componentCode: `C${i + 1}`, name: `Charge ${i + 1}`, quantity: '1', amount }));
+    const lines = b.lines.map((amount, i) => ({
+      componentCode: `C${i + 1}`,
+      name: `Charge ${i + 1}`,
+      quantity: '1',
+      amount,
+      ...(b.categories ? { category: b.categories[i] } : {}),
+    }));
     const bill = await tx.query<{ bill_id: string }>(
       `INSERT INTO bill (app_code, term_id, subscription_id, account_id, bill_number, bill_date, due_date, period_start, period_end,
                          charges, tax, total, balance_brought_forward, total_due, lines)
