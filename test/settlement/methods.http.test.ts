@@ -203,6 +203,32 @@ describe('settlement methods through HTTP', () => {
     await ledgerOk();
   });
 
+  test("update-service changing the method applies to the next payment; earlier allocations keep theirs", async () => {
+    const w = await templateWith('SWITCH', 'Chronology');
+    const a = await makeAccount(h.db, w, `SW-${++n}`);
+    const { jan, feb } = await twoBills(w, a);
+    await payNow(a, '10.00', 'SW-P1');
+    const upd = await h.post('/billing/services/update-service', {
+      method: 'Update',
+      action: 'Update Package',
+      apiVersion: 'v2',
+      service: waterService('SWITCH', { paymentSettlementMethod: 'Category Priority' } as never),
+    });
+    assert.equal(upd.status, 200, JSON.stringify(upd.body));
+    await payNow(a, '30.00', 'SW-P2');
+    assert.deepEqual(allocations(await paymentOf('SW-P1')), [[jan, 1, '10.00', 'Chronology', 'Chronology', true]]);
+    assert.deepEqual(allocations(await paymentOf('SW-P2')), [
+      [jan, 2, '16.00', 'Category Priority', 'Category Priority', true],
+      [feb, 2, '8.00', 'Category Priority', 'Category Priority', true],
+      [jan, 1, '6.00', 'Category Priority', 'Category Priority', true],
+    ]);
+    assert.deepEqual(await dueByLine(a), [
+      [jan, '84.00', ['84.00', '0.00']],
+      [feb, '50.00', ['50.00', '0.00']],
+    ]);
+    await ledgerOk();
+  });
+
   test('credit waiting settles a newly posted bill by its template method (the bill run path)', async () => {
     const w = worlds.get('Category Priority')!;
     const a = await makeAccount(h.db, w, `CW-${++n}`);
