@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { waterService } from '../fixtures/tariffs.ts';
 import { makeAccount, postBill, type TestAccount, type World } from './fixtures.ts';
+import { inTransaction } from '../../src/db/pool.ts';
+import { addBillReversalEntries } from '../../src/ledger/store.ts';
+import { pairWholeReversals } from '../../src/settlement/pairReversals.ts';
 
 const makeService = (service: unknown) => ({ method: 'Create', action: 'Create Package', apiVersion: 'v2', service });
 const listServices = (serviceCode: string) => ({ method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2', serviceCode });
@@ -226,6 +229,21 @@ describe('settlement methods through HTTP', () => {
       [jan, '84.00', ['84.00', '0.00']],
       [feb, '50.00', ['50.00', '0.00']],
     ]);
+    await ledgerOk();
+  });
+
+  test("a cancelled unpaid bill paired with its reversal records the bill's template method", async () => {
+    const w = worlds.get('Proportional')!;
+    const a = await makeAccount(h.db, w, `RV-${++n}`);
+    const bill = await postBill(h.db, w, a, { billDate: '2025-01-01', dueDate: '2025-01-15', lines: ['100.00', '16.00'], categories: ['charge', 'tax'] });
+    const paired = await inTransaction(h.db, async (tx) => {
+      const entries = await addBillReversalEntries(tx, { billIds: [bill.billId], descriptions: ['Credit note'], date: '2025-01-20', by: 'test' });
+      return pairWholeReversals(tx, h.appCode, [...entries.values()], 'test');
+    });
+    assert.equal(paired.size, 1);
+    const rows = await h.db.query('SELECT bill_id, amount, method, settlement_method FROM allocation WHERE account_id = $1', [a.accountId]);
+    assert.deepEqual(rows.rows, [{ bill_id: bill.billId, amount: '116.0000', method: 'Reversal', settlement_method: 'Proportional' }]);
+    assert.deepEqual(await dueByLine(a), []);
     await ledgerOk();
   });
 
