@@ -3,7 +3,8 @@
 // posting statement (bills to 'posted' + one ledger entry each) without and with the
 // open_item trigger of migration 006, then settleAccounts over all N accounts, in the
 // posting's transaction, as the bill run calls it.
-// Flags: --n=N (default 100,000), --million, --credit=PERCENT (default 5).
+// Flags: --n=N (default 100,000), --million, --credit=PERCENT (default 5),
+// --method=NAME (the template's paymentSettlementMethod, default Chronology).
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbedded } from '../src/db/embedded.ts';
@@ -18,6 +19,7 @@ const arg = (name: string, fallback: number) => {
 };
 const N = process.argv.includes('--million') ? 1_000_000 : arg('--n', 100_000);
 const CREDIT = arg('--credit', 5);
+const METHOD = process.argv.find((a) => a.startsWith('--method='))?.slice('--method='.length) ?? 'Chronology';
 const say = (s: string) => process.stdout.write(s + '\n');
 const secs = (ms: number) => (ms / 1000).toFixed(2);
 const root = path.resolve(import.meta.dirname, '..');
@@ -37,7 +39,7 @@ try {
   let t = Date.now();
   const svc = await db.query(`INSERT INTO service (app_code, service_code, created_by, modified_by) VALUES ($1, 'W', 'b', 'b') RETURNING service_id`, [appCode]);
   const serviceId = svc.rows[0].service_id;
-  const ver = await db.query(`INSERT INTO service_version (service_id, version, definition, created_by) VALUES ($1, 1, '{"paymentSettlementMethod":"Chronology"}', 'b') RETURNING service_version_id`, [serviceId]);
+  const ver = await db.query(`INSERT INTO service_version (service_id, version, definition, created_by) VALUES ($1, 1, $2, 'b') RETURNING service_version_id`, [serviceId, JSON.stringify({ paymentSettlementMethod: METHOD })]);
   const batch = await db.query(`INSERT INTO batch (app_code, batch_code, label, created_by) VALUES ($1, 'B', 'B', 'b') RETURNING batch_id`, [appCode]);
   const term = await db.query(
     `INSERT INTO term (app_code, service_id, service_version_id, batch_id, billing_period_id, label, start_date, end_date, due_date, post_type, status, created_by, modified_by)
@@ -65,12 +67,12 @@ try {
                        charges, tax, total, balance_brought_forward, total_due, lines)
      SELECT $1, $2, s.subscription_id, s.account_id, row_number() OVER (ORDER BY s.subscription_id), '2025-01-31', '2025-02-14', '2025-01-01', '2025-01-31',
             100, 16, 116, 0, 116,
-            '[{"componentCode":"STANDING","amount":"40.00"},{"componentCode":"WATER","amount":"60.00"},{"componentCode":"VAT","amount":"16.00"}]'
+            '[{"componentCode":"STANDING","amount":"40.00"},{"componentCode":"WATER","amount":"60.00"},{"componentCode":"VAT","amount":"16.00","category":"tax"}]'
        FROM subscription s WHERE s.app_code = $1`,
     [appCode, termId],
   );
   await db.query('VACUUM ANALYZE');
-  say(`setup: ${N} accounts, bills and subscriptions, ${CREDIT}% with credit, in ${secs(Date.now() - t)} s`);
+  say(`setup: ${N} accounts, bills and subscriptions, ${CREDIT}% with credit, method ${METHOD}, in ${secs(Date.now() - t)} s`);
 
   const post = (tx: pg.PoolClient) =>
     tx.query(

@@ -72,6 +72,7 @@ TABLE allocation
   released_at timestamp with time zone
   released_by text
   release_reason text
+  settlement_method text NOT NULL
   CONSTRAINT allocation_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
   CONSTRAINT allocation_amount_check CHECK ((amount > (0)::numeric))
   CONSTRAINT allocation_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)

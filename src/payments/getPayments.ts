@@ -75,6 +75,7 @@ export async function getPayments(db: Queryable, caller: Caller, q: PaymentQuery
         componentCode: a.component_code,
         amount: money(a.amount, minorUnits),
         method: a.method,
+        settlementMethod: a.settlement_method,
         allocatedAt: a.allocated_at,
         releasedAt: a.released_at,
         releaseReason: a.release_reason,

@@ -228,6 +228,7 @@ export type AllocationRow = {
   component_code: string | null;
   amount: string;
   method: string;
+  settlement_method: string;
   allocated_at: string;
   released_at: string | null;
   release_reason: string | null;
@@ -239,7 +240,7 @@ export async function paymentAllocations(db: Queryable, paymentIds: readonly str
   const r = await db.query<AllocationRow>(
     `SELECT al.payment_id, al.bill_id, b.bill_number, de.kind AS debit_kind, al.line_no,
             b.lines -> (al.line_no - 1) ->> 'componentCode' AS component_code,
-            al.amount, al.method,
+            al.amount, al.method, al.settlement_method,
             ${localTimeSql('al.allocated_at')} AS allocated_at,
             ${localTimeSql('al.released_at')} AS released_at, al.release_reason
        FROM allocation al

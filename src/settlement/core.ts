@@ -3,25 +3,52 @@
  * debit notes) and its unapplied credits (payments, credit notes), the allocations a
  * settlement method makes. Pure: no I/O, no clock; amounts are exact decimals.
  *
- * A method is an order: which debit is paid first and, within a bill, which line.
- * Credits are spent oldest first. An allocation never exceeds the open amount of the
- * line it pays nor what is left of the credit it spends, so no bill is ever paid past
- * its total and no credit is spent twice.
+ * Chronology and Category Priority are orders: which debit line is paid first.
+ * Proportional splits each credit over every open debit pro rata to what it owes
+ * (see prorate for the rounding rule). Credits are spent oldest first whatever the
+ * method. An allocation never exceeds the open amount of the line it pays nor what is
+ * left of the credit it spends, so no bill is ever paid past its total and no credit is
+ * spent twice.
  */
 import { Dec } from '../rating/money.ts';
 
-export const SETTLEMENT_METHODS = ['Chronology'] as const;
+/** The template's paymentSettlementMethod values (docs/payments.md#settlement). */
+export const SETTLEMENT_METHODS = ['Chronology', 'Category Priority', 'Proportional'] as const;
 export type SettlementMethod = (typeof SETTLEMENT_METHODS)[number];
+
+/** The method when no open bill's template names one. */
+export const DEFAULT_METHOD: SettlementMethod = 'Chronology';
 
 /** Method names an allocation records beyond the template's: see allocation.method. */
 export const BILL_METHOD = 'Bill';
 export const REVERSAL_METHOD = 'Reversal';
+
+/**
+ * Category Priority's order: a debit line of a category earlier in this list is paid
+ * before any line of a later one (oldest first within a category). A category not in the
+ * list comes after all of them. One list for every feature that adds a kind of open
+ * item: security deposits ('deposit') come first. A bill line's category is the rating
+ * core's ('charge' | 'tax'); another debit (a debit note, a late charge) is 'charge'
+ * unless its ledger kind is itself a category of this list.
+ */
+export const CATEGORY_ORDER: string[] = ['deposit', 'tax', 'charge'];
+
+/** What a line is when nothing says otherwise. */
+export const DEFAULT_CATEGORY = 'charge';
+
+/** A category's place in CATEGORY_ORDER (unknown ones last). */
+export function categoryRank(category: string | undefined): number {
+  const i = CATEGORY_ORDER.indexOf(category ?? DEFAULT_CATEGORY);
+  return i < 0 ? CATEGORY_ORDER.length : i;
+}
 
 export type DebitLine = {
   /** The bill line's number; null when the item is settled as a whole. */
   lineNo: number | null;
   /** What is still owed on the line (> 0). */
   open: Dec;
+  /** The line's category (CATEGORY_ORDER); DEFAULT_CATEGORY when absent. */
+  category?: string;
 };
 
 export type OpenDebit = {
@@ -58,7 +85,13 @@ export type Allocation = {
   method: string;
 };
 
-export type SettleInput = { debits: readonly OpenDebit[]; credits: readonly OpenCredit[]; method: SettlementMethod };
+export type SettleInput = {
+  debits: readonly OpenDebit[];
+  credits: readonly OpenCredit[];
+  method: SettlementMethod;
+  /** The currency's minor units (2: cents): Proportional rounds shares to 10^-minorUnits. Default 2. */
+  minorUnits?: number;
+};
 export type SettleResult = { allocations: Allocation[]; debits: OpenDebit[]; credits: OpenCredit[] };
 
 /** Compares identifiers that are bigint text ("9" < "10"). */
@@ -68,11 +101,10 @@ export function compareIds(a: string, b: string): number {
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Each method as the order in which it pays debits. */
-const DEBIT_ORDER: Record<SettlementMethod, (a: OpenDebit, b: OpenDebit) => number> = {
-  // The oldest due first; then the older bill; then the one posted first.
-  Chronology: (a, b) => cmp(a.dueDate, b.dueDate) || cmp(a.date, b.date) || compareIds(a.entryId, b.entryId),
-};
+/** The order of debits: the oldest due first; then the older bill; then the one posted first. */
+export function debitOrder(a: OpenDebit, b: OpenDebit): number {
+  return cmp(a.dueDate, b.dueDate) || cmp(a.date, b.date) || compareIds(a.entryId, b.entryId);
+}
 
 export function isSettlementMethod(m: unknown): m is SettlementMethod {
   return typeof m === 'string' && (SETTLEMENT_METHODS as readonly string[]).includes(m);
@@ -85,26 +117,29 @@ export function creditOrder(a: OpenCredit, b: OpenCredit): number {
 
 /** The allocations `method` makes from the credits to the debits, and what stays open on each side. */
 export function settle(input: SettleInput): SettleResult {
-  const order = DEBIT_ORDER[input.method];
-  if (!order) throw new Error(`unknown settlement method ${JSON.stringify(input.method)}`);
+  if (!isSettlementMethod(input.method)) throw new Error(`unknown settlement method ${JSON.stringify(input.method)}`);
+  const unit = new Dec(10).pow(-(input.minorUnits ?? 2));
   const debits = input.debits
     .map((d) => ({ ...d, lines: d.lines.filter((l) => l.open.gt(0)).map((l) => ({ ...l })) }))
     .filter((d) => d.lines.length > 0)
-    .sort(order);
+    .sort(debitOrder);
   const credits = input.credits
     .filter((c) => c.open.gt(0))
     .map((c) => ({ ...c }))
     .sort(creditOrder);
   const allocations: Allocation[] = [];
 
+  const payLine = (credit: OpenCredit, debit: OpenDebit, line: DebitLine, method: string, most: Dec = credit.open) => {
+    const amount = Dec.min(credit.open, line.open, most);
+    if (amount.lte(0)) return;
+    line.open = line.open.minus(amount);
+    credit.open = credit.open.minus(amount);
+    allocations.push({ creditEntryId: credit.entryId, debitEntryId: debit.entryId, billId: debit.billId, lineNo: line.lineNo, amount, method });
+  };
   const pay = (credit: OpenCredit, debit: OpenDebit, method: string) => {
     for (const line of debit.lines) {
       if (credit.open.isZero()) return;
-      if (line.open.isZero()) continue;
-      const amount = Dec.min(credit.open, line.open);
-      line.open = line.open.minus(amount);
-      credit.open = credit.open.minus(amount);
-      allocations.push({ creditEntryId: credit.entryId, debitEntryId: debit.entryId, billId: debit.billId, lineNo: line.lineNo, amount, method });
+      payLine(credit, debit, line, method);
     }
   };
 
@@ -121,13 +156,39 @@ export function settle(input: SettleInput): SettleResult {
     if (source) pay(source, debit, REVERSAL_METHOD);
   }
 
+  // Category Priority: every open line, by category, then the debits' order, then the bill's own line order.
+  const byCategory =
+    input.method === 'Category Priority'
+      ? debits
+          .flatMap((debit, di) => debit.lines.map((line, li) => ({ debit, line, di, li, rank: categoryRank(line.category) })))
+          .sort((x, y) => x.rank - y.rank || x.di - y.di || x.li - y.li)
+      : [];
+
   for (const credit of credits) {
     if (credit.billId) {
       for (const debit of debits) if (debit.billId === credit.billId) pay(credit, debit, BILL_METHOD);
     }
-    for (const debit of debits) {
-      if (credit.open.isZero()) break;
-      pay(credit, debit, input.method);
+    if (credit.open.isZero()) continue;
+    if (input.method === 'Chronology') {
+      for (const debit of debits) {
+        if (credit.open.isZero()) break;
+        pay(credit, debit, input.method);
+      }
+    } else if (input.method === 'Category Priority') {
+      for (const { debit, line } of byCategory) {
+        if (credit.open.isZero()) break;
+        payLine(credit, debit, line, input.method);
+      }
+    } else {
+      // Proportional: the credit over the open debits pro rata to what each owes, then
+      // each debit's share over its open lines pro rata the same way.
+      const open = debits.filter((d) => debitOpen(d).gt(0));
+      const shares = prorate(credit.open, open.map(debitOpen), unit);
+      open.forEach((debit, i) => {
+        const lines = debit.lines.filter((l) => l.open.gt(0));
+        const parts = prorate(shares[i]!, lines.map((l) => l.open), unit);
+        lines.forEach((line, j) => payLine(credit, debit, line, input.method, parts[j]!));
+      });
     }
   }
   return {
@@ -135,6 +196,38 @@ export function settle(input: SettleInput): SettleResult {
     debits: debits.map((d) => ({ ...d, lines: d.lines.filter((l) => l.open.gt(0)) })).filter((d) => d.lines.length > 0),
     credits: credits.filter((c) => c.open.gt(0)),
   };
+}
+
+/**
+ * `amount` split over items that owe `owed` (each > 0), pro rata, in multiples of `unit`
+ * (the currency's minor unit) where the amounts allow. The rule:
+ * - `amount` at least the total owed: each item gets exactly what it owes.
+ * - otherwise each item first gets its exact share amount x owed / total rounded down to
+ *   the unit; the units left over (fewer than the items) go one each to the items whose
+ *   exact share lost the most in that rounding, ties to the earlier item (the debits'
+ *   order: the oldest due first), never past what an item owes, round again if needed.
+ * The shares always add up to `amount` exactly and no share exceeds what its item owes.
+ */
+export function prorate(amount: Dec, owed: readonly Dec[], unit: Dec): Dec[] {
+  const total = owed.reduce((s, x) => s.plus(x), new Dec(0));
+  if (amount.gte(total)) return owed.map((x) => new Dec(x));
+  if (amount.lte(0)) return owed.map(() => new Dec(0));
+  // amount x owed / total = (whole units) x unit + lost / total, all exact: divToInt truncates.
+  const denominator = total.times(unit);
+  const shares = owed.map((x) => amount.times(x).divToInt(denominator).times(unit));
+  const lost = owed.map((x) => amount.times(x).mod(denominator));
+  const order = owed.map((_, i) => i).sort((i, j) => lost[j]!.comparedTo(lost[i]!) || i - j);
+  let rest = amount.minus(shares.reduce((s, x) => s.plus(x), new Dec(0)));
+  while (rest.gt(0)) {
+    for (const i of order) {
+      if (rest.isZero()) break;
+      const step = Dec.min(unit, rest, owed[i]!.minus(shares[i]!));
+      if (step.lte(0)) continue;
+      shares[i] = shares[i]!.plus(step);
+      rest = rest.minus(step);
+    }
+  }
+  return shares;
 }
 
 /** What is still owed on a debit. */

@@ -4,13 +4,14 @@
 // when it posts bills (settleAccounts).
 import { Dec } from '../rating/money.ts';
 import type { Queryable } from '../db/pool.ts';
-import { isSettlementMethod, settle, type OpenCredit, type OpenDebit, type SettlementMethod } from './core.ts';
+import { CATEGORY_ORDER, DEFAULT_CATEGORY, DEFAULT_METHOD, categoryRank, debitOrder, isSettlementMethod, settle, type OpenCredit, type OpenDebit, type SettlementMethod } from './core.ts';
 import {
   accountsWithCredit,
   livePaid,
   loadBillLines,
   loadOpenItems,
   lockAccounts,
+  minorUnitsOf,
   releaseAllocations,
   writeAllocations,
   type NewAllocation,
@@ -22,7 +23,6 @@ export const SETTLE_CHUNK = 1000;
 
 export type SettlementSummary = { accounts: number; allocations: number; amount: string };
 
-const DEFAULT_METHOD: SettlementMethod = 'Chronology';
 
 /**
  * Applies the unapplied credit (payments, credit notes) of these accounts to their open
@@ -53,6 +53,7 @@ export async function settleAccounts(
 export async function settleTheseAccounts(tx: Queryable, appCode: number, accountIds: readonly string[], by: string): Promise<SettlementSummary> {
   let allocations = 0;
   let amount = new Dec(0);
+  const minorUnits = accountIds.length > 0 ? await minorUnitsOf(tx, appCode) : 2;
   for (let i = 0; i < accountIds.length; i += SETTLE_CHUNK) {
     const chunk = accountIds.slice(i, i + SETTLE_CHUNK);
     await lockAccounts(tx, appCode, chunk);
@@ -69,7 +70,7 @@ export async function settleTheseAccounts(tx: Queryable, appCode: number, accoun
       );
       if (released > 0) rows = await loadOpenItems(tx, appCode, chunk);
     }
-    const made = await allocationsFor(tx, rows);
+    const made = await allocationsFor(tx, rows, minorUnits);
     await writeAllocations(tx, appCode, made, by);
     allocations += made.length;
     for (const a of made) amount = amount.plus(a.amount);
@@ -81,7 +82,7 @@ export async function settleTheseAccounts(tx: Queryable, appCode: number, accoun
 const isNegative = (amount: string) => amount.startsWith('-');
 
 /** Builds the core's view of each account and collects the allocations it decides. */
-async function allocationsFor(tx: Queryable, rows: OpenItemRow[]): Promise<NewAllocation[]> {
+async function allocationsFor(tx: Queryable, rows: OpenItemRow[], minorUnits: number): Promise<NewAllocation[]> {
   const byAccount = new Map<string, OpenItemRow[]>();
   for (const r of rows) {
     const list = byAccount.get(r.account_id);
@@ -93,10 +94,10 @@ async function allocationsFor(tx: Queryable, rows: OpenItemRow[]): Promise<NewAl
   if (busy.length === 0) return [];
   const billDebits = busy.flatMap(([, items]) => items.filter((r) => r.kind === 'bill' && r.bill_id !== null && new Dec(r.open_amount).gt(0)));
   const lines = await loadBillLines(tx, [...new Set(billDebits.map((r) => r.bill_id!))]);
-  const linesByBill = new Map<string, { lineNo: number; amount: Dec }[]>();
+  const linesByBill = new Map<string, { lineNo: number; amount: Dec; category: string }[]>();
   for (const l of lines) {
     const list = linesByBill.get(l.bill_id) ?? [];
-    list.push({ lineNo: l.line_no, amount: new Dec(l.amount) });
+    list.push({ lineNo: l.line_no, amount: new Dec(l.amount), category: l.category ?? DEFAULT_CATEGORY });
     linesByBill.set(l.bill_id, list);
   }
   const partly = billDebits.filter((r) => !new Dec(r.open_amount).eq(r.amount)).map((r) => r.entry_id);
@@ -111,31 +112,37 @@ async function allocationsFor(tx: Queryable, rows: OpenItemRow[]): Promise<NewAl
   for (const [accountId, items] of busy) {
     const debits: OpenDebit[] = [];
     const credits: OpenCredit[] = [];
-    // The account's method is that of its oldest-due open bill (only one method exists
-    // today, so this matters only once a second one is added).
+    // The method in force is that of the template of the account's oldest open bill (the
+    // debits' order: oldest due, older bill, posted first); Chronology when no open bill
+    // has one (only debit notes open, say).
     let method: SettlementMethod | undefined;
-    let methodDue: string | undefined;
+    let methodDebit: OpenDebit | undefined;
     for (const r of items) {
       const open = new Dec(r.open_amount);
       if (open.gt(0)) {
-        const lineList = r.kind === 'bill' && r.bill_id ? debitLines(open, new Dec(r.amount), linesByBill.get(r.bill_id), paid.get(r.entry_id)) : [{ lineNo: null, open }];
-        debits.push({
+        const lineList =
+          r.kind === 'bill' && r.bill_id
+            ? debitLines(open, new Dec(r.amount), linesByBill.get(r.bill_id), paid.get(r.entry_id))
+            : [{ lineNo: null, open, category: CATEGORY_ORDER.includes(r.kind) ? r.kind : DEFAULT_CATEGORY }];
+        const debit: OpenDebit = {
           entryId: r.entry_id,
           billId: r.kind === 'bill' ? r.bill_id : null,
           dueDate: r.due_date ?? r.entry_date,
           date: r.bill_date ?? r.entry_date,
           lines: lineList,
           reversesEntryId: r.reverses_entry_id,
-        });
-        if (r.method && isSettlementMethod(r.method) && (methodDue === undefined || (r.due_date ?? r.entry_date) < methodDue)) {
+        };
+        debits.push(debit);
+        if (r.method && isSettlementMethod(r.method) && (methodDebit === undefined || debitOrder(debit, methodDebit) < 0)) {
           method = r.method;
-          methodDue = r.due_date ?? r.entry_date;
+          methodDebit = debit;
         }
       } else {
         credits.push({ entryId: r.entry_id, date: r.entry_date, open: open.neg(), billId: r.tied_bill_id, reversesEntryId: r.reverses_entry_id });
       }
     }
-    const result = settle({ debits, credits, method: method ?? DEFAULT_METHOD });
+    const inForce = method ?? DEFAULT_METHOD;
+    const result = settle({ debits, credits, method: inForce, minorUnits });
     for (const a of result.allocations) {
       out.push({
         accountId,
@@ -145,6 +152,7 @@ async function allocationsFor(tx: Queryable, rows: OpenItemRow[]): Promise<NewAl
         lineNo: a.lineNo,
         amount: a.amount.toFixed(),
         method: a.method,
+        settlementMethod: inForce,
       });
     }
   }
@@ -152,18 +160,26 @@ async function allocationsFor(tx: Queryable, rows: OpenItemRow[]): Promise<NewAl
 }
 
 /**
- * A bill's open lines: each line's amount less what live allocations paid on it. The
- * bill is settled as one item (lineNo null) when its lines do not add up to its
- * ledger amount, when a line is negative (a discount line cannot be "due"), or when it
- * was once settled as one item: a bill is split one way for its whole life.
+ * A bill's open lines: each line's amount less what live allocations paid on it, with its
+ * category. The bill is settled as one item (lineNo null) when its lines do not add up
+ * to its ledger amount, when a line is negative (a discount line cannot be "due"), or
+ * when it was once settled as one item: a bill is split one way for its whole life. A
+ * bill settled as one item takes the most urgent category of its lines (CATEGORY_ORDER):
+ * it holds that much tax, say, so Category Priority pays it with the tax.
  */
-export function debitLines(open: Dec, amount: Dec, lines: { lineNo: number; amount: Dec }[] | undefined, paid: Map<number | null, Dec> | undefined) {
-  const whole = [{ lineNo: null, open }];
+export function debitLines(
+  open: Dec,
+  amount: Dec,
+  lines: { lineNo: number; amount: Dec; category?: string }[] | undefined,
+  paid: Map<number | null, Dec> | undefined,
+): { lineNo: number | null; open: Dec; category: string }[] {
+  const urgent = (lines ?? []).reduce((best, l) => (categoryRank(l.category) < categoryRank(best) ? (l.category ?? DEFAULT_CATEGORY) : best), DEFAULT_CATEGORY);
+  const whole = [{ lineNo: null, open, category: urgent }];
   if (!lines || lines.length === 0) return whole;
   if (paid?.has(null)) return whole;
   if (lines.some((l) => l.amount.lt(0))) return whole;
   if (!lines.reduce((s, l) => s.plus(l.amount), new Dec(0)).eq(amount)) return whole;
-  const result = lines.map((l) => ({ lineNo: l.lineNo as number | null, open: l.amount.minus(paid?.get(l.lineNo) ?? 0) }));
+  const result = lines.map((l) => ({ lineNo: l.lineNo as number | null, open: l.amount.minus(paid?.get(l.lineNo) ?? 0), category: l.category ?? DEFAULT_CATEGORY }));
   if (result.some((l) => l.open.lt(0))) return whole;
   if (!result.reduce((s, l) => s.plus(l.open), new Dec(0)).eq(open)) return whole;
   return result.filter((l) => l.open.gt(0));

@@ -58,7 +58,13 @@ export async function loadOpenItems(db: Queryable, appCode: number, accountIds: 
   return r.rows;
 }
 
-export type BillLineRow = { bill_id: string; line_no: number; amount: string };
+/** The app's currency minor units (2: cents), which Proportional rounds shares to. */
+export async function minorUnitsOf(db: Queryable, appCode: number): Promise<number> {
+  const r = await db.query<{ minor_units: number }>('SELECT minor_units FROM app WHERE app_code = $1', [appCode]);
+  return r.rows[0]?.minor_units ?? 2;
+}
+
+export type BillLineRow = { bill_id: string; line_no: number; amount: string; category: string | null };
 
 /**
  * The lines of the bills, in each bill's order: bill.lines is a JSON array (json or jsonb) and a line's
@@ -67,7 +73,7 @@ export type BillLineRow = { bill_id: string; line_no: number; amount: string };
 export async function loadBillLines(db: Queryable, billIds: readonly string[]): Promise<BillLineRow[]> {
   if (billIds.length === 0) return [];
   const r = await db.query<BillLineRow>(
-    `SELECT b.bill_id, l.n::integer AS line_no, (l.line->>'amount')::numeric AS amount
+    `SELECT b.bill_id, l.n::integer AS line_no, (l.line->>'amount')::numeric AS amount, l.line->>'category' AS category
        FROM bill b CROSS JOIN LATERAL jsonb_array_elements(b.lines::jsonb) WITH ORDINALITY AS l(line, n)
       WHERE b.bill_id = ANY($1::bigint[])
       ORDER BY b.bill_id, l.n`,
@@ -97,7 +103,10 @@ export type NewAllocation = {
   billId: string | null;
   lineNo: number | null;
   amount: string;
+  /** The rule that placed it: the method, or 'Bill' / 'Reversal'. */
   method: string;
+  /** The account's method in force when it was made (allocation.settlement_method). */
+  settlementMethod: string;
 };
 
 /** Writes allocations and lowers the open items they settle, in two statements. */
@@ -105,14 +114,14 @@ export async function writeAllocations(db: Queryable, appCode: number, allocatio
   if (allocations.length === 0) return;
   const col = <K extends keyof NewAllocation>(k: K) => allocations.map((a) => a[k]);
   await db.query(
-    `INSERT INTO allocation (app_code, account_id, credit_entry_id, debit_entry_id, payment_id, bill_id, line_no, amount, method, allocated_by)
+    `INSERT INTO allocation (app_code, account_id, credit_entry_id, debit_entry_id, payment_id, bill_id, line_no, amount, method, settlement_method, allocated_by)
      SELECT $1, a.account_id, a.credit_entry_id, a.debit_entry_id,
-            CASE WHEN ce.kind = 'payment' THEN ce.payment_id END, a.bill_id, a.line_no, a.amount, a.method, $2
-       FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::integer[], $8::numeric[], $9::text[])
-            WITH ORDINALITY AS a(account_id, credit_entry_id, debit_entry_id, bill_id, line_no, amount, method, n)
+            CASE WHEN ce.kind = 'payment' THEN ce.payment_id END, a.bill_id, a.line_no, a.amount, a.method, a.settlement_method, $2
+       FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::integer[], $8::numeric[], $9::text[], $10::text[])
+            WITH ORDINALITY AS a(account_id, credit_entry_id, debit_entry_id, bill_id, line_no, amount, method, settlement_method, n)
        JOIN ledger_entry ce ON ce.entry_id = a.credit_entry_id
       ORDER BY a.n`,
-    [appCode, by, col('accountId'), col('creditEntryId'), col('debitEntryId'), col('billId'), col('lineNo'), col('amount'), col('method')],
+    [appCode, by, col('accountId'), col('creditEntryId'), col('debitEntryId'), col('billId'), col('lineNo'), col('amount'), col('method'), col('settlementMethod')],
   );
   // A debit's open amount falls by what was allocated to it; a credit's (negative) rises.
   const entryIds = [...allocations.map((a) => a.debitEntryId), ...allocations.map((a) => a.creditEntryId)];

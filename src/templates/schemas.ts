@@ -5,13 +5,15 @@ import { Component, ConnectionInput, MeteredInput, StoredComponent, TariffValue,
 import { Code, IDENTIFIER_PATTERN } from '../primitives.ts';
 import { LateChargeRule } from '../rating/lateCharge.ts';
 import { named } from '../http/openapi.ts';
+import { SETTLEMENT_METHODS as SETTLEMENT_CORE_METHODS } from '../settlement/core.ts';
 
 // Allowed values beyond those interface.md shows are decided in docs/templates.md:
 // only what the bill run implements is accepted.
 export const SERVICE_TYPES = ['Sale', 'Rental', 'Subscription'] as const;
 export const CHARGING_TYPES = ['Postpaid'] as const;
 export const POST_TYPES = ['Post Subscription'] as const;
-export const SETTLEMENT_METHODS = ['Chronology'] as const;
+// The settlement core's methods (docs/payments.md#settlement).
+export const SETTLEMENT_METHODS = SETTLEMENT_CORE_METHODS;
 // billingCycle / billingCycleLookupID: months per cycle by lookup id.
 export const BILLING_CYCLES = Object.freeze({ 1: 'Monthly', 2: 'Bi-monthly', 3: 'Quarterly', 4: 'Half-yearly', 5: 'Yearly' } as const);
 

@@ -45,14 +45,15 @@ export async function makeAccount(db: pg.Pool, w: World, accountNumber: string):
 let period = 0;
 
 /**
- * A posted bill of the account: lines (amounts as text) in order, total = their sum.
+ * A posted bill of the account: lines (amounts as text) in order, total = their sum;
+ * `categories` gives each line's category ('charge' | 'tax'), none when absent.
  * Posting is followed by settleAccounts in the same transaction, as the bill run does.
  */
 export async function postBill(
   db: pg.Pool,
   w: World,
   acc: TestAccount,
-  b: { billDate: string; dueDate: string; lines: string[]; settle?: boolean },
+  b: { billDate: string; dueDate: string; lines: string[]; categories?: string[]; settle?: boolean },
 ): Promise<{ billId: string; entryId: string }> {
   return inTransaction(db, async (tx) => {
     const n = ++period;
@@ -62,7 +63,13 @@ export async function postBill(
        RETURNING term_id`,
       [w.appCode, w.serviceId, w.versionId, w.batchId, n, `T${n}`],
     );
-    const lines = b.lines.map((amount, i) => ({ componentCode: `C${i + 1}`, name: `Charge ${i + 1}`, quantity: '1', amount }));
+    const lines = b.lines.map((amount, i) => ({
+      componentCode: `C${i + 1}`,
+      name: `Charge ${i + 1}`,
+      quantity: '1',
+      amount,
+      ...(b.categories ? { category: b.categories[i] } : {}),
+    }));
     // Numbered by the app's counter, as the bill run numbers: a bill numbered here by
     // max + 1 later collided with a run's numbers in the same app.
     const number = await takeBillNumbers(tx, w.appCode, 1);

@@ -143,7 +143,7 @@ export function toBody(v: TemplateV, base: ServiceRecord | null): ServiceBody {
           cashAccountID: base.cashAccountID,
           businessUnitID: base.businessUnitID,
           lateCharge: base.lateCharge,
-          paymentSettlementMethod: 'Chronology' as const,
+          paymentSettlementMethod: base.paymentSettlementMethod as NonNullable<ServiceBody['paymentSettlementMethod']>,
           invoiceTemplate: base.templateID ? { templateID: base.templateID, templateName: base.templateName } : null,
           emailTemplate: base.emailTemplateID ? { templateID: base.emailTemplateID, templateName: base.emailTemplateName } : null,
         }
