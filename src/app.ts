@@ -32,6 +32,7 @@ import { journalRoutes } from './journal/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { lateChargeRoutes } from './lateCharges/routes.ts';
+import { scheduleRoutes } from './schedules/routes.ts';
 import { correctionRoutes } from './corrections/routes.ts';
 import { simulationRoutes } from './simulation/routes.ts';
 import { finishDocument } from './http/openapi.ts';
@@ -168,6 +169,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await lateChargeRoutes(app, services);
   await correctionRoutes(app, services);
   await simulationRoutes(app, services);
+  await scheduleRoutes(app, services);
   await app.register(async (scope) => sandboxRoutes(scope, services), { prefix: '/sandbox' });
   return app;
 }

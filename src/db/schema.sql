@@ -231,6 +231,75 @@ TABLE bill_number_counter
   CONSTRAINT bill_number_counter_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT bill_number_counter_pkey PRIMARY KEY (app_code)
 
+TABLE bill_schedule
+  schedule_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  service_id bigint NOT NULL
+  batch_id bigint NOT NULL
+  billing_cycle smallint NOT NULL
+  cycle_months smallint NOT NULL
+  anchor_date date NOT NULL
+  auto_process boolean NOT NULL DEFAULT false
+  estimate_missing boolean NOT NULL DEFAULT false
+  status text NOT NULL DEFAULT 'active'::text
+  next_period integer NOT NULL DEFAULT 0
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  modified_at timestamp with time zone NOT NULL DEFAULT now()
+  modified_by text NOT NULL
+  CONSTRAINT bill_schedule_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT bill_schedule_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batch(batch_id)
+  CONSTRAINT bill_schedule_billing_cycle_check CHECK (((billing_cycle >= 1) AND (billing_cycle <= 5)))
+  CONSTRAINT bill_schedule_cycle_months_check CHECK ((cycle_months = ANY (ARRAY[1, 2, 3, 6, 12])))
+  CONSTRAINT bill_schedule_next_period_check CHECK ((next_period >= 0))
+  CONSTRAINT bill_schedule_pkey PRIMARY KEY (schedule_id)
+  CONSTRAINT bill_schedule_service_id_batch_id_key UNIQUE (service_id, batch_id)
+  CONSTRAINT bill_schedule_service_id_fkey FOREIGN KEY (service_id) REFERENCES service(service_id)
+  CONSTRAINT bill_schedule_status_check CHECK ((status = ANY (ARRAY['active'::text, 'paused'::text])))
+  CREATE INDEX bill_schedule_app_idx ON bill_schedule (app_code, schedule_id)
+
+TABLE bill_schedule_day
+  app_code integer NOT NULL
+  run_date date NOT NULL
+  queued_at timestamp with time zone NOT NULL DEFAULT now()
+  finished_at timestamp with time zone
+  CONSTRAINT bill_schedule_day_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT bill_schedule_day_pkey PRIMARY KEY (app_code, run_date)
+
+TABLE bill_schedule_period
+  schedule_id bigint NOT NULL
+  period_index integer NOT NULL
+  billing_period_id integer NOT NULL
+  start_date date NOT NULL
+  end_date date NOT NULL
+  term_id bigint NOT NULL
+  opened_at timestamp with time zone NOT NULL DEFAULT now()
+  closed_at timestamp with time zone
+  CONSTRAINT bill_schedule_period_check CHECK ((end_date >= start_date))
+  CONSTRAINT bill_schedule_period_period_index_check CHECK ((period_index >= 0))
+  CONSTRAINT bill_schedule_period_pkey PRIMARY KEY (schedule_id, period_index)
+  CONSTRAINT bill_schedule_period_schedule_id_fkey FOREIGN KEY (schedule_id) REFERENCES bill_schedule(schedule_id)
+  CONSTRAINT bill_schedule_period_term_id_fkey FOREIGN KEY (term_id) REFERENCES term(term_id)
+  CONSTRAINT bill_schedule_period_term_id_key UNIQUE (term_id)
+  CREATE INDEX bill_schedule_period_open_idx ON bill_schedule_period (schedule_id, end_date) WHERE (closed_at IS NULL)
+
+TABLE bill_schedule_run
+  run_id bigint NOT NULL IDENTITY
+  schedule_id bigint NOT NULL
+  run_date date NOT NULL
+  step text NOT NULL
+  outcome text NOT NULL
+  billing_period_id integer NOT NULL
+  term_id bigint
+  message text NOT NULL
+  error_code text
+  at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINT bill_schedule_run_outcome_check CHECK ((outcome = ANY (ARRAY['done'::text, 'error'::text])))
+  CONSTRAINT bill_schedule_run_pkey PRIMARY KEY (run_id)
+  CONSTRAINT bill_schedule_run_schedule_id_fkey FOREIGN KEY (schedule_id) REFERENCES bill_schedule(schedule_id)
+  CONSTRAINT bill_schedule_run_step_check CHECK ((step = ANY (ARRAY['make-term'::text, 'load-subscriptions'::text, 'validate-term'::text, 'approve-term'::text, 'process-term'::text, 'close'::text])))
+  CREATE INDEX bill_schedule_run_idx ON bill_schedule_run (schedule_id, run_id)
+
 TABLE credit_note
   credit_note_id bigint NOT NULL IDENTITY
   app_code integer NOT NULL

@@ -10,6 +10,7 @@ import { verificationTasks } from '../verification/tasks.ts';
 import { webhookTasks } from '../webhooks/tasks.ts';
 import { lateChargeTasks } from '../lateCharges/tasks.ts';
 import { simulationTasks } from '../simulation/tasks.ts';
+import { scheduleTasks } from '../schedules/tasks.ts';
 import { workerLog } from './log.ts';
 
 export function taskList(db: pg.Pool, config: Config): TaskList {
@@ -21,5 +22,6 @@ export function taskList(db: pg.Pool, config: Config): TaskList {
     ...webhookTasks(db, config),
     ...lateChargeTasks(db),
     ...simulationTasks(db, config.billRunChunkSize),
+    ...scheduleTasks(db, config.billRunChunkSize),
   };
 }

@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import { silentLogger } from '../db/migrate.ts';
 import { taskList } from './tasks.ts';
 import { LATE_CHARGE_CRONTAB } from '../lateCharges/tasks.ts';
+import { SCHEDULE_CRONTAB } from '../schedules/tasks.ts';
 import { keepAlive } from './liveness.ts';
 import { isDatabaseUnavailable } from '../errors.ts';
 
@@ -92,7 +93,7 @@ export async function startWorker(db: pg.Pool, config: Config, concurrency = con
   const runner = await run({
     pgPool: patientPool(db, QUEUE_WAITS_FOR_DATABASE_MS),
     taskList: taskList(db, config),
-    crontab: LATE_CHARGE_CRONTAB,
+    crontab: [LATE_CHARGE_CRONTAB, SCHEDULE_CRONTAB].join('\n'),
     concurrency,
     pollInterval: 500,
     noHandleSignals: true,

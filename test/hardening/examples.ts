@@ -37,6 +37,8 @@ export type Refs = {
   userID: number;
   /** A tariff simulation of the processed term (issue 13). */
   simulationID: number;
+  /** A bill-cycle schedule of the template and batch (issue 16). */
+  scheduleID: number;
 };
 
 export type Example = {
@@ -232,6 +234,15 @@ export const EXAMPLES: Record<string, Example> = {
   },
   '/billing/simulations/export-simulation': { role: 'viewer', body: (r) => env('Retrieve', 'Export Simulation', { simulationID: r.simulationID, sort: 'difference' }) },
   '/billing/simulations/delete-simulation': { role: 'biller', body: (r) => env('Update', 'Delete Simulation', { simulationID: r.simulationID }) },
+  '/billing/schedules/make-schedule': {
+    role: 'biller',
+    body: (r) => env('Create', 'Create Schedule', { serviceCode: r.serviceCode, batchCode: r.batchCode, startDate: '01/02/2027', autoProcess: false, estimateMissing: false }),
+  },
+  '/billing/schedules/get-schedules': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Schedules', { scheduleID: r.scheduleID, serviceCode: r.serviceCode, batchCode: r.batchCode }) },
+  '/billing/schedules/pause-schedule': { role: 'biller', body: (r) => env('Update', 'Pause Schedule', { scheduleID: r.scheduleID }) },
+  '/billing/schedules/resume-schedule': { role: 'biller', body: (r) => env('Update', 'Resume Schedule', { scheduleID: r.scheduleID }) },
+  '/billing/schedules/get-schedule-runs': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Schedule Runs', { scheduleID: r.scheduleID, outcome: 'done', limit: 10, offset: 0 }) },
+  '/billing/schedules/run-schedules': { role: 'biller', body: () => env('Create', 'Run Schedules', {}) },
 };
 
 /** Routes that are not JSON business operations and have tests of their own below. */
@@ -257,6 +268,7 @@ export const MISSING: Record<string, string | number> = {
   deliveryID: 987654321,
   userID: 987654321,
   simulationID: 987654321,
+  scheduleID: 987654321,
 };
 
 /** The value of Refs that a field of that name names. */
@@ -373,6 +385,9 @@ export async function setupRecords(
     await ok('/admin/make-user', env('Create', 'Create User', { email: `clerk-${prefix.toLowerCase()}@example.test`, password: 'long enough pw', role: 'viewer' })),
     'x-billrun-user-id',
   );
+  r.scheduleID = (
+    await ok('/billing/schedules/make-schedule', env('Create', 'Create Schedule', { serviceCode: r.serviceCode, batchCode: r.batchCode, startDate: '01/02/2027' }))
+  ).body.data.schedule.scheduleID;
   const plant = await h.request('POST', '/sandbox/plants', { token: `Bearer ${token}`, body: { name: `${prefix} fern`, tag: prefix } });
   assert.equal(plant.status, 201, JSON.stringify(plant.body));
   r.plantId = plant.body.id;
