@@ -34,6 +34,7 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import { lateChargeRoutes } from './lateCharges/routes.ts';
 import { correctionRoutes } from './corrections/routes.ts';
 import { simulationRoutes } from './simulation/routes.ts';
+import { depositRoutes } from './deposits/routes.ts';
 import { finishDocument } from './http/openapi.ts';
 import { referenceOptions } from './http/reference.ts';
 import { metricsHooks, metricsRoutes } from './metrics/routes.ts';
@@ -168,6 +169,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await lateChargeRoutes(app, services);
   await correctionRoutes(app, services);
   await simulationRoutes(app, services);
+  await depositRoutes(app, services);
   await app.register(async (scope) => sandboxRoutes(scope, services), { prefix: '/sandbox' });
   return app;
 }

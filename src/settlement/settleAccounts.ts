@@ -126,6 +126,7 @@ async function allocationsFor(tx: Queryable, rows: OpenItemRow[]): Promise<NewAl
           date: r.bill_date ?? r.entry_date,
           lines: lineList,
           reversesEntryId: r.reverses_entry_id,
+          ...(r.kind === 'deposit' ? { category: 'deposit' } : {}),
         });
         if (r.method && isSettlementMethod(r.method) && (methodDue === undefined || (r.due_date ?? r.entry_date) < methodDue)) {
           method = r.method;

@@ -7,6 +7,7 @@ import { insertReadings } from '../readings/store.ts';
 import { checkSubscription, jsonAccess, raiseIssues, type Issue } from './check.ts';
 import { loadTemplate } from '../templates/context.ts';
 import { insertSubscription, recordDocuments } from './store.ts';
+import { chargeDeposits } from '../deposits/deposits.ts';
 
 export type SubscriptionInput = {
   accountNumber: string;
@@ -58,6 +59,7 @@ export async function makeSubscription(db: pg.Pool, caller: Caller, data: Subscr
       caller.email,
     );
     await recordDocuments(tx, caller.appCode, id, s.documents, caller.email);
+    await chargeDeposits(tx, caller.appCode, [id], caller.email);
     return id;
   });
 }
