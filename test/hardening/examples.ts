@@ -226,6 +226,12 @@ export const EXAMPLES: Record<string, Example> = {
   },
   '/billing/simulations/export-simulation': { role: 'viewer', body: (r) => env('Retrieve', 'Export Simulation', { simulationID: r.simulationID, sort: 'difference' }) },
   '/billing/simulations/delete-simulation': { role: 'biller', body: (r) => env('Update', 'Delete Simulation', { simulationID: r.simulationID }) },
+  '/billing/deposits/get-deposits': {
+    role: 'viewer',
+    body: (r) => env('Retrieve', 'Retrieve Deposits', { accountNumber: r.accountNumber, subscriptionID: r.subscriptionID, status: 'Held', refundDue: false, limit: 10, offset: 0 }),
+  },
+  // The records have no released deposit: the valid example is answered NOT_FOUND, its bad values by their rules first.
+  '/billing/deposits/pay-refunds': { role: 'biller', body: () => env('Update', 'Pay Deposit Refunds', { depositIDs: [987654321], reference: 'RUN-1', paidDate: '31/01/2027' }) },
 };
 
 /** Routes that are not JSON business operations and have tests of their own below. */
