@@ -232,6 +232,22 @@ describe('security deposits', () => {
     assert.deepEqual([s.balance, s.payments, s.deposits, s.heldDeposit], ['375.0000', '125.0000', '500.0000', '125.0000']);
   });
 
+  test('subscriptions made at once on one account each charge their deposit, without a deadlock', async () => {
+    await makeAccount(h, 'D-6');
+    const make = (i: number) =>
+      h.post(
+        '/billing/subscriptions/make-subscription',
+        env('Create', 'Create Subscription', { accountNumber: 'D-6', serviceCode: 'WATER', batchCode: 'ZONE-A', startDate: '01/01/2025', connectionInputs: { METER_NO: `M-D6-${i}` }, unmeteredInputs: { ROOMS: 1 } }),
+        h.tokens.biller,
+      );
+    const answers = await Promise.all([1, 2, 3, 4, 5, 6].map(make));
+    for (const r of answers) assert.equal(r.status, 200, JSON.stringify(r.body));
+    const st = await statement('D-6');
+    assert.equal(st.balance, '3000.00');
+    assert.equal((await deposits({ accountNumber: 'D-6' })).length, 6);
+    await ledgerOk();
+  });
+
   test('check-ledger finds a deposit whose record disagrees with its entries', async () => {
     const [d] = await deposits({ accountNumber: 'D-1' });
     await h.db.query('UPDATE deposit SET applied = applied + 1, refunded = refunded - 1 WHERE deposit_id = $1', [d.depositID]);
