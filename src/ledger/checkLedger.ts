@@ -2,7 +2,7 @@
 // the sum of its entries and the sum of its open items; each open item equals its
 // entry less its live settlements, on the right side of zero; no bill, and no line of
 // a bill, is settled past its amount; no credit is spent past its amount; every
-// security deposit is its entries (charge, release spent in full, refund).
+// security deposit agrees with its entries (charge, release, refund).
 import type { Queryable } from '../db/pool.ts';
 import type { Caller } from '../auth/roles.ts';
 import { findAccount, type AccountRef } from './common.ts';
@@ -69,20 +69,19 @@ export async function checkLedger(db: Queryable, caller: Caller, ref: AccountRef
     params,
   );
 
-  // Each deposit (src/deposits/) is its charge entry; a released one is spent in full:
-  // its release entry gives back its amount and leaves nothing open, and the release's
-  // live settlements are its unpaid part (on its charge), what it applied (on bills) and
-  // its refund (on its refund entry).
+  // Each deposit (src/deposits/) is its charge entry; a released one gives back its
+  // amount, and the release's live settlements of its own charge and of its refund entry
+  // are its recorded unpaid part and refund. (What it applied to bills is checked as any
+  // credit is: a bill cancelled later gives that part back as credit, which settlement
+  // spends again, so it is not compared with the record.)
   const deposits = await db.query<{ account_id: string; entry_id: string; problem: string; expected: string; actual: string }>(
     `SELECT d.account_id, d.charge_entry_id AS entry_id, x.problem, x.expected, x.actual
        FROM deposit d
        JOIN ledger_entry c ON c.entry_id = d.charge_entry_id
        LEFT JOIN ledger_entry r ON r.entry_id = d.release_entry_id
        LEFT JOIN ledger_entry f ON f.entry_id = d.refund_entry_id
-       LEFT JOIN open_item ro ON ro.entry_id = d.release_entry_id
        LEFT JOIN LATERAL (
          SELECT coalesce(sum(a.amount) FILTER (WHERE a.debit_entry_id = d.charge_entry_id), 0) AS unpaid,
-                coalesce(sum(a.amount) FILTER (WHERE a.bill_id IS NOT NULL), 0) AS applied,
                 coalesce(sum(a.amount) FILTER (WHERE a.debit_entry_id = d.refund_entry_id), 0) AS refunded
            FROM allocation a WHERE a.credit_entry_id = d.release_entry_id AND a.released_at IS NULL) s ON d.release_entry_id IS NOT NULL
        CROSS JOIN LATERAL (VALUES
@@ -90,10 +89,9 @@ export async function checkLedger(db: Queryable, caller: Caller, ref: AccountRef
           c.kind <> 'deposit' OR c.amount <> d.amount),
          ('the deposit release does not give back its amount', (-d.amount)::text, coalesce(r.amount::text, 'none'),
           d.release_entry_id IS NOT NULL AND (r.kind <> 'deposit_release' OR r.amount <> -d.amount)),
-         ('the deposit release is left open', '0', coalesce(ro.open_amount, 0)::text, ro.entry_id IS NOT NULL),
-         ('the deposit release is not its unpaid part, applied part and refund',
-          concat_ws(' / ', d.unpaid, d.applied, d.refunded), concat_ws(' / ', s.unpaid, s.applied, s.refunded),
-          d.release_entry_id IS NOT NULL AND (s.unpaid <> d.unpaid OR s.applied <> d.applied OR s.refunded <> d.refunded)),
+         ('the deposit release does not settle its unpaid part and its refund',
+          concat_ws(' / ', d.unpaid, d.refunded), concat_ws(' / ', s.unpaid, s.refunded),
+          d.release_entry_id IS NOT NULL AND (s.unpaid <> d.unpaid OR s.refunded <> d.refunded)),
          ('the deposit refund entry is not its refund', coalesce(d.refunded, 0)::text, coalesce(f.amount, 0)::text,
           d.refund_entry_id IS NOT NULL AND (f.kind <> 'deposit_refund' OR f.amount <> d.refunded))
        ) AS x(problem, expected, actual, bad)
