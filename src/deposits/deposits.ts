@@ -28,6 +28,9 @@ type Charge = { subscriptionId: string; accountId: string; amount: Dec; descript
 /** Writes the charges (entries and deposit rows), then settles the accounts so waiting credit pays them. */
 async function writeCharges(db: Queryable, appCode: number, charges: Charge[], today: string, by: string): Promise<number> {
   if (charges.length === 0) return 0;
+  // The entries update the accounts' balances: lock them first, in id order (as settlement
+  // does), so an import charging many accounts and a posting or a payment never deadlock.
+  await lockAccounts(db, appCode, [...new Set(charges.map((c) => c.accountId))]);
   const entryIds = await addDepositEntries(db, {
     appCode,
     kind: 'deposit',
