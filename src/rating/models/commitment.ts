@@ -19,6 +19,7 @@ export const CommitmentComponent = Type.Object(
   },
   {
     additionalProperties: false,
+    title: 'CommitmentComponent',
     description: 'A minimum spend per bill across the components in of: the shortfall (amount less their rounded amounts, never below 0) on its own line',
   },
 );
