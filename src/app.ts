@@ -35,6 +35,7 @@ import { lateChargeRoutes } from './lateCharges/routes.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { correctionRoutes } from './corrections/routes.ts';
 import { simulationRoutes } from './simulation/routes.ts';
+import { depositRoutes } from './deposits/routes.ts';
 import { finishDocument } from './http/openapi.ts';
 import { referenceOptions } from './http/reference.ts';
 import { metricsHooks, metricsRoutes } from './metrics/routes.ts';
@@ -170,6 +171,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await correctionRoutes(app, services);
   await simulationRoutes(app, services);
   await scheduleRoutes(app, services);
+  await depositRoutes(app, services);
   await app.register(async (scope) => sandboxRoutes(scope, services), { prefix: '/sandbox' });
   return app;
 }

@@ -367,6 +367,49 @@ TABLE delivery
   CREATE INDEX delivery_app_idx ON delivery (app_code, term_id, delivery_id)
   CREATE UNIQUE INDEX delivery_one_per_bill ON delivery (bill_id) WHERE (resend_of IS NULL)
 
+TABLE deposit
+  deposit_id bigint NOT NULL IDENTITY
+  app_code integer NOT NULL
+  account_id bigint NOT NULL
+  subscription_id bigint NOT NULL
+  charged_subscription_id bigint NOT NULL
+  amount numeric(20,4) NOT NULL
+  charge_entry_id bigint NOT NULL
+  released_on date
+  release_entry_id bigint
+  unpaid numeric(20,4)
+  applied numeric(20,4)
+  refunded numeric(20,4)
+  refund_entry_id bigint
+  refund_paid_on date
+  refund_paid_reference text
+  refund_paid_by text
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  CONSTRAINT deposit_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
+  CONSTRAINT deposit_amount_check CHECK ((amount > (0)::numeric))
+  CONSTRAINT deposit_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT deposit_applied_check CHECK ((applied >= (0)::numeric))
+  CONSTRAINT deposit_charge_entry_id_fkey FOREIGN KEY (charge_entry_id) REFERENCES ledger_entry(entry_id)
+  CONSTRAINT deposit_charge_entry_id_key UNIQUE (charge_entry_id)
+  CONSTRAINT deposit_charged_subscription_id_fkey FOREIGN KEY (charged_subscription_id) REFERENCES subscription(subscription_id)
+  CONSTRAINT deposit_check CHECK (((released_on IS NULL) = (release_entry_id IS NULL)))
+  CONSTRAINT deposit_check1 CHECK (((released_on IS NULL) OR ((unpaid IS NOT NULL) AND (applied IS NOT NULL) AND (refunded IS NOT NULL) AND (((unpaid + applied) + refunded) = amount))))
+  CONSTRAINT deposit_check2 CHECK (((refund_entry_id IS NULL) = ((released_on IS NULL) OR (refunded = (0)::numeric))))
+  CONSTRAINT deposit_check3 CHECK (((refund_paid_on IS NULL) OR (refund_entry_id IS NOT NULL)))
+  CONSTRAINT deposit_check4 CHECK (((refund_paid_on IS NULL) = (refund_paid_reference IS NULL)))
+  CONSTRAINT deposit_pkey PRIMARY KEY (deposit_id)
+  CONSTRAINT deposit_refund_entry_id_fkey FOREIGN KEY (refund_entry_id) REFERENCES ledger_entry(entry_id)
+  CONSTRAINT deposit_refund_entry_id_key UNIQUE (refund_entry_id)
+  CONSTRAINT deposit_refunded_check CHECK ((refunded >= (0)::numeric))
+  CONSTRAINT deposit_release_entry_id_fkey FOREIGN KEY (release_entry_id) REFERENCES ledger_entry(entry_id)
+  CONSTRAINT deposit_release_entry_id_key UNIQUE (release_entry_id)
+  CONSTRAINT deposit_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
+  CONSTRAINT deposit_unpaid_check CHECK ((unpaid >= (0)::numeric))
+  CREATE INDEX deposit_account_idx ON deposit (account_id, deposit_id)
+  CREATE INDEX deposit_held_idx ON deposit (subscription_id) WHERE (released_on IS NULL)
+  CREATE INDEX deposit_refund_due_idx ON deposit (app_code, deposit_id) WHERE ((refund_entry_id IS NOT NULL) AND (refund_paid_on IS NULL))
+
 TABLE document_template
   template_id bigint NOT NULL IDENTITY
   app_code integer NOT NULL
@@ -489,7 +532,7 @@ TABLE ledger_entry
   created_by text NOT NULL
   CONSTRAINT ledger_entry_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
   CONSTRAINT ledger_entry_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
-  CONSTRAINT ledger_entry_kind_check CHECK ((kind = ANY (ARRAY['bill'::text, 'bill_reversal'::text, 'payment'::text, 'payment_reversal'::text, 'adjustment'::text, 'opening_balance'::text])))
+  CONSTRAINT ledger_entry_kind_check CHECK ((kind = ANY (ARRAY['bill'::text, 'bill_reversal'::text, 'payment'::text, 'payment_reversal'::text, 'adjustment'::text, 'opening_balance'::text, 'deposit'::text, 'deposit_release'::text, 'deposit_refund'::text])))
   CONSTRAINT ledger_entry_pkey PRIMARY KEY (entry_id)
   CONSTRAINT ledger_entry_reverses_entry_id_fkey FOREIGN KEY (reverses_entry_id) REFERENCES ledger_entry(entry_id)
   CREATE INDEX ledger_entry_account_idx ON ledger_entry (account_id, entry_date, entry_id)

@@ -19,6 +19,7 @@ import { SourceError, type ImportRow } from './rows.ts';
 import { finishJob, insertJob, updateProgress, type ImportKind, type Progress, type RowError } from './store.ts';
 import type { Queryable } from '../db/pool.ts';
 import { recordEvent } from '../events/record.ts';
+import { chargeDeposits } from '../deposits/deposits.ts';
 
 /**
  * import.finished (docs/webhooks.md), in the import's transaction: only an import that
@@ -284,6 +285,8 @@ async function writeAccountRows(ctx: Context, kind: ImportKind, good: GoodRow[])
   await copyInto(client, 'subscription', SUBSCRIPTION_COLUMNS, subLines);
   await copyInto(client, 'reading', READING_COLUMNS, readingLines);
   await copyInto(client, 'subscription_document', DOCUMENT_COLUMNS, documentLines);
+  // Connected, so their templates' security deposits are charged (src/deposits/).
+  await chargeDeposits(client, appCode, subIds, by);
   ctx.progress.accounts += accountLines.length;
   ctx.progress.subscriptions += subLines.length;
   ctx.progress.readings += readingLines.length;

@@ -19,6 +19,9 @@ export const CONTRA_ACCOUNT: Readonly<Record<string, string>> = Object.freeze({
   payment_reversal: 'cash',
   adjustment: 'adjustments',
   opening_balance: 'opening balances',
+  deposit: 'deposits held',
+  deposit_release: 'deposits held',
+  deposit_refund: 'deposit refunds',
 });
 
 /** Kinds whose other side is the bill's lines: +1 posts them, -1 takes them back. */

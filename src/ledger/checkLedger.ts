@@ -1,7 +1,8 @@
 // The ledger's proof, for every account of an app (or one): the balance column equals
 // the sum of its entries and the sum of its open items; each open item equals its
 // entry less its live settlements, on the right side of zero; no bill, and no line of
-// a bill, is settled past its amount; no credit is spent past its amount.
+// a bill, is settled past its amount; no credit is spent past its amount; every
+// security deposit agrees with its entries (charge, release, refund).
 import type { Queryable } from '../db/pool.ts';
 import type { Caller } from '../auth/roles.ts';
 import { findAccount, type AccountRef } from './common.ts';
@@ -68,6 +69,37 @@ export async function checkLedger(db: Queryable, caller: Caller, ref: AccountRef
     params,
   );
 
+  // Each deposit (src/deposits/) is its charge entry; a released one gives back its
+  // amount, and the release's live settlements of its own charge and of its refund entry
+  // are its recorded unpaid part and refund. (What it applied to bills is checked as any
+  // credit is: a bill cancelled later gives that part back as credit, which settlement
+  // spends again, so it is not compared with the record.)
+  const deposits = await db.query<{ account_id: string; entry_id: string; problem: string; expected: string; actual: string }>(
+    `SELECT d.account_id, d.charge_entry_id AS entry_id, x.problem, x.expected, x.actual
+       FROM deposit d
+       JOIN ledger_entry c ON c.entry_id = d.charge_entry_id
+       LEFT JOIN ledger_entry r ON r.entry_id = d.release_entry_id
+       LEFT JOIN ledger_entry f ON f.entry_id = d.refund_entry_id
+       LEFT JOIN LATERAL (
+         SELECT coalesce(sum(a.amount) FILTER (WHERE a.debit_entry_id = d.charge_entry_id), 0) AS unpaid,
+                coalesce(sum(a.amount) FILTER (WHERE a.debit_entry_id = d.refund_entry_id), 0) AS refunded
+           FROM allocation a WHERE a.credit_entry_id = d.release_entry_id AND a.released_at IS NULL) s ON d.release_entry_id IS NOT NULL
+       CROSS JOIN LATERAL (VALUES
+         ('the deposit charge is not a deposit entry of its amount', d.amount::text, CASE WHEN c.kind = 'deposit' THEN c.amount::text ELSE c.kind END,
+          c.kind <> 'deposit' OR c.amount <> d.amount),
+         ('the deposit release does not give back its amount', (-d.amount)::text, coalesce(r.amount::text, 'none'),
+          d.release_entry_id IS NOT NULL AND (r.kind <> 'deposit_release' OR r.amount <> -d.amount)),
+         ('the deposit release does not settle its unpaid part and its refund',
+          concat_ws(' / ', d.unpaid, d.refunded), concat_ws(' / ', s.unpaid, s.refunded),
+          d.release_entry_id IS NOT NULL AND (s.unpaid <> d.unpaid OR s.refunded <> d.refunded)),
+         ('the deposit refund entry is not its refund', coalesce(d.refunded, 0)::text, coalesce(f.amount, 0)::text,
+          d.refund_entry_id IS NOT NULL AND (f.kind <> 'deposit_refund' OR f.amount <> d.refunded))
+       ) AS x(problem, expected, actual, bad)
+      WHERE d.app_code = $1${only('d.account_id')} AND x.bad
+      ORDER BY d.deposit_id LIMIT ${MAX_LISTED}`,
+    params,
+  );
+
   const problems: LedgerProblem[] = [
     ...balances.rows.flatMap((b) => [
       ...(!b.balance_ok ? [{ accountID: Number(b.account_id), entryID: null, problem: 'balance is not the sum of the entries', expected: b.entries, actual: b.balance }] : []),
@@ -81,6 +113,7 @@ export async function checkLedger(db: Queryable, caller: Caller, ref: AccountRef
       expected: l.line_amount ?? '0',
       actual: l.paid,
     })),
+    ...deposits.rows.map((d) => ({ accountID: Number(d.account_id), entryID: Number(d.entry_id), problem: d.problem, expected: d.expected, actual: d.actual })),
   ];
   return {
     check: {

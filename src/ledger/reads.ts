@@ -8,6 +8,7 @@ import { debitLines } from '../settlement/settleAccounts.ts';
 import { livePaid } from '../settlement/store.ts';
 import { appMoney, findAccount, money, type AccountRef } from './common.ts';
 import { formatDate, readDate } from '../calendar/calendar.ts';
+import { heldDeposits } from '../deposits/deposits.ts';
 
 export type StatementQuery = AccountRef & { fromDate?: string | undefined; toDate?: string | undefined };
 
@@ -28,7 +29,7 @@ export async function getStatement(db: Queryable, caller: Caller, q: StatementQu
   const r = await db.query<{
     entry_id: string;
     entry_date: string;
-    kind: 'bill' | 'bill_reversal' | 'payment' | 'payment_reversal' | 'adjustment' | 'opening_balance';
+    kind: 'bill' | 'bill_reversal' | 'payment' | 'payment_reversal' | 'adjustment' | 'opening_balance' | 'deposit' | 'deposit_release' | 'deposit_refund';
     amount: string;
     description: string;
     bill_id: string | null;
@@ -71,6 +72,7 @@ export async function getStatement(db: Queryable, caller: Caller, q: StatementQu
     };
   });
   const closing = openingBalance.plus(debits).minus(credits);
+  const held = (await heldDeposits(db, [account.account_id])).get(account.account_id) ?? '0';
   return {
     statement: {
       accountID: Number(account.account_id),
@@ -83,6 +85,7 @@ export async function getStatement(db: Queryable, caller: Caller, q: StatementQu
       credits: money(credits, minorUnits),
       closingBalance: money(closing, minorUnits),
       balance: money(account.balance, minorUnits),
+      heldDeposit: money(held, minorUnits),
       entries,
     },
   };

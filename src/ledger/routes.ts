@@ -28,7 +28,7 @@ const AdjustmentInput = Type.Object(
 const StatementEntry = named('StatementEntry', Type.Object({
   entryID: Type.Integer(),
   date: Type.String(),
-  kind: Type.Enum(['bill', 'bill_reversal', 'payment', 'payment_reversal', 'adjustment', 'opening_balance']),
+  kind: Type.Enum(['bill', 'bill_reversal', 'payment', 'payment_reversal', 'adjustment', 'opening_balance', 'deposit', 'deposit_release', 'deposit_refund']),
   description: Type.String(),
   amount: Type.String({ description: '> 0 raises what is owed; a payment is negative' }),
   balance: Type.String({ description: 'the running balance after this entry' }),
@@ -51,6 +51,7 @@ const Statement = Type.Object({
   credits: Money,
   closingBalance: Money,
   balance: Type.String({ description: 'the balance now, whatever the dates' }),
+  heldDeposit: Type.String({ description: 'security deposits paid and held now (not yet released), apart from the balance: not credit' }),
   entries: Type.Array(StatementEntry),
 });
 

@@ -101,3 +101,41 @@ export async function addBillReversalEntries(
   if (r.rows.length !== e.billIds.length) throw new Error('a cancelled bill has no ledger entry of its own');
   return new Map(r.rows.map((x) => [x.bill_id, x.entry_id]));
 }
+
+/**
+ * A next entry id for each of `n` entries, taken from the table's own sequence, so a
+ * writer can tie each new entry to its row elsewhere (a deposit) without matching on text.
+ */
+async function nextEntryIds(db: Queryable, n: number): Promise<string[]> {
+  const r = await db.query<{ id: string }>(
+    `SELECT nextval(pg_get_serial_sequence('ledger_entry', 'entry_id'))::text AS id FROM generate_series(1, $1)`,
+    [n],
+  );
+  return r.rows.map((x) => x.id);
+}
+
+export type DepositEntryRow = { accountId: string; amount: string; description: string };
+
+/**
+ * The deposits' own entries (src/deposits/), one statement for all the rows: kind
+ * 'deposit' charges a security deposit (> 0, payable like a bill item); 'deposit_release'
+ * gives it back on termination (the amount given is positive, the entry negative);
+ * 'deposit_refund' is what is refunded of it (> 0, paid out by a payment run). Dated
+ * `date`. Answers each row's entry id, in the rows' order.
+ */
+export async function addDepositEntries(
+  db: Queryable,
+  e: { appCode: number; kind: 'deposit' | 'deposit_release' | 'deposit_refund'; date: string; by: string; rows: readonly DepositEntryRow[] },
+): Promise<string[]> {
+  if (e.rows.length === 0) return [];
+  const ids = await nextEntryIds(db, e.rows.length);
+  const sign = e.kind === 'deposit_release' ? '-' : '';
+  await db.query(
+    `INSERT INTO ledger_entry (entry_id, app_code, account_id, entry_date, kind, amount, description, created_by)
+     SELECT t.entry_id, $1, t.account_id, $2::date, $3, ${sign}t.amount, t.description, $4
+       FROM unnest($5::bigint[], $6::bigint[], $7::numeric[], $8::text[]) AS t(entry_id, account_id, amount, description)
+      ORDER BY t.entry_id`,
+    [e.appCode, e.date, e.kind, e.by, ids, e.rows.map((r) => r.accountId), e.rows.map((r) => r.amount), e.rows.map((r) => r.description)],
+  );
+  return ids;
+}

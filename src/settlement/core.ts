@@ -62,6 +62,8 @@ export type OpenDebit = {
   lines: DebitLine[];
   /** Set on a reversing entry (a bill reversal): it pays the entry it reverses first. */
   reversesEntryId?: string | null;
+  /** What the item is for, for methods that order by it: 'deposit' for a security deposit (src/deposits/); absent otherwise. */
+  category?: string;
 };
 
 export type OpenCredit = {

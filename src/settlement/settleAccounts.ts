@@ -131,6 +131,7 @@ async function allocationsFor(tx: Queryable, rows: OpenItemRow[], minorUnits: nu
           date: r.bill_date ?? r.entry_date,
           lines: lineList,
           reversesEntryId: r.reverses_entry_id,
+          ...(r.kind === 'deposit' ? { category: 'deposit' as const } : {}),
         };
         debits.push(debit);
         if (r.method && isSettlementMethod(r.method) && (methodDebit === undefined || debitOrder(debit, methodDebit) < 0)) {

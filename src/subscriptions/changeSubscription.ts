@@ -9,6 +9,7 @@ import { formatDate, parseRecordDate, RECORD_DATE_MESSAGE } from '../calendar/ca
 import { loadTemplates } from '../templates/context.ts';
 import { insertEvent, lastEventDate, lockSubscription, setInputs, setSubscriptionState, type LockedSubscription } from './store.ts';
 import { effectiveSql } from '../readings/store.ts';
+import { releaseDeposits } from '../deposits/deposits.ts';
 
 export function dateOf(text: string, path: string): string {
   const d = parseRecordDate(text);
@@ -67,6 +68,7 @@ export async function terminateSubscription(db: pg.Pool, caller: Caller, d: { su
       throw validationFailed([{ path: 'data.endDate', message: `the subscription has a reading on ${formatDate(later)}, after this date; correct or end later` }]);
     await setSubscriptionState(tx, s.subscription_id, 'terminated', endDate, caller.email);
     await insertEvent(tx, caller.appCode, s.subscription_id, 'terminated', endDate, d.reason ? { reason: d.reason } : {}, caller.email);
+    await releaseDeposits(tx, caller.appCode, s.subscription_id, caller.email);
   });
 }
 

@@ -7,6 +7,7 @@ import { insertReadings } from '../readings/store.ts';
 import { checkSubscription, jsonAccess, raiseIssues, type Issue } from './check.ts';
 import { loadTemplate } from '../templates/context.ts';
 import { insertSubscription, recordDocuments } from './store.ts';
+import { chargeDeposits } from '../deposits/deposits.ts';
 
 export type SubscriptionInput = {
   accountNumber: string;
@@ -23,9 +24,12 @@ export type SubscriptionInput = {
 
 /** The account a new subscription is for: it must exist in the app and be open. */
 export async function openAccount(db: Queryable, appCode: number, accountNumber: string, path: string): Promise<string> {
-  // FOR SHARE: closing the account (FOR UPDATE) waits, so it never closes under a new subscription.
+  // Closing the account (FOR UPDATE) waits, so it never closes under a new subscription.
+  // FOR NO KEY UPDATE, not FOR SHARE: a security deposit charged in the same transaction
+  // updates the account's balance (the ledger trigger), and two transactions both holding
+  // FOR SHARE and both updating would deadlock; one new subscription per account at a time.
   const r = await db.query<{ account_id: string; status: string }>(
-    'SELECT account_id, status FROM account WHERE app_code = $1 AND account_number = $2 FOR SHARE',
+    'SELECT account_id, status FROM account WHERE app_code = $1 AND account_number = $2 FOR NO KEY UPDATE',
     [appCode, accountNumber],
   );
   const a = r.rows[0];
@@ -58,6 +62,7 @@ export async function makeSubscription(db: pg.Pool, caller: Caller, data: Subscr
       caller.email,
     );
     await recordDocuments(tx, caller.appCode, id, s.documents, caller.email);
+    await chargeDeposits(tx, caller.appCode, [id], caller.email);
     return id;
   });
 }

@@ -8,6 +8,7 @@ import { checkBatch, checkDocuments, checkInputs, checkTemplate, jsonAccess, jso
 import { dateOf, latestReadingDate, lockOrNotFound } from './changeSubscription.ts';
 import { formatDate } from '../calendar/calendar.ts';
 import { loadTemplate } from '../templates/context.ts';
+import { carryDeposits } from '../deposits/deposits.ts';
 import { documentsOf, insertEvent, insertSubscription, recordDocuments, setSubscriptionState } from './store.ts';
 
 export type MoveInput = {
@@ -100,6 +101,7 @@ export async function moveSubscription(db: pg.Pool, caller: Caller, d: MoveInput
       })),
       caller.email,
     );
+    await carryDeposits(tx, caller.appCode, s.subscription_id, newId, caller.email);
     const to = { subscriptionID: Number(newId), serviceCode, batchCode };
     await insertEvent(tx, caller.appCode, s.subscription_id, 'moved_out', date, { to }, caller.email);
     const from = { subscriptionID: Number(s.subscription_id), serviceCode: s.service_code, batchCode: s.batch_code };

@@ -243,6 +243,12 @@ export const EXAMPLES: Record<string, Example> = {
   '/billing/schedules/resume-schedule': { role: 'biller', body: (r) => env('Update', 'Resume Schedule', { scheduleID: r.scheduleID }) },
   '/billing/schedules/get-schedule-runs': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Schedule Runs', { scheduleID: r.scheduleID, outcome: 'done', limit: 10, offset: 0 }) },
   '/billing/schedules/run-schedules': { role: 'biller', body: () => env('Create', 'Run Schedules', {}) },
+  '/billing/deposits/get-deposits': {
+    role: 'viewer',
+    body: (r) => env('Retrieve', 'Retrieve Deposits', { accountNumber: r.accountNumber, subscriptionID: r.subscriptionID, status: 'Held', refundDue: false, limit: 10, offset: 0 }),
+  },
+  // The records have no released deposit: the valid example is answered NOT_FOUND, its bad values by their rules first.
+  '/billing/deposits/pay-refunds': { role: 'biller', body: () => env('Update', 'Pay Deposit Refunds', { depositIDs: [987654321], reference: 'RUN-1', paidDate: '31/01/2027' }) },
 };
 
 /** Routes that are not JSON business operations and have tests of their own below. */
