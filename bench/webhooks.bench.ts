@@ -26,7 +26,7 @@ import { startWorker } from '../src/jobs/worker.ts';
 import { newSecret } from '../src/webhooks/signing.ts';
 import { closeWebhookAgents } from '../src/webhooks/dispatch.ts';
 import { tariff } from '../test/terms/fixtures.ts';
-import { recordTermEvent } from '../src/events/termEvents.ts';
+import { recordTermEvent } from '../src/billRun/termEvents.ts';
 import { recordBillEvents } from '../src/events/record.ts';
 
 class Rollback extends Error {}

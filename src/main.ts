@@ -9,7 +9,7 @@ import { connectDatabase } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool } from './db/pool.ts';
 import { dumpSchema } from './db/schemaDump.ts';
-import { bootstrapAdmin } from './auth/bootstrap.ts';
+import { bootstrapAdmin } from './admin/bootstrap.ts';
 import { buildApp } from './app.ts';
 import { startWorker } from './jobs/worker.ts';
 import { serveWorkerMetrics } from './metrics/workerServer.ts';

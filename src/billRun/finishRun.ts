@@ -4,7 +4,7 @@ import { moveTerm, TERM_STATUS } from './termStates.ts';
 import { lockTerm, markRunFinished } from './termStore.ts';
 import { postLocked } from './postLocked.ts';
 import { addDocumentPlanJob } from '../documents/jobs.ts';
-import { recordTermEvent } from '../events/termEvents.ts';
+import { recordTermEvent } from './termEvents.ts';
 
 /**
  * The run's last job: Processing to Processed once every chunk is done, then posted

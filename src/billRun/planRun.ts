@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import { moveTerm, TERM_STATUS } from './termStates.ts';
-import { recordTermEvent } from '../events/termEvents.ts';
+import { recordTermEvent } from './termEvents.ts';
 import { lockTerm, markCheckFailed, markRunStarted, readTerm, recordChunksPlanned, recordRoster, recordRunApproval, type TermRow } from './termStore.ts';
 import { loadRoster, readingWatermark, rosterSlices } from './roster.ts';
 import { runContext } from './rateRoster.ts';

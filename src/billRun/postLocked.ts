@@ -6,7 +6,7 @@ import { settleAccounts } from '../settlement/settleAccounts.ts';
 import { moveTerm } from './termStates.ts';
 import { markPosted, type TermRow } from './termStore.ts';
 import { queueTermDeliveries } from '../delivery/store.ts';
-import { recordTermEvent } from '../events/termEvents.ts';
+import { recordTermEvent } from './termEvents.ts';
 import { recordBillEvents } from '../events/record.ts';
 
 /** The move and the ledger entries, in the caller's transaction on a locked term (also the run's automatic post). */

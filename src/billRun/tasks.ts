@@ -7,7 +7,7 @@ import { runChunk } from './runChunk.ts';
 import { finishRun } from './finishRun.ts';
 import { chunkBills, chunkErrors, chunkFailures, chunkSeconds } from './metrics.ts';
 import { secondsSince } from '../metrics/registry.ts';
-import { jobLog } from '../jobs/log.ts';
+import { jobLog } from '../jobLog.ts';
 import type { Logger } from 'pino';
 
 export function termTasks(db: pg.Pool, chunkSize: number, log?: Logger): TaskList {

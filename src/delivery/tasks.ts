@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from 'pino';
 import { DELIVERY_TASK } from './store.ts';
 import { counter } from '../metrics/registry.ts';
-import { jobLog } from '../jobs/log.ts';
+import { jobLog } from '../jobLog.ts';
 
 const deliveries = counter(
   'billrun_deliveries_total',

@@ -220,19 +220,3 @@ export async function releaseDeposits(db: Queryable, appCode: number, subscripti
   return plan.outcomes;
 }
 
-/**
- * What each account holds in deposits now: the paid part of every deposit not yet
- * released (its amount less its charge's open item). Apart from the balance: the
- * balance already nets the deposit charge against what paid it.
- */
-export async function heldDeposits(db: Queryable, accountIds: readonly string[]): Promise<Map<string, string>> {
-  if (accountIds.length === 0) return new Map();
-  const r = await db.query<{ account_id: string; held: string }>(
-    `SELECT d.account_id, sum(d.amount - greatest(coalesce(o.open_amount, 0), 0)) AS held
-       FROM deposit d LEFT JOIN open_item o ON o.entry_id = d.charge_entry_id
-      WHERE d.account_id = ANY($1::bigint[]) AND d.released_on IS NULL
-      GROUP BY d.account_id`,
-    [accountIds],
-  );
-  return new Map(r.rows.map((x) => [x.account_id, x.held]));
-}

@@ -3,7 +3,7 @@
 // statement every enabled endpoint of the app subscribed to the type gets a message, and
 // the endpoints' dispatch jobs are queued in the same transaction (webhooks/queue.ts).
 import type { Queryable } from '../db/pool.ts';
-import { queueDispatch } from '../webhooks/queue.ts';
+import { queueDispatch } from './dispatchQueue.ts';
 import type { EventType } from './types.ts';
 
 export type EventItem = { orderKey: string; data: Record<string, unknown> };

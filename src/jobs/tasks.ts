@@ -11,7 +11,7 @@ import { webhookTasks } from '../webhooks/tasks.ts';
 import { lateChargeTasks } from '../lateCharges/tasks.ts';
 import { simulationTasks } from '../simulation/tasks.ts';
 import { scheduleTasks } from '../schedules/tasks.ts';
-import { workerLog } from './log.ts';
+import { workerLog } from '../jobLog.ts';
 
 export function taskList(db: pg.Pool, config: Config): TaskList {
   return {

@@ -8,7 +8,6 @@ import { debitLines } from '../settlement/settleAccounts.ts';
 import { livePaid } from '../settlement/store.ts';
 import { appMoney, findAccount, money, type AccountRef } from './common.ts';
 import { formatDate, readDate } from '../calendar/calendar.ts';
-import { heldDeposits } from '../deposits/deposits.ts';
 
 export type StatementQuery = AccountRef & { fromDate?: string | undefined; toDate?: string | undefined };
 
@@ -256,4 +255,21 @@ export async function getAgeing(db: Queryable, caller: Caller, q: AgeingQuery) {
     accounts: rows.rows.map((r) => ({ accountID: Number(r.account_id), accountNumber: r.account_number, name: r.name, ...buckets(r) })),
     paging: { limit, offset, total: Number(t.accounts) },
   };
+}
+
+/**
+ * What each account holds in deposits now: the paid part of every deposit not yet
+ * released (its amount less its charge's open item; deposits/ writes them). Apart from the balance: the
+ * balance already nets the deposit charge against what paid it.
+ */
+async function heldDeposits(db: Queryable, accountIds: readonly string[]): Promise<Map<string, string>> {
+  if (accountIds.length === 0) return new Map();
+  const r = await db.query<{ account_id: string; held: string }>(
+    `SELECT d.account_id, sum(d.amount - greatest(coalesce(o.open_amount, 0), 0)) AS held
+       FROM deposit d LEFT JOIN open_item o ON o.entry_id = d.charge_entry_id
+      WHERE d.account_id = ANY($1::bigint[]) AND d.released_on IS NULL
+      GROUP BY d.account_id`,
+    [accountIds],
+  );
+  return new Map(r.rows.map((x) => [x.account_id, x.held]));
 }

@@ -9,6 +9,7 @@ import { BILLING_CYCLES } from '../templates/schemas.ts';
 import { cycleMonths, periodAt, periodIndexOn } from './periods.ts';
 import { insertSchedule, listRuns, listSchedules, lockSchedule, queueDay, setStatus, type ScheduleFilter, type ScheduleRow } from './store.ts';
 import { SCHEDULE_TASKS } from './tasks.ts';
+import { billableTemplate } from '../terms/makeTerm.ts';
 import type { MakeScheduleData, ScheduleRecord, ScheduleRunRecord } from './schemas.ts';
 
 const periodRecord = (s: ScheduleRow, k: number) => {
@@ -45,20 +46,7 @@ export async function makeSchedule(db: pg.Pool, caller: Caller, data: MakeSchedu
   const anchor = parseDate(data.startDate);
   if (anchor === null) throw validationFailed([{ path: 'data.startDate', message: 'is not a calendar date (dd/mm/yyyy)' }]);
   return inTransaction(db, async (tx) => {
-    const found = await tx.query<{ service_id: string; archive_status: number; billing_cycle: number; batch_id: string | null; billed_in_batch: boolean }>(
-      `SELECT s.service_id, s.archive_status, (v.definition->>'billingCycle')::int AS billing_cycle, b.batch_id,
-              EXISTS (SELECT 1 FROM service_batch sb WHERE sb.service_id = s.service_id AND sb.batch_id = b.batch_id) AS billed_in_batch
-         FROM service s
-         JOIN service_version v ON v.service_id = s.service_id AND v.version = s.current_version
-         LEFT JOIN batch b ON b.app_code = s.app_code AND b.batch_code = $3
-        WHERE s.app_code = $1 AND s.service_code = $2`,
-      [caller.appCode, data.serviceCode, data.batchCode],
-    );
-    const svc = found.rows[0];
-    if (!svc) throw notFound('pricing template', 'data.serviceCode');
-    if (svc.archive_status === 1) throw validationFailed([{ path: 'data.serviceCode', message: 'the template is archived' }]);
-    if (svc.batch_id === null) throw notFound('batch', 'data.batchCode');
-    if (!svc.billed_in_batch) throw validationFailed([{ path: 'data.batchCode', message: "is not one of the template's batches" }]);
+    const svc = await billableTemplate(tx, caller.appCode, data.serviceCode, data.batchCode);
     const months = cycleMonths(svc.billing_cycle);
     const today = await appToday(tx, caller.appCode);
     const next = Math.max(0, periodIndexOn(anchor, months, today));

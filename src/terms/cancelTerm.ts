@@ -5,7 +5,7 @@ import type { Caller } from '../auth/roles.ts';
 import { moveTerm, TERM_STATUS } from '../billRun/termStates.ts';
 import { lockTerm, markCancelled } from '../billRun/termStore.ts';
 import { removePlanJob } from '../billRun/jobs.ts';
-import { recordTermEvent } from '../events/termEvents.ts';
+import { recordTermEvent } from '../billRun/termEvents.ts';
 
 /** Cancels a term before it is processed; a scheduled job goes with it. The period and dates are free again. */
 export async function cancelTerm(db: pg.Pool, caller: Caller, termId: number): Promise<void> {

@@ -1,10 +1,46 @@
 import type pg from 'pg';
-import { inTransaction } from '../db/pool.ts';
+import { inTransaction, type Queryable } from '../db/pool.ts';
 import { conflict, notFound, validationFailed, type ErrorDetail } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { parseDate } from '../calendar/calendar.ts';
 import type { MakeTermData } from './schemas.ts';
 import { insertTerm } from '../billRun/termStore.ts';
+
+export type BillableTemplate = {
+  service_id: string;
+  service_version_id: string;
+  name: string;
+  due_date_offset: number;
+  post_type: string;
+  billing_cycle: number;
+  batch_id: string;
+};
+
+/**
+ * The template's current version, as a term of it in the batch would bill it: the
+ * template exists and is not archived, and the batch is one of its batches (make-term
+ * and a bill-cycle schedule ask the same). In the caller's transaction.
+ */
+export async function billableTemplate(tx: Queryable, appCode: number, serviceCode: string, batchCode: string): Promise<BillableTemplate> {
+  const found = await tx.query<Omit<BillableTemplate, 'batch_id'> & { archive_status: number; batch_id: string | null; billed_in_batch: boolean }>(
+    `SELECT s.service_id, s.archive_status, v.service_version_id, v.definition->>'name' AS name,
+            (v.definition->>'dueDateOffset')::int AS due_date_offset, v.definition->>'postType' AS post_type,
+            (v.definition->>'billingCycle')::int AS billing_cycle,
+            b.batch_id, EXISTS (SELECT 1 FROM service_batch sb WHERE sb.service_id = s.service_id AND sb.batch_id = b.batch_id) AS billed_in_batch
+       FROM service s
+       JOIN service_version v ON v.service_id = s.service_id AND v.version = s.current_version
+       LEFT JOIN batch b ON b.app_code = s.app_code AND b.batch_code = $3
+      WHERE s.app_code = $1 AND s.service_code = $2`,
+    [appCode, serviceCode, batchCode],
+  );
+  const svc = found.rows[0];
+  if (!svc) throw notFound('pricing template', 'data.serviceCode');
+  if (svc.archive_status === 1) throw validationFailed([{ path: 'data.serviceCode', message: 'the template is archived' }]);
+  if (svc.batch_id === null) throw notFound('batch', 'data.batchCode');
+  if (!svc.billed_in_batch) throw validationFailed([{ path: 'data.batchCode', message: "is not one of the template's batches" }]);
+  const { archive_status: _a, billed_in_batch: _b, ...t } = svc;
+  return { ...t, batch_id: svc.batch_id };
+}
 
 /**
  * Step 1: a term for one template, batch and billing period, keeping the template's
@@ -27,30 +63,7 @@ export async function makeTerm(db: pg.Pool, caller: Caller, data: MakeTermData):
   if (issues.length > 0) throw validationFailed(issues);
 
   return inTransaction(db, async (tx) => {
-    const found = await tx.query<{
-      service_id: string;
-      archive_status: number;
-      service_version_id: string;
-      name: string;
-      due_date_offset: number;
-      post_type: string;
-      batch_id: string | null;
-      billed_in_batch: boolean;
-    }>(
-      `SELECT s.service_id, s.archive_status, v.service_version_id, v.definition->>'name' AS name,
-              (v.definition->>'dueDateOffset')::int AS due_date_offset, v.definition->>'postType' AS post_type,
-              b.batch_id, EXISTS (SELECT 1 FROM service_batch sb WHERE sb.service_id = s.service_id AND sb.batch_id = b.batch_id) AS billed_in_batch
-         FROM service s
-         JOIN service_version v ON v.service_id = s.service_id AND v.version = s.current_version
-         LEFT JOIN batch b ON b.app_code = s.app_code AND b.batch_code = $3
-        WHERE s.app_code = $1 AND s.service_code = $2`,
-      [caller.appCode, data.serviceCode, data.batchCode],
-    );
-    const svc = found.rows[0];
-    if (!svc) throw notFound('pricing template', 'data.serviceCode');
-    if (svc.archive_status === 1) throw validationFailed([{ path: 'data.serviceCode', message: 'the template is archived' }]);
-    if (svc.batch_id === null) throw notFound('batch', 'data.batchCode');
-    if (!svc.billed_in_batch) throw validationFailed([{ path: 'data.batchCode', message: "is not one of the template's batches" }]);
+    const svc = await billableTemplate(tx, caller.appCode, data.serviceCode, data.batchCode);
 
     const label = data.label ?? `${svc.name} ${data.batchCode} ${data.startDate} to ${data.endDate}`;
     try {

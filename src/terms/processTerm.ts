@@ -8,7 +8,7 @@ import { lockTerm, markScheduled } from '../billRun/termStore.ts';
 import { readingWatermark } from '../billRun/roster.ts';
 import { addPlanJob } from '../billRun/jobs.ts';
 import { nowSql, runAtSql } from '../calendar/calendar.ts';
-import { recordTermEvent } from '../events/termEvents.ts';
+import { recordTermEvent } from '../billRun/termEvents.ts';
 
 /** 'YYYY-MM-DDThh:mm:ss' that names a real moment of a calendar day, or false. */
 function isLocalDateTime(text: string): boolean {

@@ -5,7 +5,7 @@ import type { Caller } from '../auth/roles.ts';
 import { withdrawTermBills } from '../bills/store.ts';
 import { moveTerm } from '../billRun/termStates.ts';
 import { lockTerm, markReversed } from '../billRun/termStore.ts';
-import { recordTermEvent } from '../events/termEvents.ts';
+import { recordTermEvent } from '../billRun/termEvents.ts';
 import { moneyText } from '../rating/money.ts';
 
 /**

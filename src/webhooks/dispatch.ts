@@ -13,7 +13,7 @@ import { recordEvent } from '../events/record.ts';
 import { ForbiddenAddress, guardedLookup, refusedAddress } from './address.ts';
 import { signedHeaders } from './signing.ts';
 import type { EndpointRow } from './store.ts';
-import { DISPATCH_TASK } from './queue.ts';
+import { DISPATCH_TASK } from '../events/dispatchQueue.ts';
 
 export type WebhookSettings = Pick<Config, 'webhooksAllowPrivate' | 'webhookTimeoutMs' | 'webhookRetryBaseMs' | 'webhookGiveUpSeconds'>;
 

@@ -6,7 +6,7 @@ import { operation, requestSchema, type Services } from '../http/operation.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { inTransaction } from '../db/pool.ts';
 import { EVENT_TYPES } from '../events/types.ts';
-import { queueDispatch } from './queue.ts';
+import { queueDispatch } from '../events/dispatchQueue.ts';
 import { refusedAddress } from './address.ts';
 import { newSecret } from './signing.ts';
 import {

@@ -2,7 +2,7 @@
 import type { TaskList } from 'graphile-worker';
 import type pg from 'pg';
 import type { Config } from '../config.ts';
-import { DISPATCH_TASK, type DispatchPayload } from './queue.ts';
+import { DISPATCH_TASK, type DispatchPayload } from '../events/dispatchQueue.ts';
 import { dispatchEndpoint } from './dispatch.ts';
 
 export function webhookTasks(db: pg.Pool, config: Config): TaskList {

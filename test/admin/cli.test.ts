@@ -8,7 +8,7 @@ import pg from 'pg';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
-import { bootstrapAdmin } from '../../src/auth/bootstrap.ts';
+import { bootstrapAdmin } from '../../src/admin/bootstrap.ts';
 
 const main = path.resolve(import.meta.dirname, '../../src/main.ts');
 const run = (args: string[], env: Record<string, string>) =>

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
-import { jobLog } from '../../src/jobs/log.ts';
+import { jobLog } from '../../src/jobLog.ts';
 import { makeTemplate, makeTerm, step, subscriptions, tariff, waitForStatus } from '../terms/fixtures.ts';
 
 const TOKEN = 'metrics-token-0123456789';

@@ -1,10 +1,10 @@
 // The term's events: what a client is told when a term moves, in the move's transaction.
 import type { Queryable } from '../db/pool.ts';
-import type { TermRow } from '../billRun/termStore.ts';
-import type { TermStatus } from '../billRun/termStates.ts';
+import type { TermRow } from './termStore.ts';
+import type { TermStatus } from './termStates.ts';
 import { moneyText } from '../rating/money.ts';
-import { recordEvent } from './record.ts';
-import type { EventType } from './types.ts';
+import { recordEvent } from '../events/record.ts';
+import type { EventType } from '../events/types.ts';
 
 export const termOrderKey = (termId: string | number) => `term:${termId}`;
 

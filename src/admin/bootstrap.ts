@@ -2,11 +2,11 @@
 // and BILLRUN_ADMIN_PASSWORD, in a first app, so a new install can log in at once.
 import type pg from 'pg';
 import type { Config } from '../config.ts';
-import { hashPassword } from './password.ts';
-import { countUsers, createApp, createUser } from './store.ts';
+import { hashPassword } from '../auth/password.ts';
+import { countUsers, createApp, createUser } from '../auth/store.ts';
 import { inTransaction } from '../db/pool.ts';
-import { FIRST_START, writeAudit } from '../admin/audit.ts';
-import { auditPicture } from '../admin/apps.ts';
+import { FIRST_START, writeAudit } from './audit.ts';
+import { auditPicture } from './apps.ts';
 
 export async function bootstrapAdmin(db: pg.Pool, config: Config): Promise<string | undefined> {
   if (!config.adminEmail || !config.adminPassword) return undefined;
