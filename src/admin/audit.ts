@@ -7,7 +7,7 @@ import { localTimeSql } from '../calendar/calendar.ts';
 /** Who acts: a user of the app, or the command line (no user). */
 export type Actor = { userId: string | null; email: string };
 export const COMMAND_LINE: Actor = Object.freeze({ userId: null, email: 'command line' });
-/** The first start's app and admin (BILLRUN_ADMIN_EMAIL, auth/bootstrap.ts). */
+/** The first start's app and admin (BILLRUN_ADMIN_EMAIL, admin/bootstrap.ts). */
 export const FIRST_START: Actor = Object.freeze({ userId: null, email: 'first start' });
 
 export const AUDIT_ACTIONS = ['app.make', 'app.update', 'app.clock', 'user.make', 'user.update', 'user.reset-password'] as const;

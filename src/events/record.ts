@@ -1,7 +1,7 @@
 // The one writer of events. Called in the transaction of the change it records: an
 // event never exists without its change, nor a change without its event. In the same
 // statement every enabled endpoint of the app subscribed to the type gets a message, and
-// the endpoints' dispatch jobs are queued in the same transaction (webhooks/queue.ts).
+// the endpoints' dispatch jobs are queued in the same transaction (dispatchQueue.ts).
 import type { Queryable } from '../db/pool.ts';
 import { queueDispatch } from './dispatchQueue.ts';
 import type { EventType } from './types.ts';
