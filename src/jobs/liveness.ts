@@ -14,6 +14,12 @@ export type Liveness = { stop: () => Promise<void> };
 /** Call before run(), with the events emitter given to it: pools are announced while run() starts. */
 export function keepAlive(db: pg.Pool, events: WorkerEvents, staleSeconds: number): Liveness {
   const pools = new Set<string>();
+  // The jobs this process is running now. A job still locked by one of its pools but not
+  // running is an orphan: its release (graphile-worker's failJob or completeJob) was lost
+  // while the database restarted, and as the pool still beats nobody would take the job
+  // over (test/hardening/faults.test.ts, "immediate shutdown mid-run": the run stalled
+  // at 49 of 50 chunks).
+  const running = new Set<string>();
   const every = Math.max(500, Math.floor((staleSeconds * 1000) / 4));
   const beat = async () => {
     if (pools.size === 0) return;
@@ -36,6 +42,19 @@ export function keepAlive(db: pg.Pool, events: WorkerEvents, staleSeconds: numbe
       await db.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [dead.rows.map((r) => r.locked_by)]);
     }
     await db.query(`DELETE FROM worker_heartbeat WHERE beat_at < now() - interval '1 day'`);
+    // Orphans of this process's own pools: unlocked as graphile-worker's own release would
+    // (the job row, and its named queue when it holds one), to be run again.
+    if (pools.size > 0) {
+      await db.query(
+        `WITH j AS (
+           UPDATE graphile_worker._private_jobs SET locked_by = NULL, locked_at = NULL
+            WHERE locked_by = ANY($1::text[]) AND locked_at < now() - make_interval(secs => $2) AND NOT (id::text = ANY($3::text[]))
+           RETURNING job_queue_id)
+         UPDATE graphile_worker._private_job_queues q SET locked_by = NULL, locked_at = NULL
+           FROM j WHERE q.id = j.job_queue_id AND q.locked_by = ANY($1::text[])`,
+        [[...pools], staleSeconds, [...running]],
+      );
+    }
   };
   events.on('pool:create', ({ workerPool }) => {
     pools.add(workerPool.id);
@@ -43,6 +62,12 @@ export function keepAlive(db: pg.Pool, events: WorkerEvents, staleSeconds: numbe
   });
   events.on('pool:release', ({ workerPool }) => {
     pools.delete(workerPool.id);
+  });
+  events.on('job:start', ({ job }) => {
+    running.add(String(job.id));
+  });
+  events.on('job:complete', ({ job }) => {
+    running.delete(String(job.id));
   });
   const timer = setInterval(() => {
     void beat()
