@@ -106,6 +106,16 @@ const COMMON = {
   rounding: Type.Enum([...ROUNDING_MODES]),
 };
 
+const SegmentBoundsTrace = Type.Optional(
+  named(
+    'SegmentBoundsTrace',
+    Type.Object(
+      { days: Type.Integer(), billDays: Type.Integer(), bounds: Type.Array(Type.Object({ upTo: Text, scaled: Text })) },
+      { description: 'tier bounds scaled to the segment of a bill spanning a version change: upTo x days / billDays' },
+    ),
+  ),
+);
+
 /** One charge model's trace with the fields every line's trace has. */
 function lineTrace<P extends TProperties>(title: string, props: P) {
   return named(title, Type.Object({ ...props, ...COMMON }));
@@ -127,12 +137,14 @@ const GraduatedTrace = lineTrace('GraduatedLineTrace', {
   quantity: Text,
   tiers: Type.Array(TierTrace),
   tierProration: Type.Optional(TierProrationTrace),
+  segmentBounds: SegmentBoundsTrace,
 });
 const VolumeTrace = lineTrace('VolumeLineTrace', {
   model: Type.Literal('volume'),
   quantity: Text,
   tier: TierTrace,
   tierProration: Type.Optional(TierProrationTrace),
+  segmentBounds: SegmentBoundsTrace,
 });
 const PercentageTrace = lineTrace('PercentageLineTrace', {
   model: Type.Literal('percentage'),
@@ -148,7 +160,12 @@ export const LineTraceSchema = Type.Union([...Members]);
 // that is not added here stops the type check).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const same: Same<Static<typeof LineTraceSchema>, LineTrace> = true;
+// Structural typing lets either side lack an optional field: each model's keys are compared too.
+type Documented = Static<typeof LineTraceSchema>;
+type KeysPerModel = { [M in LineTrace['model']]: Same<keyof Extract<Documented, { model: M }>, keyof Extract<LineTrace, { model: M }>> }[LineTrace['model']];
+const sameKeys: false extends KeysPerModel ? false : true = true;
 void same;
+void sameKeys;
 
 documentAs('LineTrace', {
   oneOf: Members,
