@@ -1,0 +1,203 @@
+// API reads against a bare Fastify route, measured side by side in one run (issue 15):
+// get-services of one template, get-bills of one bill, get-terms of one term, each driven
+// by autocannon (10 connections, a warm-up, then the measured seconds) against a billrun
+// server in its own process; and the same load on a bare Fastify 5 route in another
+// process on the same Node. Prints req/s, p99, the ratio to the bare route, the target
+// (≥ 20% of it and ≥ 10,000/s, p99 ≤ 5 ms) and the database transactions per request
+// (each read outside a transaction is one: pg_stat_database.xact_commit).
+//
+// On the machine's PostgreSQL when DATABASE_URL is set (a fresh database is made and
+// dropped), else on the embedded one. Flags: --seconds N (10), --warmup N (3),
+// --connections N (10), --cpu-prof (the server writes a .cpuprofile to .data/bench-api-prof).
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { arg } from './args.ts';
+
+const seconds = arg('--seconds', 10);
+const warmup = arg('--warmup', 3);
+const connections = arg('--connections', 10);
+const cpuProf = process.argv.includes('--cpu-prof');
+const root = path.resolve(import.meta.dirname, '..');
+const port = 8191;
+const barePort = 8192;
+const base = `http://127.0.0.1:${port}`;
+const email = 'reads@bench.test';
+const password = 'reads bench password';
+
+// The database: a fresh one on the machine's PostgreSQL, or the embedded one in its own folder.
+const machineUrl = process.env.DATABASE_URL || undefined;
+let dbUrl: string | undefined;
+let dbName: string | undefined;
+if (machineUrl) {
+  dbName = `bench_apireads_${process.pid}`;
+  const c = new pg.Client({ connectionString: machineUrl });
+  await c.connect();
+  await c.query(`CREATE DATABASE ${dbName}`);
+  await c.end();
+  const u = new URL(machineUrl);
+  u.pathname = `/${dbName}`;
+  dbUrl = u.toString();
+}
+const dataDir = path.join(root, '.data/bench-api-reads');
+fs.rmSync(dataDir, { recursive: true, force: true });
+const profDir = path.join(root, '.data/bench-api-prof');
+const env = {
+  ...process.env,
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  BILLRUN_DATA_DIR: dataDir,
+  BILLRUN_EMBEDDED_PG_PORT: '54391',
+  BILLRUN_ADMIN_EMAIL: email,
+  BILLRUN_ADMIN_PASSWORD: password,
+  LOG_LEVEL: 'warn',
+  DATABASE_URL: dbUrl ?? '',
+};
+const children: ChildProcess[] = [];
+const start = (args: string[], extra: Record<string, string> = {}, nodeFlags: string[] = []) => {
+  const child = spawn(process.execPath, [...nodeFlags, ...args], { cwd: root, env: { ...env, ...extra }, stdio: ['ignore', 'ignore', 'inherit'] });
+  children.push(child);
+  return child;
+};
+const stop = async (child: ChildProcess) => {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+};
+/** Until the url answers: with 2xx, or with anything at all when `anyAnswer` (a 404 of a server that is up). */
+const until = async (url: string, anyAnswer = false) => {
+  for (let i = 0; ; i++) {
+    try {
+      const r = await fetch(url);
+      if (r.ok || anyAnswer) return;
+    } catch {}
+    if (i > 240) throw new Error(`${url} did not answer`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+};
+
+// The bare route: Fastify 5 with one POST route and a response schema, nothing else.
+const BARE = `
+import Fastify from 'fastify';
+const app = Fastify({ logger: false });
+app.post('/bare', { schema: { response: { 200: { type: 'object', properties: { success: { type: 'boolean' }, data: { type: 'object', properties: { hello: { type: 'string' } } } } } } } }, async () => ({ success: true, data: { hello: 'world' } }));
+await app.listen({ port: ${barePort}, host: '127.0.0.1' });
+`;
+
+try {
+  // The server without its worker (its polling would count among the reads' transactions),
+  // and a worker only while the term is processed.
+  const server = start([path.join(root, 'src/main.ts'), 'serve'], { BILLRUN_WORKER: '0' }, cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
+  const bare = start(['--input-type=module', '-e', BARE]);
+  await until(`${base}/readyz`);
+  const login = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ method: 'Create', action: 'Login', apiVersion: 'v2', data: { email, password } }),
+  });
+  const token = ((await login.json()) as { data: { accessToken: string } }).data.accessToken;
+  const headers = { 'content-type': 'application/json', authorization: token };
+  const envelope = (method: string, action: string, data: unknown, schedule = false) => ({ method, action, apiVersion: 'v2', ...(schedule ? { operation: 'schedule' } : {}), data });
+  const call = async (route: string, body: unknown) => {
+    const r = await fetch(`${base}${route}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const json = (await r.json()) as { data: any };
+    if (r.status !== 200) throw new Error(`${route}: ${JSON.stringify(json)}`);
+    return { json, headers: r.headers };
+  };
+
+  // One template, a few accounts with readings, one processed term with its bills.
+  await call('/billing/services/make-service', {
+    method: 'Create',
+    action: 'Create Package',
+    apiVersion: 'v2',
+    service: {
+      code: 'READS', name: 'Reads', serviceType: 'Sale', chargingType: 'Postpaid', postType: 'Post Subscription', billingCycle: 1, dueDateOffset: 14,
+      meteredInputs: [{ code: 'M', label: 'Meter', unit: 'm3', decimals: 0 }],
+      components: [{ code: 'W', name: 'Water', model: 'graduated', input: 'M', tiers: [{ upTo: 10, rate: '1.5' }, { upTo: null, rate: '2.25' }] }],
+      batches: ['READS'],
+    },
+  });
+  const S = 20;
+  await call('/billing/imports/make-import', envelope('Create', 'Create Import', {
+    kind: 'accounts',
+    rows: Array.from({ length: S }, (_, i) => ({ accountNumber: `R-${i}`, name: `Reads ${i}`, serviceCode: 'READS', batchCode: 'READS', startDate: '01/01/2026', openingReadings: { M: 0 } })),
+  }));
+  const subs: number[] = (await call('/billing/subscriptions/get-subscriptions', envelope('Retrieve', 'Retrieve Subscriptions', { batchCode: 'READS', limit: 100 }))).json.data.subscriptions.map(
+    (x: { subscriptionID: number }) => x.subscriptionID,
+  );
+  await call('/billing/readings/capture-readings', envelope('Create', 'Capture Readings', { readings: subs.map((id, i) => ({ subscriptionID: id, inputCode: 'M', readingDate: '31/01/2026', value: String(10 + i) })) }));
+  const made = await call('/billing/terms/make-term', envelope('Create', 'Create Bill Term', { serviceCode: 'READS', batchCode: 'READS', billingPeriodID: 202601, startDate: '01/01/2026', endDate: '31/01/2026' }, true));
+  const termID = Number(made.headers.get('x-billrun-term-id'));
+  const worker = start([path.join(root, 'src/main.ts'), 'worker']);
+  await call('/billing/terms/process-term', envelope('Update', 'Process Term', { termID }, true));
+  for (let i = 0; ; i++) {
+    const t = (await call('/billing/terms/get-terms', envelope('Retrieve', 'Retrieve Terms', { termID }, true))).json.data.terms[0];
+    if (t.status === 'Processed') break;
+    if (i > 600) throw new Error(`term ${termID} is ${t.status}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stop(worker);
+  const billID: number = (await call('/billing/bills/get-bills', envelope('Retrieve', 'Retrieve Bills', { termID, limit: 1 }))).json.data.bills[0].billID;
+  await until(`http://127.0.0.1:${barePort}/ready`, true);
+  const serverDb = dbUrl;
+
+  type Read = { name: string; url: string; body: string; headers: Record<string, string> };
+  const reads: Read[] = [
+    { name: 'bare Fastify route', url: `http://127.0.0.1:${barePort}/bare`, body: JSON.stringify(envelope('Retrieve', 'Hello', {})), headers: { 'content-type': 'application/json' } },
+    { name: 'get-services (1 template)', url: `${base}/billing/services/get-services`, body: JSON.stringify({ method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2', serviceCode: 'READS' }), headers },
+    { name: 'get-bills (1 bill)', url: `${base}/billing/bills/get-bills`, body: JSON.stringify(envelope('Retrieve', 'Retrieve Bills', { billID })), headers },
+    { name: 'get-terms (1 term)', url: `${base}/billing/terms/get-terms`, body: JSON.stringify(envelope('Retrieve', 'Retrieve Terms', { termID }, true)), headers },
+  ];
+  // Transactions committed in the server's database (each read outside a transaction is one per query).
+  const commits = async (): Promise<number | undefined> => {
+    if (!serverDb) return undefined;
+    const c = new pg.Client({ connectionString: serverDb });
+    await c.connect();
+    try {
+      await c.query('SELECT pg_stat_clear_snapshot()');
+      const r = await c.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()');
+      return Number(r.rows[0]!.n);
+    } finally {
+      await c.end();
+    }
+  };
+  const drive = (r: Read, duration: number) => autocannon({ url: r.url, method: 'POST', body: r.body, headers: r.headers, duration, connections });
+  const rows: { name: string; rps: number; p99: number; errors: number; perRequest: number | undefined }[] = [];
+  for (const r of reads) {
+    const w = await drive(r, warmup);
+    if (w.non2xx + w.errors > 0) throw new Error(`${r.name}: warm-up had ${w.non2xx} non-2xx answers, ${w.errors} errors`);
+    await new Promise((res) => setTimeout(res, 1200)); // backends flush their statistics at most once a second
+    const before = r.url.startsWith(base) ? await commits() : undefined;
+    const result = await drive(r, seconds);
+    await new Promise((res) => setTimeout(res, 1200));
+    const after = r.url.startsWith(base) ? await commits() : undefined;
+    // Minus the one transaction of each statistics read itself.
+    const perRequest = before !== undefined && after !== undefined ? (after - before - 1) / result.requests.total : undefined;
+    rows.push({ name: r.name, rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts, perRequest });
+  }
+  const bareRps = rows[0]!.rps;
+  const load = os.loadavg().map((x) => x.toFixed(2)).join(', ');
+  console.log(`API reads: ${connections} connections, ${warmup} s warm-up, ${seconds} s each, one after another; load average ${load} (${os.cpus().length} CPUs)`);
+  console.log(`  ${'read'.padEnd(28)} ${'req/s'.padStart(8)} ${'p99 ms'.padStart(7)} ${'of bare'.padStart(8)} ${'queries/req'.padStart(12)}  target (≥ 20% of bare, ≥ 10,000/s, p99 ≤ 5 ms)`);
+  for (const r of rows) {
+    const ratio = r.rps / bareRps;
+    const bare = r === rows[0];
+    const verdict = bare ? '' : ratio >= 0.2 && r.rps >= 10_000 && r.p99 <= 5 ? 'met' : `${ratio >= 0.2 ? 'ratio met' : 'ratio MISSED'}, ${r.rps >= 10_000 ? '10,000/s met' : '10,000/s MISSED'}, ${r.p99 <= 5 ? 'p99 met' : 'p99 MISSED'}`;
+    console.log(
+      `  ${r.name.padEnd(28)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p99).padStart(7)} ${(ratio * 100).toFixed(1).padStart(7)}% ${(r.perRequest === undefined ? '-' : r.perRequest.toFixed(2)).padStart(12)}  ${verdict}${r.errors ? `  (${r.errors} errors)` : ''}`,
+    );
+  }
+  if (!serverDb) console.log('  (queries per request are counted on the machine PostgreSQL only: set DATABASE_URL)');
+  if (cpuProf) console.log(`  server CPU profile in ${profDir} (written when the server exits)`);
+} finally {
+  for (const c of children.reverse()) await stop(c);
+  if (machineUrl && dbName) {
+    const c = new pg.Client({ connectionString: machineUrl });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await c.end();
+  }
+}
