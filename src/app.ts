@@ -39,6 +39,7 @@ import { depositRoutes } from './deposits/routes.ts';
 import { finishDocument } from './http/openapi.ts';
 import { referenceOptions } from './http/reference.ts';
 import { metricsHooks, metricsRoutes } from './metrics/routes.ts';
+import { SessionCache } from './auth/sessionCache.ts';
 
 export type AppOptions = {
   config: Config;
@@ -88,7 +89,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
     clientErrorHandler: (err, socket) => answerClientError(err, socket),
   });
-  const services: Services = { db: opts.db, config: opts.config };
+  // Tokens checked once, then held until a change of the session is announced (auth/sessionCache.ts).
+  const sessions = new SessionCache(opts.db);
+  await sessions.start();
+  app.addHook('onClose', async () => sessions.stop());
+  const services: Services = { db: opts.db, config: opts.config, sessions };
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -27,16 +27,18 @@ export async function insertToken(db: Queryable, hash: Buffer, userId: string, t
   return r.rows[0]!.expires_at;
 }
 
-export async function callerByToken(db: Queryable, hash: Buffer): Promise<Caller | undefined> {
-  const r = await db.query<{ user_id: string; app_code: number; email: string; role: Role }>(
-    `SELECT u.user_id, u.app_code, u.email, u.role
+/** The caller of a live token (not expired, not revoked, its user not disabled) and when the token expires. */
+export async function sessionByToken(db: Queryable, hash: Buffer): Promise<{ caller: Caller; expiresAt: Date } | undefined> {
+  const r = await db.query<{ user_id: string; app_code: number; email: string; role: Role; expires_at: Date }>({
+    name: 'session-by-token',
+    text: `SELECT u.user_id, u.app_code, u.email, u.role, t.expires_at
        FROM access_token t JOIN app_user u USING (user_id)
       WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND NOT u.disabled`,
-    [hash],
-  );
+    values: [hash],
+  });
   const row = r.rows[0];
   if (!row) return undefined;
-  return { userId: row.user_id, appCode: row.app_code, email: row.email, role: row.role, tokenHash: hash };
+  return { caller: Object.freeze({ userId: row.user_id, appCode: row.app_code, email: row.email, role: row.role, tokenHash: hash }), expiresAt: row.expires_at };
 }
 
 export async function revokeToken(db: Queryable, hash: Buffer): Promise<void> {

@@ -54,8 +54,7 @@ export type TermRow = {
 
 const local = (col: string, alias: string) => `${localTimeSql(col)} AS ${alias}`;
 
-const SELECT = `
-  SELECT t.term_id, t.app_code, t.service_id, t.service_version_id, s.service_code, v.version AS service_version,
+const COLUMNS = `t.term_id, t.app_code, t.service_id, t.service_version_id, s.service_code, v.version AS service_version,
          t.batch_id, b.batch_code, t.billing_period_id, t.label, t.start_date, t.end_date, t.due_date, t.post_type,
          t.status, t.roster_loaded_at, t.validated_at, t.approved_at, t.reading_watermark, t.exceptions, t.exception_count,
          to_char(t.shedule_time, 'YYYY-MM-DD"T"HH24:MI:SS') AS shedule_time, t.job_round,
@@ -65,25 +64,36 @@ const SELECT = `
          ${local('t.posted_at', 'posted_at')},
          ${local('t.created_at', 'created_at')}, t.created_by, ${local('t.modified_at', 'modified_at')}, t.modified_by,
          a.time_zone, a.minor_units, a.rounding_mode,
-         coalesce((v.definition->>'postBilling')::int, 0) AS post_billing
+         coalesce((v.definition->>'postBilling')::int, 0) AS post_billing`;
+
+const FROM = `
     FROM term t
     JOIN app a ON a.app_code = t.app_code
     JOIN service s ON s.service_id = t.service_id
     JOIN service_version v ON v.service_version_id = t.service_version_id
     JOIN batch b ON b.batch_id = t.batch_id`;
 
+const SELECT = `SELECT ${COLUMNS}${FROM}`;
+
 export type TermFilter = { termID?: number; serviceCode?: string; batchCode?: string; billingPeriodID?: number; status?: string };
 
-export async function listTerms(db: Queryable, appCode: number, f: TermFilter): Promise<TermRow[]> {
-  const r = await db.query<TermRow>(
-    `${SELECT}
+/**
+ * Columns another feature adds to a listing of terms (alias t, the app a), each named and
+ * built in its own module, so that get-terms stays one query: `name` names the prepared statement.
+ */
+export type TermListExtra = { name: string; columns: string };
+
+export async function listTerms<X extends object = object>(db: Queryable, appCode: number, f: TermFilter, extra?: TermListExtra): Promise<(TermRow & X)[]> {
+  const r = await db.query<TermRow & X>({
+    name: extra ? `list-terms+${extra.name}` : 'list-terms',
+    text: `SELECT ${COLUMNS}${extra ? `, ${extra.columns}` : ''}${FROM}
      WHERE t.app_code = $1
        AND ($2::bigint IS NULL OR t.term_id = $2) AND ($3::text IS NULL OR s.service_code = $3)
        AND ($4::text IS NULL OR b.batch_code = $4) AND ($5::int IS NULL OR t.billing_period_id = $5)
        AND ($6::text IS NULL OR t.status = $6)
      ORDER BY t.term_id`,
-    [appCode, f.termID ?? null, f.serviceCode ?? null, f.batchCode ?? null, f.billingPeriodID ?? null, f.status ?? null],
-  );
+    values: [appCode, f.termID ?? null, f.serviceCode ?? null, f.batchCode ?? null, f.billingPeriodID ?? null, f.status ?? null],
+  });
   return r.rows;
 }
 

@@ -46,8 +46,9 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
   if (f.termID === undefined && f.accountID === undefined && f.billID === undefined && f.billNumber === undefined) {
     throw validationFailed([{ path: 'data', message: 'give termID, accountID, billID or billNumber' }]);
   }
-  const r = await db.query<BillRow>(
-    `SELECT b.bill_id, b.bill_number, b.term_id, b.subscription_id, b.account_id, ac.account_number, b.bill_date, b.due_date,
+  const r = await db.query<BillRow>({
+    name: 'get-bills',
+    text: `SELECT b.bill_id, b.bill_number, b.term_id, b.subscription_id, b.account_id, ac.account_number, b.bill_date, b.due_date,
             b.period_start, b.period_end, b.charges, b.tax, b.total, b.balance_brought_forward, b.total_due, b.estimated,
             b.status, ${localTimeSql('b.posted_at')} AS posted_at, b.lines, a.minor_units, b.corrects_bill_id,
             cn.credit_note_id AS cn_id, cn.credit_note_number AS cn_number, cn.credit_date AS cn_date, cn.amount AS cn_amount,
@@ -58,8 +59,8 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
         AND ($4::bigint IS NULL OR b.bill_id = $4) AND ($5::bigint IS NULL OR b.bill_number = $5)
         AND ($6::text IS NULL OR b.status = $6) AND b.bill_id > $7
       ORDER BY b.bill_id LIMIT $8`,
-    [appCode, f.termID ?? null, f.accountID ?? null, f.billID ?? null, f.billNumber ?? null, f.status ?? null, f.afterBillID ?? 0, f.limit ?? 100],
-  );
+    values: [appCode, f.termID ?? null, f.accountID ?? null, f.billID ?? null, f.billNumber ?? null, f.status ?? null, f.afterBillID ?? 0, f.limit ?? 100],
+  });
   return r.rows.map((b) => ({
     billID: Number(b.bill_id),
     billNumber: Number(b.bill_number),

@@ -958,6 +958,7 @@ TABLE worker_heartbeat
   CONSTRAINT worker_heartbeat_pkey PRIMARY KEY (pool_id)
 
 FUNCTION billrun_now(clock_offset interval)
+FUNCTION billrun_session_changed()
 FUNCTION billrun_today(time_zone text)
 FUNCTION billrun_today(time_zone text, clock_offset interval)
 FUNCTION ledger_entry_apply()

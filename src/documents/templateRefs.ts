@@ -26,16 +26,27 @@ export async function checkTemplateRefs(db: Queryable, appCode: number, d: Refs)
 
 type Named = { templateID: number; templateName: string; emailTemplateID: number | null; emailTemplateName: string | null };
 
-/** The list records with templateName and emailTemplateName taken from the templates they name. */
-export async function withTemplateNames<T extends Named>(db: Queryable, appCode: number, records: T[]): Promise<T[]> {
-  const heads = await templateHeads(db, appCode);
+/**
+ * The names of the templates a pricing template names, as columns of the query that reads it
+ * (aliases s for service and v for its version), so a list of pricing templates stays one
+ * query: invoice_template_name and email_template_name, null when no such template exists.
+ */
+export const TEMPLATE_NAME_COLUMNS = `
+  (SELECT dt.name FROM document_template dt
+    WHERE dt.app_code = s.app_code AND dt.template_id = (v.definition->'invoiceTemplate'->>'templateID')::bigint) AS invoice_template_name,
+  (SELECT dt.name FROM document_template dt
+    WHERE dt.app_code = s.app_code AND dt.template_id = (v.definition->'emailTemplate'->>'templateID')::bigint) AS email_template_name`;
+
+/** The list record with templateName and emailTemplateName those of the templates it names (TEMPLATE_NAME_COLUMNS). */
+export function withTemplateNames<T extends Named>(r: T, names: { invoice: string | null; email: string | null }): T {
   // interface.md: templateID 0 and a null emailTemplateID mean "none named" (the
-  // default is used), shown as templateName "" and emailTemplateName null.
-  const name = (id: number | null, none: string | null, stored: string | null) =>
-    id === null || id === DEFAULT_TEMPLATE_ID ? none : (heads.get(String(id))?.name ?? stored);
-  return records.map((r) => ({
+  // default is used), shown as templateName "" and emailTemplateName null; a template
+  // that is gone keeps the name stored with the pricing template.
+  const name = (id: number | null, none: string | null, found: string | null, stored: string | null) =>
+    id === null || id === DEFAULT_TEMPLATE_ID ? none : (found ?? stored);
+  return {
     ...r,
-    templateName: name(r.templateID, '', r.templateName) ?? '',
-    emailTemplateName: name(r.emailTemplateID, null, r.emailTemplateName),
-  }));
+    templateName: name(r.templateID, '', names.invoice, r.templateName) ?? '',
+    emailTemplateName: name(r.emailTemplateID, null, names.email, r.emailTemplateName),
+  };
 }

@@ -1,10 +1,10 @@
-// Who is calling: the token in Authorization, looked up by its hash. Business routes
+// Who is calling: the token in Authorization, looked up by its hash (held in memory a few
+// seconds by auth/sessionCache.ts, which every change of a session reaches at once). Business routes
 // take the token as is (interface.md) and tolerate a "Bearer " prefix; the sandbox
 // demands the prefix.
 import type { FastifyRequest } from 'fastify';
-import type pg from 'pg';
 import type { Caller } from '../auth/roles.ts';
-import { callerByToken } from '../auth/store.ts';
+import type { SessionCache } from '../auth/sessionCache.ts';
 import { tokenHash } from '../auth/token.ts';
 import { AppError } from '../errors.ts';
 
@@ -23,14 +23,14 @@ export function tokenFrom(header: string | undefined, bearerRequired: boolean): 
   return /^\S+$/.test(trimmed) ? trimmed : undefined;
 }
 
-export async function authenticate(db: pg.Pool, request: FastifyRequest, bearerRequired: boolean): Promise<Caller> {
+export async function authenticate(sessions: SessionCache, request: FastifyRequest, bearerRequired: boolean): Promise<Caller> {
   const token = tokenFrom(request.headers.authorization, bearerRequired);
   if (!token) {
     throw new AppError('UNAUTHENTICATED', bearerRequired ? 'Send Authorization: Bearer <token>.' : 'Send the access token in Authorization.', [
       { path: 'Authorization', message: 'is missing or malformed' },
     ]);
   }
-  const caller = await callerByToken(db, tokenHash(token));
+  const caller = await sessions.lookup(tokenHash(token));
   if (!caller) {
     throw new AppError('UNAUTHENTICATED', 'The access token is not valid, has expired or was logged out.', [
       { path: 'Authorization', message: 'is not a valid token' },

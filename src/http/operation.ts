@@ -11,13 +11,15 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, 
 import type pg from 'pg';
 import type { Config } from '../config.ts';
 import { roleAllows, type Caller, type Role } from '../auth/roles.ts';
+import type { SessionCache } from '../auth/sessionCache.ts';
 import { AppError } from '../errors.ts';
 import { emptyBody, failure, statusOf, toAppError } from './errors.ts';
 import { FailureSchema, ok, successSchema } from './envelope.ts';
 import { authenticate, requireCaller } from './authenticate.ts';
 import { HEADERS_KEY, IDEMPOTENT_KEY, STREAM_KEY, claimOperationId, operationIdOf } from './openapi.ts';
 
-export type Services = { db: pg.Pool; config: Config };
+/** sessions: the callers of tokens, checked without a database round trip while it can be trusted. */
+export type Services = { db: pg.Pool; config: Config; sessions: SessionCache };
 
 export type OperationContext<Q = unknown, P = unknown> = Services & {
   /** The authenticated caller (an operation with auth: 'none' has none). */
@@ -132,7 +134,7 @@ export function operation<B extends TObject, D extends TSchema, Q extends TObjec
       ...(streamTypes ? { [STREAM_KEY]: [...streamTypes] } : {}),
     },
     // Who is calling, before anything of the request is read.
-    ...(auth === 'none' ? {} : { onRequest: async (request: FastifyRequest) => void (await authenticate(services.db, request, sandbox)) }),
+    ...(auth === 'none' ? {} : { onRequest: async (request: FastifyRequest) => void (await authenticate(services.sessions, request, sandbox)) }),
     // Checked before the schema so that a client on another API version hears about
     // the version, not about whichever field changed shape.
     preValidation: async (request) => {

@@ -41,6 +41,8 @@ export async function authRoutes(app: FastifyInstance, services: Services): Prom
     data: Type.Object({}),
     handler: async (_body, ctx) => {
       await revokeToken(ctx.db, ctx.caller.tokenHash);
+      // At once here; every other process hears it from the database (migration 069).
+      ctx.sessions.forget(ctx.caller.tokenHash);
       return {};
     },
   });

@@ -8,7 +8,6 @@ import { makeService } from './makeService.ts';
 import { updateService } from './updateService.ts';
 import { listServices, listVersions, setArchiveStatus } from './store.ts';
 import { serviceRecord, versionRecord } from './serviceRecord.ts';
-import { withTemplateNames } from '../documents/templateRefs.ts';
 import { dateText } from '../calendar/calendar.ts';
 
 const Empty = Type.Object({});
@@ -42,7 +41,7 @@ export async function templateRoutes(app: FastifyInstance, services: Services): 
     handler: async (body, ctx) => {
       const rows = await listServices(ctx.db, ctx.caller.appCode, body.serviceCode);
       if (body.serviceCode !== undefined && rows.length === 0) throw notFound('pricing template', 'serviceCode');
-      return { services: await withTemplateNames(ctx.db, ctx.caller.appCode, rows.map(serviceRecord)) };
+      return { services: rows.map(serviceRecord) };
     },
   });
 

@@ -1,6 +1,7 @@
 import type { ServiceRecord, ServiceVersion } from './schemas.ts';
 import type { ServiceRow, StoredDefinition, VersionRow } from './store.ts';
 import { formatDate } from '../calendar/calendar.ts';
+import { withTemplateNames } from '../documents/templateRefs.ts';
 
 /** The fields of the list record that come from one version's definition. */
 function definitionRecord(d: StoredDefinition): ServiceVersion['definition'] {
@@ -36,7 +37,8 @@ function definitionRecord(d: StoredDefinition): ServiceVersion['definition'] {
 
 /** The list record of interface.md (and the definition's arrays) from a stored row. */
 export function serviceRecord(row: ServiceRow): ServiceRecord {
-  return {
+  const names = { invoice: row.invoice_template_name, email: row.email_template_name };
+  return withTemplateNames({
     ...definitionRecord(row.definition),
     serviceID: Number(row.service_id),
     appCode: row.app_code,
@@ -48,7 +50,7 @@ export function serviceRecord(row: ServiceRow): ServiceRecord {
     modifiedAt: row.modified_at,
     modifiedBy: row.modified_by,
     version: row.current_version,
-  };
+  }, names);
 }
 
 /** One immutable version as get-service-versions answers it. */

@@ -4,6 +4,7 @@ import type { Queryable } from '../db/pool.ts';
 import type { ServiceDefinition } from './schemas.ts';
 import type { LateChargeRule } from '../rating/lateCharge.ts';
 import { localTimeSql } from '../calendar/calendar.ts';
+import { TEMPLATE_NAME_COLUMNS } from '../documents/templateRefs.ts';
 
 export type StoredDefinition = Required<Omit<ServiceDefinition, 'securityDeposit' | 'invoiceTemplate' | 'emailTemplate' | 'lateCharge'>> & {
   /** Absent on versions stored before late charges: read as null. */
@@ -26,6 +27,9 @@ export type ServiceRow = {
   ts: string;
   definition: StoredDefinition;
   service_version_id: string;
+  /** The names of the invoice and e-mail templates the definition names (documents/templateRefs.ts). */
+  invoice_template_name: string | null;
+  email_template_name: string | null;
 };
 
 const SELECT = `
@@ -33,17 +37,17 @@ const SELECT = `
          ${localTimeSql('s.created_at')} AS created_at, s.created_by,
          ${localTimeSql('s.modified_at')} AS modified_at, s.modified_by,
          floor(extract(epoch FROM s.modified_at))::bigint AS ts,
-         v.definition, v.service_version_id
+         v.definition, v.service_version_id, ${TEMPLATE_NAME_COLUMNS}
     FROM service s
     JOIN app a ON a.app_code = s.app_code
     JOIN service_version v ON v.service_id = s.service_id AND v.version = s.current_version`;
 
 export async function listServices(db: Queryable, appCode: number, serviceCode?: string): Promise<ServiceRow[]> {
   if (serviceCode !== undefined) {
-    const r = await db.query<ServiceRow>(`${SELECT} WHERE s.app_code = $1 AND s.service_code = $2`, [appCode, serviceCode]);
+    const r = await db.query<ServiceRow>({ name: 'service-by-code', text: `${SELECT} WHERE s.app_code = $1 AND s.service_code = $2`, values: [appCode, serviceCode] });
     return r.rows;
   }
-  const r = await db.query<ServiceRow>(`${SELECT} WHERE s.app_code = $1 ORDER BY s.service_id`, [appCode]);
+  const r = await db.query<ServiceRow>({ name: 'services-of-app', text: `${SELECT} WHERE s.app_code = $1 ORDER BY s.service_id`, values: [appCode] });
   return r.rows;
 }
 

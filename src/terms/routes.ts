@@ -5,7 +5,7 @@ import { CaptureReadingsData, GetTermsData, MakeTermData, ProcessTermData, TermI
 import { makeTerm } from './makeTerm.ts';
 import { listTerms } from '../billRun/termStore.ts';
 import { termRecord } from './termRecord.ts';
-import { verificationsOf } from '../verification/termVerification.ts';
+import { TERM_VERIFICATION_COLUMN, verificationOfColumn } from '../verification/termVerification.ts';
 import { loadSubscriptions } from './loadSubscriptions.ts';
 import { captureReadings } from './captureReadings.ts';
 import { validateTerm } from './validateTerm.ts';
@@ -48,9 +48,8 @@ export async function termRoutes(app: FastifyInstance, services: Services): Prom
     body: requestSchema({ method: 'Retrieve', action: 'Retrieve Terms', schedule: true }, { data: Type.Optional(GetTermsData) }),
     data: Type.Object({ terms: Type.Array(TermRecord) }),
     handler: async (body, ctx) => {
-      const terms = await listTerms(ctx.db, ctx.caller.appCode, body.data ?? {});
-      const verified = await verificationsOf(ctx.db, ctx.caller.appCode, terms.map((t) => t.term_id));
-      return { terms: terms.map((t) => termRecord(t, verified.get(t.term_id))) };
+      const terms = await listTerms<{ verification: unknown }>(ctx.db, ctx.caller.appCode, body.data ?? {}, TERM_VERIFICATION_COLUMN);
+      return { terms: terms.map((t) => termRecord(t, verificationOfColumn(t.verification))) };
     },
   });
 

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { Caller } from '../auth/roles.ts';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import { invalidState, notFound } from '../errors.ts';
-import { lockTerm } from '../billRun/termStore.ts';
+import { lockTerm, type TermListExtra } from '../billRun/termStore.ts';
 import { localTimeSql } from '../calendar/calendar.ts';
 import { STORED_BILL_COLUMNS, verifyBills, type StoredBill } from './verifyBills.ts';
 import type { VerificationRecord } from './schemas.ts';
@@ -150,6 +150,23 @@ function record(v: VerificationRow): VerificationRecord {
     mismatches: v.mismatches,
     progress: { chunksTotal: v.chunks_total, chunksDone: v.chunks_done, percent },
   };
+}
+
+/**
+ * A term's verification as a column of a listing of terms (billRun/termStore.ts listTerms:
+ * alias t, the app a), so get-terms reads terms and their verifications in one query.
+ */
+export const TERM_VERIFICATION_COLUMN: TermListExtra = {
+  name: 'verification',
+  columns: `(SELECT row_to_json(x) FROM (
+      SELECT v.term_id::text AS term_id, v.status, (t.job_round <> v.term_round) AS stale, ${localTimeSql('v.verified_at')} AS verified_at,
+             ${localTimeSql('v.requested_at')} AS requested_at, v.requested_by, v.bills, v.mismatches, v.chunks_total, v.chunks_done
+        FROM term_verification v WHERE v.term_id = t.term_id AND v.app_code = t.app_code) x) AS verification`,
+};
+
+/** The record of a listing's TERM_VERIFICATION_COLUMN. */
+export function verificationOfColumn(column: unknown): VerificationRecord {
+  return column === null || column === undefined ? NO_VERIFICATION : record(column as VerificationRow);
 }
 
 /** The verification of each of these terms (get-terms' `verification`); a term never verified has none. */
