@@ -3,12 +3,14 @@
 // by autocannon (10 connections, a warm-up, then the measured seconds) against a billrun
 // server in its own process; and the same load on a bare Fastify 5 route in another
 // process on the same Node. Prints req/s, p99, the ratio to the bare route, the target
-// (≥ 20% of it and ≥ 10,000/s, p99 ≤ 5 ms) and the database transactions per request
-// (each read outside a transaction is one: pg_stat_database.xact_commit).
+// (≥ 20% of it and ≥ 10,000/s, p99 ≤ 5 ms) and the database queries per request, counted
+// in a quiet pass of 200 requests each before the load (each query outside a transaction
+// is one transaction: pg_stat_database.xact_commit, less what the counting itself adds).
 //
 // On the machine's PostgreSQL when DATABASE_URL is set (a fresh database is made and
-// dropped), else on the embedded one. Flags: --seconds N (10), --warmup N (3),
-// --connections N (10), --cpu-prof (the server writes a .cpuprofile to .data/bench-api-prof).
+// dropped), else on the embedded one. Flags (through `npm run bench -- apiReads`, write
+// them --name=N): --seconds=N (10), --warmup=N (3), --connections=N (10), --cpu-prof (the
+// server writes a .cpuprofile to .data/bench-api-prof when it exits).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -165,18 +167,29 @@ try {
     }
   };
   const drive = (r: Read, duration: number) => autocannon({ url: r.url, method: 'POST', body: r.body, headers: r.headers, duration, connections });
+  const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+  // Queries per request, quietly: backends publish their counts within about a second of going idle.
+  const queriesPerRequest = new Map<string, number>();
+  if (serverDb) {
+    const c0 = await commits();
+    await sleep(2000);
+    const counting = (await commits())! - c0!; // what two countings add by themselves
+    for (const r of reads.slice(1)) {
+      const before = await commits();
+      for (let i = 0; i < 200; i++) {
+        const res = await fetch(r.url, { method: 'POST', headers: r.headers, body: r.body });
+        if (res.status !== 200) throw new Error(`${r.name}: ${res.status} ${await res.text()}`);
+      }
+      await sleep(2000);
+      queriesPerRequest.set(r.name, ((await commits())! - before! - counting) / 200);
+    }
+  }
   const rows: { name: string; rps: number; p99: number; errors: number; perRequest: number | undefined }[] = [];
   for (const r of reads) {
     const w = await drive(r, warmup);
     if (w.non2xx + w.errors > 0) throw new Error(`${r.name}: warm-up had ${w.non2xx} non-2xx answers, ${w.errors} errors`);
-    await new Promise((res) => setTimeout(res, 1200)); // backends flush their statistics at most once a second
-    const before = r.url.startsWith(base) ? await commits() : undefined;
     const result = await drive(r, seconds);
-    await new Promise((res) => setTimeout(res, 1200));
-    const after = r.url.startsWith(base) ? await commits() : undefined;
-    // Minus the one transaction of each statistics read itself.
-    const perRequest = before !== undefined && after !== undefined ? (after - before - 1) / result.requests.total : undefined;
-    rows.push({ name: r.name, rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts, perRequest });
+    rows.push({ name: r.name, rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts, perRequest: queriesPerRequest.get(r.name) });
   }
   const bareRps = rows[0]!.rps;
   const load = os.loadavg().map((x) => x.toFixed(2)).join(', ');
