@@ -76,7 +76,7 @@ const until = async (url: string, anyAnswer = false) => {
       const r = await fetch(url);
       if (r.ok || anyAnswer) return;
     } catch {}
-    if (i > 240) throw new Error(`${url} did not answer`);
+    if (i > 1200) throw new Error(`${url} did not answer`); // 5 minutes: a loaded machine compiles the schemas slowly
     await new Promise((r) => setTimeout(r, 250));
   }
 };

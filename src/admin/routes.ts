@@ -185,6 +185,8 @@ export async function adminRoutes(app: FastifyInstance, services: Services): Pro
     data: Empty,
     handler: async (body, ctx) => {
       await updateUser(ctx.db, ctx.caller.appCode, ctx.caller, body.data);
+      // At once here; every other process hears it from the database (migration 069).
+      ctx.sessions.forgetUser(body.data.userID);
       return {};
     },
   });
@@ -201,6 +203,7 @@ export async function adminRoutes(app: FastifyInstance, services: Services): Pro
     data: Empty,
     handler: async (body, ctx) => {
       await resetPassword(ctx.db, ctx.caller.appCode, ctx.caller, body.data.userID, body.data.password);
+      ctx.sessions.forgetUser(body.data.userID);
       return {};
     },
   });

@@ -106,6 +106,11 @@ export class SessionCache {
     this.#entries.delete(hash.toString('hex'));
   }
 
+  /** Forgets every token of a user here at once (this process changed the user; the others hear it from the database). */
+  forgetUser(userId: string | number): void {
+    this.#notified(`u:${userId}`);
+  }
+
   #notified(payload: string | undefined): void {
     this.#generation++;
     if (payload?.startsWith('t:')) {
