@@ -117,6 +117,13 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
   let failure: unknown;
   try {
     await client.query('BEGIN');
+    // Each chunk looks a few thousand keys up among millions of rows (accounts by number,
+    // subscriptions by account, a meter's effective readings). At the default
+    // random_page_cost (4, a spinning disk's) the planner hashed the whole account table,
+    // or scanned every reading, once per chunk: an import of N rows cost N²/5000 row
+    // visits (docs/accounts.md, "Bulk import: where the time goes"). A probe of an index
+    // is what these lookups need; the setting lasts until this transaction ends.
+    await client.query('SET LOCAL random_page_cost = 1.1');
     const templates = await loadTemplates(client, caller.appCode);
     const ctx: Context = {
       client,

@@ -179,6 +179,58 @@ describe('bulk import', () => {
     assert.equal(job.dryRun, true);
   });
 
+  test('a readings file of 12,000 rows over several chunks: bad rows far into it are named by row and field, and nothing is written', async () => {
+    // 6,000 meters, each with an opening reading of (i % 9000).5 on 01/01/2025.
+    const meters = await upload(h, csvOf(6000, 'LR'));
+    assert.equal(meters.status, 200, JSON.stringify(meters.body));
+    const head = 'accountNumber,serviceCode,inputCode,readingDate,value\n';
+    // Two readings a meter, February then March, each above the one before.
+    const readingsOf = (change?: (row: number, l: string) => string) => {
+      let out = head;
+      for (let i = 1; i <= 6000; i++) {
+        for (const month of [2, 3]) {
+          const row = 2 * i + month - 2; // the header is row 1
+          const l = `LR-${String(i).padStart(6, '0')},WATER,METER,01/0${month}/2025,${(i % 9000) + 10 * month}.5`;
+          out += (change ? change(row, l) : l) + '\n';
+        }
+      }
+      return out;
+    };
+    const before = withoutJobs(await databaseDigest(h.db));
+    const bad = await upload(
+      h,
+      readingsOf((row, l) => {
+        if (row === 7001) return l.replace(/,[0-9.]+$/, ',1.5'); // lower than February's: negative consumption
+        if (row === 9000) return l.replace('LR-', 'NOPE-'); // no such account
+        if (row === 11_001) return l.replace(',METER,', ',GAS,'); // not a meter of the template
+        if (row === 11_500) return l.replace(/0[23]\/2025/, '01/2025'); // the opening reading's day again
+        return l;
+      }),
+      'kind=readings&fileName=march.csv',
+    );
+    assertError(bad, 400, 'VALIDATION_FAILED');
+    const byPath = Object.fromEntries(bad.body.error.details.map((d: { path: string; message: string }) => [d.path, d.message]));
+    assert.deepEqual(Object.keys(byPath), ['rows[7001].value', 'rows[9000].serviceCode', 'rows[11001].inputCode', 'rows[11500].value'], JSON.stringify(bad.body.error.details));
+    assert.match(byPath['rows[7001].value'], /1\.5 is lower than the reading before it/);
+    assert.match(byPath['rows[9000].serviceCode'], /the account has no subscription to this pricing template/);
+    assert.match(byPath['rows[11001].inputCode'], /is not a metered input/);
+    assert.match(byPath['rows[11500].value'], /exists already/);
+    assert.deepEqual(withoutJobs(await databaseDigest(h.db)), before, 'nothing of the import was written');
+    const job = (await imports(h, { importID: Number(bad.headers.get('x-billrun-import-id')) })).body.data.imports[0];
+    assert.equal(job.status, 'failed');
+    assert.equal(job.rowsRead, 12_000);
+    assert.equal(job.readingsWritten, 0);
+    assert.deepEqual(
+      job.errors.map((e: { row: number; column: string }) => [e.row, e.column]),
+      [[7001, 'value'], [9000, 'serviceCode'], [11001, 'inputCode'], [11500, 'value']],
+    );
+
+    const good = await upload(h, readingsOf(), 'kind=readings');
+    assert.equal(good.status, 200, JSON.stringify(good.body));
+    const done = (await imports(h, { importID: Number(good.headers.get('x-billrun-import-id')) })).body.data.imports[0];
+    assert.equal(done.readingsWritten, 12_000);
+  });
+
   test('refusals of the upload itself: role, content type, kind, version; another app sees no import', async () => {
     assertError(await upload(h, csvOf(1, 'R'), 'kind=accounts', h.tokens.viewer), 403, 'FORBIDDEN');
     assertError(await upload(h, csvOf(1, 'R'), 'kind=people'), 400, 'VALIDATION_FAILED');
