@@ -153,6 +153,8 @@ try {
   for (const kind of ['accounts', 'subscriptions', 'readings'] as const) {
     const r = await cliImport(a.url, a.appCode, kind, files[kind]);
     runs[kind] = { ...r, rows: kind === 'readings' ? 2 * N : N };
+    // Said at once: at a million rows on a busy machine a run is long, and a figure seen is worth keeping.
+    say(`  ${kind}: ${(r.ms / 1000).toFixed(2)} s, ${Math.round(runs[kind]!.rows / (r.ms / 1000))} rows/s, peak RSS ${mib(r.peakKb)} (load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`);
   }
   const counted = await a.db.query<{ a: string; s: string; r: string }>(
     'SELECT (SELECT count(*) FROM account) AS a, (SELECT count(*) FROM subscription) AS s, (SELECT count(*) FROM reading) AS r',

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,18 @@ const csvOf = (n: number, prefix = 'IMP', change?: (i: number, l: string) => str
 const upload = (h: Harness, csv: string, query = 'kind=accounts', token = h.tokens.biller) =>
   h.request('POST', `/billing/imports/upload-import?${query}`, { token, raw: csv, headers: { 'content-type': 'text/csv' } });
 const imports = (h: Harness, data?: unknown, token = h.tokens.viewer) => h.post('/billing/imports/get-imports', env('Retrieve', 'Retrieve Imports', data), token);
+/**
+ * The command line, run without blocking this process: a synchronous spawn froze the
+ * harness's own server for as long as the import ran, and under load (30 s) the next
+ * request met a keep-alive socket the server was closing (ECONNRESET).
+ */
+async function runCli(args: string[], env: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const [status] = (await once(child, 'close')) as [number | null];
+  return { status, stderr };
+}
 const withoutJobs = (d: Record<string, string>) => Object.fromEntries(Object.entries(d).filter(([k]) => k !== 'public.import_job'));
 
 describe('bulk import', () => {
@@ -263,10 +276,10 @@ describe('bulk import', () => {
     const file = path.join(dir, 'customers.csv');
     fs.writeFileSync(file, csvOf(3000, 'CLI'));
     const main = path.resolve(import.meta.dirname, '../../src/main.ts');
-    const r = spawnSync(process.execPath, [main, 'import', '--app', String(h.appCode), '--kind', 'accounts', '--as', 'ops@a.test', file], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: h.dbUrl, LOG_LEVEL: 'silent' },
-      encoding: 'utf8',
-      timeout: 120_000,
+    const r = await runCli([main, 'import', '--app', String(h.appCode), '--kind', 'accounts', '--as', 'ops@a.test', file], {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: h.dbUrl,
+      LOG_LEVEL: 'silent',
     });
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stderr, /succeeded: 3000 rows, 3000 accounts, 3000 subscriptions, 3000 readings written/);
@@ -277,14 +290,10 @@ describe('bulk import', () => {
     assert.equal(one.body.data.subscriptions.length, 1);
 
     fs.writeFileSync(file, csvOf(10, 'CLIBAD', (i, l) => (i === 4 ? l.replace('WATER', 'GAS') : l)));
-    const bad = spawnSync(process.execPath, [main, 'import', '--app', String(h.appCode), '--kind', 'accounts', file], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: h.dbUrl, LOG_LEVEL: 'silent' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const bad = await runCli([main, 'import', '--app', String(h.appCode), '--kind', 'accounts', file], { PATH: process.env.PATH ?? '', DATABASE_URL: h.dbUrl, LOG_LEVEL: 'silent' });
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /rows\[5\]\.serviceCode: no pricing template with code "GAS"/);
-    const usage = spawnSync(process.execPath, [main, 'import', '--kind', 'accounts', file], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: h.dbUrl }, encoding: 'utf8' });
+    const usage = await runCli([main, 'import', '--kind', 'accounts', file], { PATH: process.env.PATH ?? '', DATABASE_URL: h.dbUrl });
     assert.equal(usage.status, 2);
     fs.rmSync(dir, { recursive: true, force: true });
   });
