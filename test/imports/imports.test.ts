@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,18 @@ const csvOf = (n: number, prefix = 'IMP', change?: (i: number, l: string) => str
 const upload = (h: Harness, csv: string, query = 'kind=accounts', token = h.tokens.biller) =>
   h.request('POST', `/billing/imports/upload-import?${query}`, { token, raw: csv, headers: { 'content-type': 'text/csv' } });
 const imports = (h: Harness, data?: unknown, token = h.tokens.viewer) => h.post('/billing/imports/get-imports', env('Retrieve', 'Retrieve Imports', data), token);
+/**
+ * The command line, run without blocking this process: a synchronous spawn froze the
+ * harness's own server for as long as the import ran, and under load (30 s) the next
+ * request met a keep-alive socket the server was closing (ECONNRESET).
+ */
+async function runCli(args: string[], env: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const [status] = (await once(child, 'close')) as [number | null];
+  return { status, stderr };
+}
 const withoutJobs = (d: Record<string, string>) => Object.fromEntries(Object.entries(d).filter(([k]) => k !== 'public.import_job'));
 
 describe('bulk import', () => {
@@ -179,6 +192,58 @@ describe('bulk import', () => {
     assert.equal(job.dryRun, true);
   });
 
+  test('a readings file of 12,000 rows over several chunks: bad rows far into it are named by row and field, and nothing is written', async () => {
+    // 6,000 meters, each with an opening reading of (i % 9000).5 on 01/01/2025.
+    const meters = await upload(h, csvOf(6000, 'LR'));
+    assert.equal(meters.status, 200, JSON.stringify(meters.body));
+    const head = 'accountNumber,serviceCode,inputCode,readingDate,value\n';
+    // Two readings a meter, February then March, each above the one before.
+    const readingsOf = (change?: (row: number, l: string) => string) => {
+      let out = head;
+      for (let i = 1; i <= 6000; i++) {
+        for (const month of [2, 3]) {
+          const row = 2 * i + month - 2; // the header is row 1
+          const l = `LR-${String(i).padStart(6, '0')},WATER,METER,01/0${month}/2025,${(i % 9000) + 10 * month}.5`;
+          out += (change ? change(row, l) : l) + '\n';
+        }
+      }
+      return out;
+    };
+    const before = withoutJobs(await databaseDigest(h.db));
+    const bad = await upload(
+      h,
+      readingsOf((row, l) => {
+        if (row === 7001) return l.replace(/,[0-9.]+$/, ',1.5'); // lower than February's: negative consumption
+        if (row === 9000) return l.replace('LR-', 'NOPE-'); // no such account
+        if (row === 11_001) return l.replace(',METER,', ',GAS,'); // not a meter of the template
+        if (row === 11_500) return l.replace(/0[23]\/2025/, '01/2025'); // the opening reading's day again
+        return l;
+      }),
+      'kind=readings&fileName=march.csv',
+    );
+    assertError(bad, 400, 'VALIDATION_FAILED');
+    const byPath = Object.fromEntries(bad.body.error.details.map((d: { path: string; message: string }) => [d.path, d.message]));
+    assert.deepEqual(Object.keys(byPath), ['rows[7001].value', 'rows[9000].serviceCode', 'rows[11001].inputCode', 'rows[11500].value'], JSON.stringify(bad.body.error.details));
+    assert.match(byPath['rows[7001].value'], /1\.5 is lower than the reading before it/);
+    assert.match(byPath['rows[9000].serviceCode'], /the account has no subscription to this pricing template/);
+    assert.match(byPath['rows[11001].inputCode'], /is not a metered input/);
+    assert.match(byPath['rows[11500].value'], /exists already/);
+    assert.deepEqual(withoutJobs(await databaseDigest(h.db)), before, 'nothing of the import was written');
+    const job = (await imports(h, { importID: Number(bad.headers.get('x-billrun-import-id')) })).body.data.imports[0];
+    assert.equal(job.status, 'failed');
+    assert.equal(job.rowsRead, 12_000);
+    assert.equal(job.readingsWritten, 0);
+    assert.deepEqual(
+      job.errors.map((e: { row: number; column: string }) => [e.row, e.column]),
+      [[7001, 'value'], [9000, 'serviceCode'], [11001, 'inputCode'], [11500, 'value']],
+    );
+
+    const good = await upload(h, readingsOf(), 'kind=readings');
+    assert.equal(good.status, 200, JSON.stringify(good.body));
+    const done = (await imports(h, { importID: Number(good.headers.get('x-billrun-import-id')) })).body.data.imports[0];
+    assert.equal(done.readingsWritten, 12_000);
+  });
+
   test('refusals of the upload itself: role, content type, kind, version; another app sees no import', async () => {
     assertError(await upload(h, csvOf(1, 'R'), 'kind=accounts', h.tokens.viewer), 403, 'FORBIDDEN');
     assertError(await upload(h, csvOf(1, 'R'), 'kind=people'), 400, 'VALIDATION_FAILED');
@@ -211,10 +276,10 @@ describe('bulk import', () => {
     const file = path.join(dir, 'customers.csv');
     fs.writeFileSync(file, csvOf(3000, 'CLI'));
     const main = path.resolve(import.meta.dirname, '../../src/main.ts');
-    const r = spawnSync(process.execPath, [main, 'import', '--app', String(h.appCode), '--kind', 'accounts', '--as', 'ops@a.test', file], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: h.dbUrl, LOG_LEVEL: 'silent' },
-      encoding: 'utf8',
-      timeout: 120_000,
+    const r = await runCli([main, 'import', '--app', String(h.appCode), '--kind', 'accounts', '--as', 'ops@a.test', file], {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: h.dbUrl,
+      LOG_LEVEL: 'silent',
     });
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stderr, /succeeded: 3000 rows, 3000 accounts, 3000 subscriptions, 3000 readings written/);
@@ -225,14 +290,10 @@ describe('bulk import', () => {
     assert.equal(one.body.data.subscriptions.length, 1);
 
     fs.writeFileSync(file, csvOf(10, 'CLIBAD', (i, l) => (i === 4 ? l.replace('WATER', 'GAS') : l)));
-    const bad = spawnSync(process.execPath, [main, 'import', '--app', String(h.appCode), '--kind', 'accounts', file], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: h.dbUrl, LOG_LEVEL: 'silent' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const bad = await runCli([main, 'import', '--app', String(h.appCode), '--kind', 'accounts', file], { PATH: process.env.PATH ?? '', DATABASE_URL: h.dbUrl, LOG_LEVEL: 'silent' });
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /rows\[5\]\.serviceCode: no pricing template with code "GAS"/);
-    const usage = spawnSync(process.execPath, [main, 'import', '--kind', 'accounts', file], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: h.dbUrl }, encoding: 'utf8' });
+    const usage = await runCli([main, 'import', '--kind', 'accounts', file], { PATH: process.env.PATH ?? '', DATABASE_URL: h.dbUrl });
     assert.equal(usage.status, 2);
     fs.rmSync(dir, { recursive: true, force: true });
   });
