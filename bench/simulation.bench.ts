@@ -27,6 +27,8 @@ const WORKERS = arg('--workers', 2);
 const CONCURRENCY = arg('--concurrency', 1);
 const CHUNK = arg('--chunk', 5000);
 const SOLVE = process.argv.includes('--solve');
+// --prof: each worker writes a V8 CPU profile (.cpuprofile) into .data/simulation-prof when it stops.
+const PROF = process.argv.includes('--prof');
 const root = path.resolve(import.meta.dirname, '..');
 const say = (s: string) => process.stdout.write(s + '\n');
 const secs = (ms: number) => (ms / 1000).toFixed(2);
@@ -73,7 +75,7 @@ try {
   say(`setup: ${N} accounts, subscriptions and 2 readings each, roster loaded, in ${secs(Date.now() - t0)} s`);
 
   const env = { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent', WORKER_CONCURRENCY: String(CONCURRENCY), BILLRUN_CHUNK_SIZE: String(CHUNK) };
-  for (let i = 0; i < WORKERS; i++) children.push(spawn(process.execPath, [path.join(root, 'src/main.ts'), 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+  for (let i = 0; i < WORKERS; i++) children.push(spawn(process.execPath, [...(PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, '.data/simulation-prof')}`] : []), path.join(root, 'src/main.ts'), 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
   for (;;) {
     const r = await db.query('SELECT count(*)::int AS n FROM worker_heartbeat');
     if (r.rows[0].n >= WORKERS) break;
@@ -121,6 +123,8 @@ try {
   say(`peak RSS of this process (setup, polling): ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
 } finally {
   for (const ch of children) if (ch.exitCode === null) ch.kill('SIGTERM');
+  // A worker writes its profile as it exits: wait for them.
+  await Promise.all(children.map((ch) => (ch.exitCode === null ? new Promise((r) => ch.once('exit', r)) : null)));
   await db.end();
   await server.stop();
 }
