@@ -60,15 +60,19 @@ async function solveDraft(db: Queryable, sim: SimulationRow, chunkSize: number):
   // Only the inputs both tariffs rate and the current revenue are kept, not the bills:
   // the search holds the roster's inputs and one rating's bills at a time.
   let rateable = await wholeRoster(db, ctx, chunkSize);
-  const drafted = new Set((await rateRoster({ ...ctx, tariff: draft }, rateable)).rated.map((r) => r.input.subscriptionId));
+  const draftBills = new Map((await rateRoster({ ...ctx, tariff: draft }, rateable)).rated.map((r) => [r.input.subscriptionId, r.bill[measure]]));
   let current = new Dec(0);
+  let asSent = new Dec(0);
   const both: RosterInput[] = [];
   for (const r of (await rateRoster(ctx, rateable)).rated) {
-    if (!drafted.has(r.input.subscriptionId)) continue;
+    const drafted = draftBills.get(r.input.subscriptionId);
+    if (drafted === undefined) continue;
     both.push(r.input);
     current = current.plus(r.bill[measure]);
+    asSent = asSent.plus(drafted);
   }
   rateable = both;
+  draftBills.clear();
   const target = asked.target === 'revenueNeutral' ? current : new Dec(asked.target);
   const step = new Dec(1).div(new Dec(10).pow(ctx.minorUnits));
   const revenue = async (rate: Dec) => {
@@ -76,7 +80,8 @@ async function solveDraft(db: Queryable, sim: SimulationRow, chunkSize: number):
     const r = await rateRoster({ ...ctx, tariff: tried }, rateable);
     return r.rated.reduce((s, x) => s.plus(x.bill[measure]), new Dec(0));
   };
-  const solved = await solveRate({ start: located.current, step, target, revenue });
+  // The draft as sent was rated above: its revenue over the same subscriptions is the search's first rate's.
+  const solved = await solveRate({ start: located.current, step, target, revenue, known: { rate: located.current, revenue: asSent } });
   const answer = {
     componentCode: asked.componentCode,
     tierIndex: located.tierIndex,

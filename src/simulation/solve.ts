@@ -94,8 +94,10 @@ const MAX_STEPS = 2 ** 46;
  * halving, so the search never takes more than about twice halving's ratings. Above the
  * target it extrapolates the same line (doubling where the revenue does not move).
  */
-export async function solveRate(o: { start: Dec; step: Dec; target: Dec; revenue: (rate: Dec) => Promise<Dec> }): Promise<Solved> {
+export async function solveRate(o: { start: Dec; step: Dec; target: Dec; revenue: (rate: Dec) => Promise<Dec>; known?: { rate: Dec; revenue: Dec } }): Promise<Solved> {
   const seen = new Map<number, Dec>();
+  // A revenue the caller has rated already (the draft as sent): counted as an evaluation, not rated again.
+  if (o.known !== undefined && o.known.rate.mod(o.step).isZero()) seen.set(o.known.rate.div(o.step).toNumber(), o.known.revenue);
   const at = async (k: number): Promise<Dec> => {
     let r = seen.get(k);
     if (r === undefined) {
