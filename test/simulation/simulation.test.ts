@@ -198,6 +198,17 @@ describe('tariff simulation', () => {
     } finally {
       await h.db.query('UPDATE subscription SET start_date = $2 WHERE subscription_id = $1', [subs[0]!.subscriptionId, was]);
     }
+
+    // A simulation planned before migration 063 has no rating context, and its rows keep
+    // their lines and no inputs: answered as stored.
+    const stored = (lines: any[] | undefined) => (lines === undefined ? null : JSON.stringify(lines.map(({ explanation, ...line }: any) => line)));
+    for (const r of first) {
+      await h.db.query('UPDATE simulation_result SET current_lines = $3, draft_lines = $4, inputs = NULL WHERE simulation_id = $1 AND subscription_id = $2', [
+        sim.simulationID, r.subscriptionID, stored(r.current?.lines), stored(r.draft?.lines),
+      ]);
+    }
+    await h.db.query('UPDATE simulation SET rating_context = NULL WHERE simulation_id = $1', [sim.simulationID]);
+    assert.deepEqual(await allResults(h, sim.simulationID), first);
   });
 
   test('a processed term is simulated from the readings its bills used, and no bill is written', async () => {
