@@ -4,8 +4,11 @@
 // jobs from the queue. Prints subscriptions per second (each rated twice: by the term's
 // tariff and by the draft), each worker's peak memory and, with --solve, the time to
 // solve that tier's rate revenue-neutral (one rating of the roster per step of the search).
-// Flags: --n=N (default 20,000), --workers=K (default 2), --chunk=S (default 5000),
-// --concurrency=C (jobs per worker process, default 1), --solve.
+// Prints the time a million would take at the rate measured and its ratio to the target
+// (issue 13: 1,000,000 subscriptions in 60 s with two worker processes).
+// Flags: --n=N (default 20,000), --million (N = 1,000,000), --workers=K (default 2),
+// --chunk=S (default 5000), --concurrency=C (jobs per worker process, default 1), --solve,
+// --prof (a CPU profile of each worker).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,11 +25,14 @@ import { simulateTariff } from '../src/simulation/simulateTariff.ts';
 import { waterService } from '../test/fixtures/tariffs.ts';
 import { arg } from './args.ts';
 
-const N = arg('--n', 20_000);
+const N = process.argv.includes('--million') ? 1_000_000 : arg('--n', 20_000);
+const TARGET_SECONDS_PER_MILLION = 60;
 const WORKERS = arg('--workers', 2);
 const CONCURRENCY = arg('--concurrency', 1);
 const CHUNK = arg('--chunk', 5000);
 const SOLVE = process.argv.includes('--solve');
+// --prof: each worker writes a V8 CPU profile (.cpuprofile) into .data/simulation-prof when it stops.
+const PROF = process.argv.includes('--prof');
 const root = path.resolve(import.meta.dirname, '..');
 const say = (s: string) => process.stdout.write(s + '\n');
 const secs = (ms: number) => (ms / 1000).toFixed(2);
@@ -73,7 +79,7 @@ try {
   say(`setup: ${N} accounts, subscriptions and 2 readings each, roster loaded, in ${secs(Date.now() - t0)} s`);
 
   const env = { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent', WORKER_CONCURRENCY: String(CONCURRENCY), BILLRUN_CHUNK_SIZE: String(CHUNK) };
-  for (let i = 0; i < WORKERS; i++) children.push(spawn(process.execPath, [path.join(root, 'src/main.ts'), 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+  for (let i = 0; i < WORKERS; i++) children.push(spawn(process.execPath, [...(PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, '.data/simulation-prof')}`] : []), path.join(root, 'src/main.ts'), 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
   for (;;) {
     const r = await db.query('SELECT count(*)::int AS n FROM worker_heartbeat');
     if (r.rows[0].n >= WORKERS) break;
@@ -106,6 +112,8 @@ try {
         const ms = Date.now() - t0;
         const rated = s.summary.rated + s.summary.failed;
         say(`${what}: ${rated} subscriptions (two ratings each) in ${secs(ms)} s (plan ${secs(planned)} s) = ${Math.round(rated / (ms / 1000))} subscriptions/s, ${WORKERS} worker process(es) x ${CONCURRENCY} jobs, chunks of ${CHUNK}`);
+        const perMillion = (ms / 1000) * (1_000_000 / rated);
+        say(`  ${secs(perMillion * 1000)} s per million (target ${TARGET_SECONDS_PER_MILLION} s): ratio ${(perMillion / TARGET_SECONDS_PER_MILLION).toFixed(2)}${perMillion <= TARGET_SECONDS_PER_MILLION ? ', met' : ', not met'}`);
         say(`  revenue ${s.summary.current.total} -> ${s.summary.draft.total} (${s.summary.difference.total}); ${s.summary.failed} not rated`);
         if (s.solve?.answer) say(`  solved: rate ${s.solve.answer.rate} gives ${s.solve.answer.revenue} (target ${s.solve.answer.targetRevenue}) after ${s.solve.answer.evaluations} ratings of the roster`);
         return;
@@ -117,10 +125,20 @@ try {
   if (SOLVE) await run('simulation with a revenue-neutral solve of the tier rate', { solve: { componentCode: 'WATER', tierIndex: 1, target: 'revenueNeutral' } });
   const size = await db.query(`SELECT pg_size_pretty(pg_total_relation_size('simulation_result')) AS s`);
   say(`simulation_result table: ${size.rows[0].s}`);
+  // A page of results rates its rows again from their inputs (resultLines.ts): its time.
+  const { withResultLines } = await import('../src/simulation/resultLines.ts');
+  const { readSimulation, resultPage } = await import('../src/simulation/store.ts');
+  const last = await db.query('SELECT max(simulation_id) AS id FROM simulation');
+  const sim = (await readSimulation(db, last.rows[0].id))!;
+  t0 = Date.now();
+  const page = await withResultLines(sim, (await resultPage(db, sim.simulation_id, { limit: 100, offset: 0 })).rows);
+  say(`a page of ${page.length} results, largest rise first, with both bills' lines: ${Date.now() - t0} ms`);
   for (const [pid, mib] of peak) say(`peak RSS of worker ${pid}: ${Math.round(mib)} MiB`);
   say(`peak RSS of this process (setup, polling): ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
 } finally {
   for (const ch of children) if (ch.exitCode === null) ch.kill('SIGTERM');
+  // A worker writes its profile as it exits: wait for them.
+  await Promise.all(children.map((ch) => (ch.exitCode === null ? new Promise((r) => ch.once('exit', r)) : null)));
   await db.end();
   await server.stop();
 }

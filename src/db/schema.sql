@@ -688,6 +688,7 @@ TABLE simulation
   created_by text NOT NULL
   started_at timestamp with time zone
   finished_at timestamp with time zone
+  rating_context jsonb
   CONSTRAINT simulation_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT simulation_pkey PRIMARY KEY (simulation_id)
   CONSTRAINT simulation_status_check CHECK ((status = ANY (ARRAY['Queued'::text, 'Running'::text, 'Done'::text, 'Failed'::text])))
@@ -720,6 +721,7 @@ TABLE simulation_result
   current_lines jsonb
   draft_lines jsonb
   failure jsonb
+  inputs json
   CONSTRAINT simulation_result_pkey PRIMARY KEY (simulation_id, subscription_id)
   CONSTRAINT simulation_result_simulation_id_fkey FOREIGN KEY (simulation_id) REFERENCES simulation(simulation_id) ON DELETE CASCADE
   CREATE INDEX simulation_result_difference_idx ON simulation_result (simulation_id, difference, subscription_id)

@@ -8,6 +8,7 @@ import { simulateTariff } from './simulateTariff.ts';
 import { listSimulations, readSimulation, resultPage } from './store.ts';
 import { simulationRecord, simulationResult } from './simulationRecord.ts';
 import { exportSimulation } from './exportSimulation.ts';
+import { withResultLines } from './resultLines.ts';
 import { deleteSimulation } from './deleteSimulation.ts';
 
 const TAG = 'tariff simulation';
@@ -61,7 +62,8 @@ export async function simulationRoutes(app: FastifyInstance, services: Services)
       const offset = body.data.offset ?? 0;
       const { sort, failed, batchCode, accountNumber } = body.data;
       const page = await resultPage(ctx.db, sim.simulation_id, { sort, failed, batchCode, accountNumber, limit, offset });
-      return { results: page.rows.map((r) => simulationResult(r, sim.minor_units)), paging: { limit, offset, total: page.total } };
+      const rows = await withResultLines(sim, page.rows);
+      return { results: rows.map((r) => simulationResult(r, sim.minor_units)), paging: { limit, offset, total: page.total } };
     },
   });
 

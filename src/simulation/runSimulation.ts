@@ -60,15 +60,19 @@ async function solveDraft(db: Queryable, sim: SimulationRow, chunkSize: number):
   // Only the inputs both tariffs rate and the current revenue are kept, not the bills:
   // the search holds the roster's inputs and one rating's bills at a time.
   let rateable = await wholeRoster(db, ctx, chunkSize);
-  const drafted = new Set((await rateRoster({ ...ctx, tariff: draft }, rateable)).rated.map((r) => r.input.subscriptionId));
+  const draftBills = new Map((await rateRoster({ ...ctx, tariff: draft }, rateable)).rated.map((r) => [r.input.subscriptionId, r.bill[measure]]));
   let current = new Dec(0);
+  let asSent = new Dec(0);
   const both: RosterInput[] = [];
   for (const r of (await rateRoster(ctx, rateable)).rated) {
-    if (!drafted.has(r.input.subscriptionId)) continue;
+    const drafted = draftBills.get(r.input.subscriptionId);
+    if (drafted === undefined) continue;
     both.push(r.input);
     current = current.plus(r.bill[measure]);
+    asSent = asSent.plus(drafted);
   }
   rateable = both;
+  draftBills.clear();
   const target = asked.target === 'revenueNeutral' ? current : new Dec(asked.target);
   const step = new Dec(1).div(new Dec(10).pow(ctx.minorUnits));
   const revenue = async (rate: Dec) => {
@@ -76,7 +80,8 @@ async function solveDraft(db: Queryable, sim: SimulationRow, chunkSize: number):
     const r = await rateRoster({ ...ctx, tariff: tried }, rateable);
     return r.rated.reduce((s, x) => s.plus(x.bill[measure]), new Dec(0));
   };
-  const solved = await solveRate({ start: located.current, step, target, revenue });
+  // The draft as sent was rated above: its revenue over the same subscriptions is the search's first rate's.
+  const solved = await solveRate({ start: located.current, step, target, revenue, known: { rate: located.current, revenue: asSent } });
   const answer = {
     componentCode: asked.componentCode,
     tierIndex: located.tierIndex,
@@ -100,6 +105,8 @@ export async function planSimulation(db: pg.Pool, simulationId: string, chunkSiz
   if (!sim || sim.status !== S.Queued) return [];
   // The slow part, outside the transaction: every rating of the search.
   const solved = sim.solve !== null && sim.solve.answer === undefined ? await solveDraft(db, sim, chunkSize) : null;
+  // The context every chunk rates by, and a page of results rates again by to show its lines.
+  const { ctx } = await simulationContext(db, sim);
   return inTransaction(db, async (tx) => {
     const now = await lockSimulation(tx, simulationId);
     if (!now || now.status !== S.Queued) return [];
@@ -112,8 +119,8 @@ export async function planSimulation(db: pg.Pool, simulationId: string, chunkSiz
     const roster = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM term_subscription WHERE term_id = $1', [sim.term_id]);
     await tx.query(
       `UPDATE simulation SET status = 'Running', started_at = now(), chunks_total = $2, subscription_count = $3,
-              draft = coalesce($4::jsonb, draft), solve = coalesce($5::jsonb, solve) WHERE simulation_id = $1`,
-      [simulationId, slices.length, roster.rows[0]!.n, solved ? JSON.stringify(solved.draft) : null, solved ? JSON.stringify(solved.solve) : null],
+              draft = coalesce($4::jsonb, draft), solve = coalesce($5::jsonb, solve), rating_context = $6 WHERE simulation_id = $1`,
+      [simulationId, slices.length, roster.rows[0]!.n, solved ? JSON.stringify(solved.draft) : null, solved ? JSON.stringify(solved.solve) : null, JSON.stringify(ctx)],
     );
     if (queue) {
       if (slices.length > 0) await addChunkJobs(tx, simulationId);
@@ -133,13 +140,15 @@ export async function runSimulationChunk(db: pg.Pool, simulationId: string, chun
   if (!chunk) return;
   const sim = await readSimulation(db, simulationId);
   if (!sim || sim.status !== S.Running) return;
-  const { ctx, draft } = await simulationContext(db, sim);
+  // Planned since migration 063: the context kept at plan (so every chunk, and every read,
+  // rates by the same one); planned before: the term's now, and the rows keep their lines.
+  const { ctx, draft } = sim.rating_context !== null ? { ctx: sim.rating_context, draft: sim.draft as Tariff } : await simulationContext(db, sim);
   const compared = await rateBothWays(ctx, draft, await loadRosterInputs(db, ctx, chunk.from_id, chunk.to_id, { withBilled: true }));
   const batches = await batchesOf(db, chunk.from_id, chunk.to_id);
   await inTransaction(db, async (tx) => {
     const c = await tx.query('SELECT 1 FROM simulation_chunk WHERE simulation_id = $1 AND chunk_no = $2 AND done_at IS NULL FOR UPDATE', [simulationId, chunkNo]);
     if (c.rowCount === 0) return;
-    await insertResults(tx, simulationId, compared, batches);
+    await insertResults(tx, simulationId, compared, batches, sim.rating_context === null);
     await tx.query('UPDATE simulation_chunk SET done_at = now(), done_by = $3 WHERE simulation_id = $1 AND chunk_no = $2', [simulationId, chunkNo, worker]);
     const p = await tx.query<{ chunks_done: number; chunks_total: number }>(
       'UPDATE simulation SET chunks_done = chunks_done + 1 WHERE simulation_id = $1 RETURNING chunks_done, chunks_total',

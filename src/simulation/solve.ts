@@ -81,15 +81,23 @@ const MAX_STEPS = 2 ** 46;
 
 /**
  * The rate, a whole number of `step`s from 0 up, whose revenue is nearest the target.
- * Revenue is taken to grow (not strictly) with the rate, as every model prices: the
- * search doubles an upper bound from the current rate until the revenue reaches the
- * target, then halves [lo, hi] with revenue(lo) < target <= revenue(hi) until they are
- * one step apart, and answers whichever of the two is nearer (hi on a tie). So the
- * revenue found is within one step's change of revenue of the target. Each revenue is
- * one exact rating of the roster; none is computed twice.
+ * Revenue is taken to grow (not strictly) with the rate, as every model prices. With
+ * that, the answer is one pair of neighbouring rates lo, lo + 1 with revenue(lo) < target
+ * <= revenue(lo + 1), whatever rates the search tries: it answers whichever of the two is
+ * nearer (lo + 1 on a tie), so the revenue found is within one step's change of revenue of
+ * the target. Each revenue is one exact rating of the roster (none computed twice), so the
+ * search tries as few rates as it can: revenue is near linear in one rate (a tier's rate
+ * times its quantities, rounded per bill), so it reads the rate off the line through the
+ * two revenues that bracket the target, then rates that rate and its neighbour on the
+ * target's side: on a line that is the pair, 4 or 5 ratings in all, where halving took 15.
+ * A step that does not halve the bracket (a revenue far from linear) is followed by a
+ * halving, so the search never takes more than about twice halving's ratings. Above the
+ * target it extrapolates the same line (doubling where the revenue does not move).
  */
-export async function solveRate(o: { start: Dec; step: Dec; target: Dec; revenue: (rate: Dec) => Promise<Dec> }): Promise<Solved> {
+export async function solveRate(o: { start: Dec; step: Dec; target: Dec; revenue: (rate: Dec) => Promise<Dec>; known?: { rate: Dec; revenue: Dec } }): Promise<Solved> {
   const seen = new Map<number, Dec>();
+  // A revenue the caller has rated already (the draft as sent): counted as an evaluation, not rated again.
+  if (o.known !== undefined && o.known.rate.mod(o.step).isZero()) seen.set(o.known.rate.div(o.step).toNumber(), o.known.revenue);
   const at = async (k: number): Promise<Dec> => {
     let r = seen.get(k);
     if (r === undefined) {
@@ -98,27 +106,64 @@ export async function solveRate(o: { start: Dec; step: Dec; target: Dec; revenue
     }
     return r;
   };
+  const T = o.target;
   const zero = await at(0);
-  if (zero.gte(o.target)) {
-    if (zero.eq(o.target)) return { ok: true, rate: new Dec(0), revenue: zero, evaluations: seen.size };
-    return { ok: false, reason: `even a rate of 0 gives a revenue of ${zero.toFixed()}, above the target ${o.target.toFixed()}`, evaluations: seen.size };
+  if (zero.gte(T)) {
+    if (zero.eq(T)) return { ok: true, rate: new Dec(0), revenue: zero, evaluations: seen.size };
+    return { ok: false, reason: `even a rate of 0 gives a revenue of ${zero.toFixed()}, above the target ${T.toFixed()}`, evaluations: seen.size };
   }
+  /** The rate where the line through (a, ra) and (b, rb) meets the target, rounded down. */
+  const onLine = (a: number, ra: Dec, b: number, rb: Dec): number => T.minus(ra).times(b - a).div(rb.minus(ra)).floor().toNumber() + a;
+
+  // Bracket the target: revenue(lo) < target <= revenue(hi).
   let lo = 0;
   let hi = Math.max(1, o.start.div(o.step).ceil().toNumber());
-  while ((await at(hi)).lt(o.target)) {
-    lo = hi;
-    hi *= 2;
-    if (hi > MAX_STEPS) {
-      return { ok: false, reason: `no rate up to ${o.step.times(lo).toFixed()} reaches the target ${o.target.toFixed()} (the revenue stops at ${(await at(lo)).toFixed()}): this rate does not move it enough`, evaluations: seen.size };
+  while ((await at(hi)).lt(T)) {
+    const [rl, rh] = [await at(lo), await at(hi)];
+    // Past the line's meeting point by a little (2% of the way, at least a step), so a
+    // near-linear revenue is bracketed at once; doubled where the revenue did not move.
+    let next = hi * 2;
+    if (rh.gt(rl)) {
+      const meet = onLine(lo, rl, hi, rh);
+      next = Math.min(next * 8, Math.max(hi + 1, meet + 1 + Math.ceil((meet - hi) / 50)));
     }
+    lo = hi;
+    if (hi >= MAX_STEPS) {
+      return { ok: false, reason: `no rate up to ${o.step.times(lo).toFixed()} reaches the target ${T.toFixed()} (the revenue stops at ${(await at(lo)).toFixed()}): this rate does not move it enough`, evaluations: seen.size };
+    }
+    hi = Math.min(next, MAX_STEPS);
   }
+
+  // Narrow it to neighbours.
+  let halve = false;
   while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if ((await at(mid)).lt(o.target)) lo = mid;
-    else hi = mid;
+    const width = hi - lo;
+    const [rl, rh] = [await at(lo), await at(hi)];
+    if (halve) {
+      const mid = Math.floor((lo + hi) / 2);
+      if ((await at(mid)).lt(T)) lo = mid;
+      else hi = mid;
+    } else {
+      // On the line, c is the last rate below the target: rate c, then its neighbour on the target's side.
+      const c = Math.min(hi - 1, Math.max(lo + 1, onLine(lo, rl, hi, rh)));
+      if ((await at(c)).lt(T)) {
+        lo = c;
+        if (c + 1 < hi) {
+          if ((await at(c + 1)).lt(T)) lo = c + 1;
+          else hi = c + 1;
+        }
+      } else {
+        hi = c;
+        if (c - 1 > lo) {
+          if ((await at(c - 1)).lt(T)) lo = c - 1;
+          else hi = c - 1;
+        }
+      }
+    }
+    halve = !halve && hi - lo > width / 2;
   }
   const below = await at(lo);
   const above = await at(hi);
-  const k = o.target.minus(below).lt(above.minus(o.target)) ? lo : hi;
+  const k = T.minus(below).lt(above.minus(T)) ? lo : hi;
   return { ok: true, rate: o.step.times(k), revenue: await at(k), evaluations: seen.size };
 }

@@ -5,6 +5,7 @@ import { copyInto, copyLine } from '../db/copy.ts';
 import { Dec } from '../rating/index.ts';
 import { localTimeSql } from '../calendar/calendar.ts';
 import type { Comparison } from './compare.ts';
+import type { RosterInput, RunContext } from '../billRun/rateRoster.ts';
 import type { ResultSort } from './schemas.ts';
 
 export const SIMULATION_STATUS = Object.freeze({ Queued: 'Queued', Running: 'Running', Done: 'Done', Failed: 'Failed' } as const);
@@ -29,12 +30,15 @@ export type SimulationRow = {
   created_by: string;
   finished_at: string | null;
   minor_units: number;
+  /** The term's rating context when planned (migration 063); null before, or not planned yet. */
+  rating_context: RunContext | null;
 };
 
 const SELECT = `
   SELECT m.simulation_id, m.app_code, m.term_id, m.label, m.draft, m.draft_version, m.watermark, m.solve,
          m.bands::text[] AS bands, m.status, m.subscription_count, m.chunks_total, m.chunks_done, m.summary, m.last_error,
-         ${localTimeSql('m.created_at')} AS created_at, m.created_by, ${localTimeSql('m.finished_at')} AS finished_at, a.minor_units
+         ${localTimeSql('m.created_at')} AS created_at, m.created_by, ${localTimeSql('m.finished_at')} AS finished_at, a.minor_units,
+         m.rating_context
     FROM simulation m JOIN app a ON a.app_code = m.app_code`;
 
 export async function readSimulation(db: Queryable, simulationId: string | number, appCode?: number): Promise<SimulationRow | undefined> {
@@ -87,26 +91,47 @@ export async function batchesOf(db: Queryable, fromId: string, toId: string): Pr
 const RESULT_COLUMNS = [
   'simulation_id', 'subscription_id', 'account_id', 'batch_id', 'consumption',
   'current_charges', 'current_tax', 'current_total', 'draft_charges', 'draft_tax', 'draft_total', 'difference',
-  'current_lines', 'draft_lines', 'failure',
+  'inputs', 'failure',
 ];
+const RESULT_COLUMNS_WITH_LINES = [...RESULT_COLUMNS, 'current_lines', 'draft_lines'];
+
+/** What a result keeps of a roster input: what rateBill reads (not its ids, or the reading ids verify-bill wants). */
+export type StoredInput = Omit<RosterInput, 'subscriptionId' | 'accountId' | 'readingIds'>;
+
+/** The roster input of a stored result again, for rating it (resultLines.ts). */
+export function rosterInputOf(row: { subscription_id: string; account_id: string; inputs: StoredInput }): RosterInput {
+  return { ...row.inputs, subscriptionId: row.subscription_id, accountId: row.account_id };
+}
+
+const storedInput = (i: RosterInput): string => {
+  const kept: StoredInput = { startDate: i.startDate, endDate: i.endDate, unmetered: i.unmetered, balance: i.balance, readings: i.readings };
+  if (i.suspended !== undefined) kept.suspended = i.suspended;
+  if (i.changeReadings !== undefined) kept.changeReadings = i.changeReadings;
+  return JSON.stringify(kept);
+};
 
 /**
  * One row per comparison, with one COPY (the bill run writes its bills the same way: an
- * INSERT of the same rows from JSON took twice as long). The caller holds the chunk's
- * row lock, so no other transaction writes the same rows.
+ * INSERT of the same rows from JSON took twice as long). A row keeps the amounts and the
+ * input both bills were rated from (some 200 bytes), not the bills' lines (2 KB with their
+ * traces): they are rated again when read. `withLines`: a simulation planned before
+ * migration 063 has no rating context to rate them again by, so its rows keep the lines.
+ * The caller holds the chunk's row lock, so no other transaction writes the same rows.
  */
-export async function insertResults(client: pg.PoolClient, simulationId: string, rows: Comparison[], batches: Map<string, string>): Promise<void> {
+export async function insertResults(client: pg.PoolClient, simulationId: string, rows: Comparison[], batches: Map<string, string>, withLines = false): Promise<void> {
   const lines = rows.map((c) => {
     const cur = c.current;
     const dra = c.draft;
-    return copyLine([
+    const fields = [
       simulationId, c.input.subscriptionId, c.input.accountId, batches.get(c.input.subscriptionId) ?? null, c.consumption,
       cur?.charges, cur?.tax, cur?.total, dra?.charges, dra?.tax, dra?.total,
       c.failure === null && cur && dra ? new Dec(dra.total).minus(cur.total).toFixed() : null,
-      cur ? JSON.stringify(cur.lines) : null, dra ? JSON.stringify(dra.lines) : null, c.failure === null ? null : JSON.stringify(c.failure),
-    ]);
+      storedInput(c.input), c.failure === null ? null : JSON.stringify(c.failure),
+    ];
+    if (withLines) fields.push(cur ? JSON.stringify(cur.lines) : null, dra ? JSON.stringify(dra.lines) : null);
+    return copyLine(fields);
   });
-  await copyInto(client, 'simulation_result', RESULT_COLUMNS, lines);
+  await copyInto(client, 'simulation_result', withLines ? RESULT_COLUMNS_WITH_LINES : RESULT_COLUMNS, lines);
 }
 
 export type ResultRow = {
@@ -125,6 +150,8 @@ export type ResultRow = {
   difference: string | null;
   current_lines: any[] | null;
   draft_lines: any[] | null;
+  /** Null where the lines are kept (before migration 063), or when asked without lines. */
+  inputs: StoredInput | null;
   failure: Record<string, any> | null;
 };
 
@@ -142,7 +169,7 @@ export async function resultPage(db: Queryable, simulationId: string, f: ResultF
   const where = `WHERE r.simulation_id = $1 AND ($2::boolean IS NULL OR (r.failure IS NOT NULL) = $2) AND ($3::text IS NULL OR b.batch_code = $3)
                    AND ($4::text IS NULL OR ac.account_number = $4)`;
   const params = [simulationId, f.failed ?? null, f.batchCode ?? null, f.accountNumber ?? null];
-  const lines = f.lines === false ? 'NULL::jsonb AS current_lines, NULL::jsonb AS draft_lines' : 'r.current_lines, r.draft_lines';
+  const lines = f.lines === false ? 'NULL::jsonb AS current_lines, NULL::jsonb AS draft_lines, NULL::json AS inputs' : 'r.current_lines, r.draft_lines, r.inputs';
   const rows = await db.query<ResultRow>(
     `SELECT r.subscription_id, r.account_id, ac.account_number, ac.name AS account_name, b.batch_code, r.consumption::text AS consumption,
             r.current_charges, r.current_tax, r.current_total, r.draft_charges, r.draft_tax, r.draft_total, r.difference, ${lines}, r.failure

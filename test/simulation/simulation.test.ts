@@ -165,6 +165,52 @@ describe('tariff simulation', () => {
     assert.match(lines[4]!, /,MISSING_READING,/);
   });
 
+  test('a result keeps what its bills were rated from, not their lines: both traces are rated again when read, where the draft changes nothing too, and a change to the subscription since moves none', async () => {
+    const sim = await simulated(h, { termID, draft: draftWith('77'), background: true });
+    const done = await waitForSimulation(h, sim.simulationID);
+    assert.equal(done.status, 'Done', done.lastError);
+    // Migration 063: no row keeps lines (2 KB each with their traces); each keeps its input.
+    const kept = await h.db.query(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE current_lines IS NULL AND draft_lines IS NULL AND inputs IS NOT NULL)::int AS bare
+         FROM simulation_result WHERE simulation_id = $1`,
+      [sim.simulationID],
+    );
+    assert.deepEqual(kept.rows[0], { n: 4, bare: 4 });
+
+    const first = await allResults(h, sim.simulationID);
+    // 5 m3: the draft's second tier is not reached, the same bill both ways, both traces shown.
+    const same = first.find((r) => r.subscriptionID === Number(subs[0]!.subscriptionId));
+    assert.deepEqual(amounts(same.difference), ['0.00', '0.00', '0.00']);
+    assert.deepEqual(amounts(same.current), TABLE[0]!.current);
+    assert.deepEqual(same.current.lines.map((l: any) => [l.componentCode, l.amount]), [['STANDING', '150.00'], ['WATER', '250.00'], ['SEWER', '25.00'], ['VAT', '68.00']]);
+    assert.match(same.current.lines[1].explanation, /^Water: METER read 100 on 31\/10\/2026 and 105 on 30\/11\/2026: 5 used; /);
+    assert.deepEqual(same.current.lines[1].trace.tiers.map((t: any) => t.rate), ['50']);
+    assert.deepEqual(same.draft.lines, same.current.lines);
+    const big = first.find((r) => r.subscriptionID === Number(subs[2]!.subscriptionId));
+    assert.deepEqual(big.draft.lines[1].trace.tiers.map((t: any) => t.rate), ['50', '77', '90']);
+
+    // Since the simulation, the subscription starts later (rated now, its standing charge
+    // would be prorated): the results read again are the same.
+    const was = (await h.db.query('SELECT start_date::text AS d FROM subscription WHERE subscription_id = $1', [subs[0]!.subscriptionId])).rows[0].d;
+    await h.db.query(`UPDATE subscription SET start_date = '2026-11-20' WHERE subscription_id = $1`, [subs[0]!.subscriptionId]);
+    try {
+      assert.deepEqual(await allResults(h, sim.simulationID), first);
+    } finally {
+      await h.db.query('UPDATE subscription SET start_date = $2 WHERE subscription_id = $1', [subs[0]!.subscriptionId, was]);
+    }
+
+    // A simulation planned before migration 063 has no rating context, and its rows keep
+    // their lines and no inputs: answered as stored.
+    const stored = (lines: any[] | undefined) => (lines === undefined ? null : JSON.stringify(lines.map(({ explanation, ...line }: any) => line)));
+    for (const r of first) {
+      await h.db.query('UPDATE simulation_result SET current_lines = $3, draft_lines = $4, inputs = NULL WHERE simulation_id = $1 AND subscription_id = $2', [
+        sim.simulationID, r.subscriptionID, stored(r.current?.lines), stored(r.draft?.lines),
+      ]);
+    }
+    await h.db.query('UPDATE simulation SET rating_context = NULL WHERE simulation_id = $1', [sim.simulationID]);
+    assert.deepEqual(await allResults(h, sim.simulationID), first);
+  });
+
   test('a processed term is simulated from the readings its bills used, and no bill is written', async () => {
     const processed = await makeTerm(h, { billingPeriodID: 202612, startDate: '01/12/2026', endDate: '31/12/2026' });
     // Readings of December for the three rated subscriptions: 5, 20, 45 m3 again.

@@ -63,3 +63,45 @@ test('a rate is addressed by component, tier and parameter; the draft with a new
   assert.deepEqual(locateRate(tariff, { componentCode: 'STANDING', tierIndex: 0 }, 'p'), [{ path: 'p.tierIndex', message: 'a flat component has no tiers' }]);
   assert.deepEqual(locateRate(tariff, { componentCode: 'SEWER', parameter: 'amount' }, 'p'), [{ path: 'p.parameter', message: 'a percentage component has no amount to solve (it has percentage)' }]);
 });
+
+test('the search answers what trying every rate answers, on revenues near linear, with kinks and flats, in few ratings where near linear', async () => {
+  // A small generator of its own, so a failure is the same on every run.
+  let seed = 13;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const bills = (n: number) => Array.from({ length: n }, () => ({ q: new Dec(Math.floor(random() * 60)), from: Math.floor(random() * 3) * Math.floor(random() * 150) }));
+  let compared = 0;
+  for (let i = 0; i < 60; i++) {
+    // Each bill: a fixed part, plus q * the rate above `from` steps (a tier reached
+    // later: a kink), rounded to the cent; some cases cap the rate's effect (a flat).
+    const roster = bills(1 + Math.floor(random() * 8));
+    const cap = random() < 0.3 ? Math.floor(random() * 1000) : Infinity;
+    const fixed = new Dec(Math.floor(random() * 5000)).div(100);
+    const revenue = async (rate: Dec) => {
+      const k = Math.min(rate.div(cents).toNumber(), cap);
+      return roster.reduce((s, b) => s.plus(b.q.times(cents.times(Math.max(0, k - b.from))).times('1.16').toDecimalPlaces(2, Dec.ROUND_HALF_UP)), fixed);
+    };
+    // Every rate from 0 up to 1200 steps: the last below the target and the first at it or above.
+    const all: Dec[] = [];
+    for (let k = 0; k <= 1200; k++) all.push(await revenue(cents.times(k)));
+    const target = all[Math.floor(random() * 1100)]!.plus(new Dec(Math.floor(random() * 200)).div(100));
+    const start = new Dec(Math.floor(random() * 3000)).div(100);
+    const s = await solveRate({ start, step: cents, target, revenue });
+    const firstAt = all.findIndex((r) => r.gte(target));
+    if (all[0]!.gt(target) || firstAt < 0) continue; // out of reach: said, tested above
+    const k = firstAt === 0 ? 0 : target.minus(all[firstAt - 1]!).lt(all[firstAt]!.minus(target)) ? firstAt - 1 : firstAt;
+    assert.ok(s.ok, `case ${i}`);
+    assert.equal(s.rate.toFixed(2), cents.times(k).toFixed(2), `case ${i}: target ${target.toFixed()}, start ${start.toFixed()}`);
+    assert.equal(s.revenue.toFixed(2), all[k]!.toFixed(2), `case ${i}`);
+    assert.ok(s.evaluations <= 40, `case ${i}: ${s.evaluations} ratings`);
+    compared++;
+  }
+  assert.ok(compared >= 40, `${compared} cases compared`);
+  // The bench's case, a tier rate solved revenue-neutral from 10% above (linear in the
+  // rate, rounded per bill): a handful of ratings where halving took 15.
+  const tier = async (rate: Dec) =>
+    [5, 20, 45, 33, 12].reduce((s, used) => s.plus(new Dec(Math.max(0, Math.min(used, 30) - 10)).times(rate).times('1.1').times('1.16').toDecimalPlaces(2, Dec.ROUND_HALF_UP)), new Dec(1000));
+  const neutral = await solveRate({ start: new Dec(77), step: cents, target: await tier(new Dec(70)), revenue: tier });
+  assert.ok(neutral.ok);
+  assert.equal(neutral.rate.toFixed(2), '70.00');
+  assert.ok(neutral.evaluations <= 5, `${neutral.evaluations} ratings`);
+});
