@@ -128,6 +128,7 @@ export async function appRounding(db: Queryable, appCode: number): Promise<{ min
  * finds the bills the first charged. Lanes of one run do not wait on each other.
  */
 export async function lockApp(db: Queryable, appCode: number, lane = 0): Promise<void> {
+  // Lane 0 keeps the key of the runs before lanes (hashtext is 603928872: no overflow).
   await db.query(`SELECT pg_advisory_xact_lock(hashtext('late_charges') + $2, $1)`, [appCode, lane]);
 }
 
