@@ -65,11 +65,16 @@ try {
        FROM subscription s WHERE s.app_code = $1`,
     [appCode, term.rows[0].term_id],
   );
+  // Also the reference: the posting of the same N bills' ledger entries (one statement, the
+  // same triggers), timed on the machine as it is now, so that a figure taken on a busy
+  // machine can be compared with one taken quiet.
+  const refStart = Date.now();
   await db.query(
     `INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, bill_id, description, created_by)
      SELECT app_code, account_id, bill_date, 'bill', total, bill_id, 'Bill ' || bill_number, 'b' FROM bill WHERE app_code = $1`,
     [appCode],
   );
+  const refMs = Date.now() - refStart;
   // A tenth partly paid: their open item is what is left (as settlement leaves it).
   await db.query(`UPDATE open_item SET open_amount = open_amount - 50 WHERE app_code = $1 AND account_id % 10 = 0`, [appCode]);
   await db.query('VACUUM ANALYZE');
@@ -84,6 +89,7 @@ try {
   t = Date.now();
   const second = await chargeLateCharges(db, appCode, '2025-03-31');
   const secondMs = Date.now() - t;
+  say(`reference: posting the same ${N} bills' ledger entries took ${secs(refMs)} s; the run took ${(firstMs / refMs).toFixed(2)} times that`);
   say(`the same run again: ${second.charged} charged in ${secs(secondMs)} s`);
   const check = await db.query(
     `SELECT (SELECT count(*) FROM late_charge)::int AS charges, (SELECT count(DISTINCT bill_id) FROM late_charge)::int AS bills,
