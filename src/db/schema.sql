@@ -25,6 +25,7 @@ TABLE account
   modified_at timestamp with time zone NOT NULL DEFAULT now()
   modified_by text NOT NULL
   delivery_preference text NOT NULL DEFAULT 'print'::text
+  CONSTRAINT account_app_code_account_id_key UNIQUE (app_code, account_id)
   CONSTRAINT account_app_code_account_number_key UNIQUE (app_code, account_number)
   CONSTRAINT account_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT account_delivery_preference_check CHECK ((delivery_preference = ANY (ARRAY['email'::text, 'print'::text, 'both'::text, 'none'::text])))
@@ -333,6 +334,17 @@ TABLE credit_note
   CREATE INDEX credit_note_account_idx ON credit_note (account_id, credit_note_id)
   CREATE INDEX credit_note_term_idx ON credit_note (term_id)
 
+TABLE credit_note_document
+  credit_note_id bigint NOT NULL
+  app_code integer NOT NULL
+  pdf bytea NOT NULL
+  sha256 text NOT NULL
+  bytes integer NOT NULL
+  rendered_at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINT credit_note_document_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT credit_note_document_credit_note_id_fkey FOREIGN KEY (credit_note_id) REFERENCES credit_note(credit_note_id)
+  CONSTRAINT credit_note_document_pkey PRIMARY KEY (credit_note_id)
+
 TABLE credit_note_number_counter
   app_code integer NOT NULL
   last_number bigint NOT NULL DEFAULT 0
@@ -530,8 +542,7 @@ TABLE ledger_entry
   description text NOT NULL DEFAULT ''::text
   created_at timestamp with time zone NOT NULL DEFAULT now()
   created_by text NOT NULL
-  CONSTRAINT ledger_entry_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
-  CONSTRAINT ledger_entry_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT ledger_entry_app_account_fkey FOREIGN KEY (app_code, account_id) REFERENCES account(app_code, account_id)
   CONSTRAINT ledger_entry_kind_check CHECK ((kind = ANY (ARRAY['bill'::text, 'bill_reversal'::text, 'payment'::text, 'payment_reversal'::text, 'adjustment'::text, 'opening_balance'::text, 'deposit'::text, 'deposit_release'::text, 'deposit_refund'::text])))
   CONSTRAINT ledger_entry_pkey PRIMARY KEY (entry_id)
   CONSTRAINT ledger_entry_reverses_entry_id_fkey FOREIGN KEY (reverses_entry_id) REFERENCES ledger_entry(entry_id)

@@ -63,3 +63,36 @@ Payment reference: {{ bill.paymentReference }} (please quote it with every payme
 
 {{ app.name }}
 `;
+
+/**
+ * The credit note's layout (creditNoteDocument.ts): the bill's data as for an invoice,
+ * plus `creditNote` (number, date, reason, the bill it cancels, the rebill, the lines
+ * reversed and the totals credited, negative). Shipped with the product like the
+ * bill's; an app cannot replace it yet (docs/corrections.md).
+ */
+export const DEFAULT_CREDIT_NOTE_BODY = `# {{ app.name }}
+{% if app.address != blank %}> {{ app.address }}
+{% endif %}---
+## Credit note {{ creditNote.number }}
+| Customer | {{ account.name }} | Credit note number | {{ creditNote.number }} |
+| Account number | {{ account.number }} | Credit note date | {{ creditNote.date }} |
+| Address | {{ account.address }} | Cancels bill | {{ bill.number }} of {{ bill.date }} |
+| Tariff | {{ service.name }} | Replaced by bill | {% if creditNote.rebillNumber != blank %}{{ creditNote.rebillNumber }}{% else %}none{% endif %} |
+
+> This credit note cancels bill {{ bill.number }} (period {{ bill.periodStart }} to {{ bill.periodEnd }}, total {{ bill.total }} {{ bill.currency }}). Reason: {{ creditNote.reason }}
+
+## Lines reversed
+| Description | Quantity | Rate | Amount ({{ bill.currency }}) |
+|---|--:|--:|--:|
+{% for line in creditNote.lines %}| {{ line.name }} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
+{% endfor %}
+| Summary | Amount ({{ bill.currency }}) |
+|---|--:|
+| Charges credited | {{ creditNote.charges }} |
+| Tax credited | {{ creditNote.tax }} |
+| Total credited | {{ creditNote.amount }} |
+
+**Total credited: {{ creditNote.amount }} {{ bill.currency }}**
+{% if creditNote.rebillNumber != blank %}
+> Bill {{ creditNote.rebillNumber }} replaces bill {{ bill.number }}; payments made against bill {{ bill.number }} count towards it.
+{% endif %}`;

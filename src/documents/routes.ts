@@ -1,4 +1,4 @@
-// HTTP for documents: invoice and e-mail templates, bill documents and the print extract.
+// HTTP for documents: invoice and e-mail templates, bill and credit-note documents and the print extract.
 // The renderer (pdfkit and its fonts) is imported by the operations that draw, when
 // first called: `npm run worker` and the server start without it (a worker that starts
 // slowly misses its share of a bill run).
@@ -128,6 +128,21 @@ export async function documentRoutes(app: FastifyInstance, services: Services): 
     body: requestSchema({ method: 'Retrieve', action: 'Retrieve Bill Document' }, { data: Type.Object({ billID: Id }, { additionalProperties: false }) }),
     data: RawFile,
     handler: async (body, ctx) => getBillDocument(ctx.db, ctx.caller.appCode, body.data.billID, (k, v) => ctx.reply.header(k, v)),
+  });
+
+  operation(app, services, {
+    path: '/billing/documents/get-credit-note-document',
+    headers: { 'X-Billrun-Document-Sha256': 'the SHA-256 of the PDF, checked against the stored one' },
+    role: 'viewer',
+    tag: TAG,
+    summary: "A credit note's PDF",
+    description:
+      'The credit note (get-credit-notes) as a document (application/pdf): its number and date, the bill it cancels, the rebill that replaces it, the lines reversed and the totals credited. Made with the bills\' renderer at the first read and kept; its checksum is checked and sent in X-Billrun-Document-Sha256.',
+    raw: { types: ['application/pdf'] },
+    body: requestSchema({ method: 'Retrieve', action: 'Retrieve Credit Note Document' }, { data: Type.Object({ creditNoteID: Id }, { additionalProperties: false }) }),
+    data: RawFile,
+    handler: async (body, ctx) =>
+      (await import('./creditNoteDocument.ts')).getCreditNoteDocument(ctx.db, ctx.caller.appCode, body.data.creditNoteID, (k, v) => ctx.reply.header(k, v)),
   });
 
   operation(app, services, {

@@ -46,7 +46,7 @@ export type OverdueBillRow = {
 /**
  * The app's posted bills still unpaid (their ledger entry's open item, after settlement)
  * whose grace ended before `chargeDate`, not charged yet, by open item, after `afterEntry`,
- * at most `limit`. Walks open_item by its primary key so that each page costs the same
+ * at most `limit`, of the accounts of one lane (account id modulo the lanes). Walks open_item by its primary key so that each page costs the same
  * however many bills there are.
  */
 export async function overdueBills(
@@ -57,6 +57,7 @@ export async function overdueBills(
   graceDays: readonly number[],
   afterEntry: string,
   limit: number,
+  part: { lane: number; lanes: number } = { lane: 0, lanes: 1 },
 ): Promise<OverdueBillRow[]> {
   const r = await db.query<OverdueBillRow>(
     `SELECT o.entry_id, b.bill_id, b.bill_number, b.account_id, b.due_date, o.open_amount, t.service_version_id
@@ -65,12 +66,12 @@ export async function overdueBills(
        JOIN bill b ON b.bill_id = e.bill_id AND b.status = 'posted'
        JOIN term t ON t.term_id = b.term_id
        JOIN unnest($3::bigint[], $4::int[]) AS r(service_version_id, grace_days) ON r.service_version_id = t.service_version_id
-      WHERE o.app_code = $1 AND o.entry_id > $5::bigint AND o.open_amount > 0
+      WHERE o.app_code = $1 AND o.entry_id > $5::bigint AND o.open_amount > 0 AND o.account_id % $7 = $8
         AND b.due_date + r.grace_days < $2::date
         AND NOT EXISTS (SELECT 1 FROM late_charge lc WHERE lc.bill_id = b.bill_id)
       ORDER BY o.entry_id
       LIMIT $6`,
-    [appCode, chargeDate, versions, graceDays, afterEntry, limit],
+    [appCode, chargeDate, versions, graceDays, afterEntry, limit, part.lanes, part.lane],
   );
   return r.rows;
 }
@@ -122,9 +123,13 @@ export async function appRounding(db: Queryable, appCode: number): Promise<{ min
   return row === undefined ? undefined : { minorUnits: row.minor_units, rounding: row.rounding_mode };
 }
 
-/** Serialises the runs of one app: a second run waits, then finds the bills the first charged. */
-export async function lockApp(db: Queryable, appCode: number): Promise<void> {
-  await db.query(`SELECT pg_advisory_xact_lock(hashtext('late_charges'), $1)`, [appCode]);
+/**
+ * Serialises the runs of one app, lane by lane: a second run's page of a lane waits, then
+ * finds the bills the first charged. Lanes of one run do not wait on each other.
+ */
+export async function lockApp(db: Queryable, appCode: number, lane = 0): Promise<void> {
+  // Lane 0 keeps the key of the runs before lanes (hashtext is 603928872: no overflow).
+  await db.query(`SELECT pg_advisory_xact_lock(hashtext('late_charges') + $2, $1)`, [appCode, lane]);
 }
 
 export async function finishDay(db: Queryable, appCode: number, chargeDate: string, charged: number): Promise<void> {

@@ -1,0 +1,107 @@
+// A credit note's printable document (docs/corrections.md, "The credit note's document"):
+// the cancelled bill's data as its invoice has it, plus the note (its number, date and
+// reason, the rebill, the lines reversed and the totals credited), laid out by the same
+// Liquid engine and pdfkit renderer as bills, and kept in credit_note_document with its
+// checksum. Made at the first read and kept (a credit note never changes, and its PDF is
+// dated with the note's date, so it is the same bytes whenever it is made): the
+// cancellation of 100,000 bills writes no PDFs in its transaction.
+import crypto from 'node:crypto';
+import type { Queryable } from '../db/pool.ts';
+import { AppError, notFound } from '../errors.ts';
+import type { RawAnswer } from '../http/operation.ts';
+import { formatDate } from '../calendar/calendar.ts';
+import { moneyText } from '../rating/money.ts';
+import { readCreditNotes } from '../corrections/store.ts';
+import { loadDocumentData } from './billContext.ts';
+import type { BillLineData, DocumentData } from './context.ts';
+import { DEFAULT_CREDIT_NOTE_BODY } from './defaults.ts';
+import { compileInvoice, invoiceBlocks } from './render.ts';
+import { renderPdf } from './pdf.ts';
+
+export type CreditNoteDocumentData = DocumentData & {
+  creditNote: {
+    id: string;
+    number: string;
+    date: string;
+    reason: string;
+    rebillNumber: string;
+    charges: string;
+    tax: string;
+    amount: string;
+    lines: BillLineData[];
+  };
+};
+
+/** An amount as printed, credited: "150.00" is "-150.00", "-3.10" is "3.10", a zero stays as it is. */
+export function credited(amount: string): string {
+  if (/^-?[0.]*$/.test(amount)) return amount.replace(/^-/, '');
+  return amount.startsWith('-') ? amount.slice(1) : `-${amount}`;
+}
+
+/** What the layout reads for one credit note of the app, or undefined when the app has no such note. */
+export async function creditNoteData(db: Queryable, appCode: number, creditNoteId: number): Promise<CreditNoteDocumentData | undefined> {
+  const [note] = await readCreditNotes(db, appCode, { creditNoteID: creditNoteId, limit: 1 }, 'cn.created_at::text');
+  if (!note) return undefined;
+  const [bill] = await loadDocumentData(db, appCode, [note.bill_id], false);
+  if (!bill) return undefined;
+  const m = (x: string) => moneyText(x, note.minor_units);
+  return {
+    ...bill.data,
+    creditNote: {
+      id: note.credit_note_id,
+      number: note.credit_note_number,
+      date: formatDate(note.credit_date),
+      reason: note.reason,
+      rebillNumber: note.rebill_number ?? '',
+      // The note's own amounts are the bill's, stored as credited (positive): printed negative.
+      charges: credited(m(note.charges)),
+      tax: credited(m(note.tax)),
+      amount: credited(m(note.amount)),
+      lines: bill.data.bill.lines.map((l) => ({ ...l, amount: credited(l.amount) })),
+    },
+  };
+}
+
+let compiled: ReturnType<typeof compileInvoice> | undefined;
+
+/** The credit note's PDF from its data, dated with the note's date (the same bytes every time). */
+export async function renderCreditNote(data: CreditNoteDocumentData): Promise<Buffer> {
+  compiled ??= compileInvoice({ body: DEFAULT_CREDIT_NOTE_BODY });
+  const [d, mo, y] = data.creditNote.date.split('/');
+  return renderPdf(await invoiceBlocks(compiled, data), {
+    title: `Credit note ${data.creditNote.number}`,
+    author: data.app.name,
+    creationDate: new Date(`${y}-${mo}-${d}T00:00:00Z`),
+  });
+}
+
+type Stored = { pdf: Buffer; sha256: string };
+
+async function readStored(db: Queryable, appCode: number, creditNoteId: number): Promise<Stored | undefined> {
+  const r = await db.query<Stored>('SELECT pdf, sha256 FROM credit_note_document WHERE app_code = $1 AND credit_note_id = $2', [appCode, creditNoteId]);
+  return r.rows[0];
+}
+
+/**
+ * get-credit-note-document: the stored PDF, made and kept at the first read; its checksum
+ * checked as it is read, like a bill's document. Two first reads at once both render the
+ * same bytes; the first insert is kept.
+ */
+export async function getCreditNoteDocument(db: Queryable, appCode: number, creditNoteId: number, setHeader: (k: string, v: string) => void): Promise<RawAnswer> {
+  let stored = await readStored(db, appCode, creditNoteId);
+  if (!stored) {
+    const data = await creditNoteData(db, appCode, creditNoteId);
+    if (!data) throw notFound('credit note', 'data.creditNoteID');
+    const pdf = await renderCreditNote(data);
+    const sha256 = crypto.createHash('sha256').update(pdf).digest('hex');
+    await db.query(
+      `INSERT INTO credit_note_document (credit_note_id, app_code, pdf, sha256, bytes) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (credit_note_id) DO NOTHING`,
+      [creditNoteId, appCode, pdf, sha256, pdf.length],
+    );
+    stored = (await readStored(db, appCode, creditNoteId))!;
+  }
+  const sha256 = crypto.createHash('sha256').update(stored.pdf).digest('hex');
+  if (sha256 !== stored.sha256) throw new AppError('INTERNAL', `The stored document of credit note ${creditNoteId} does not match its checksum.`);
+  setHeader('x-billrun-document-sha256', sha256);
+  return { type: 'application/pdf', payload: stored.pdf };
+}

@@ -1,0 +1,88 @@
+// A credit note's PDF, end to end through HTTP: a posted bill cancelled and rebilled after
+// its reading is corrected (cancel-bill), then get-credit-note-document read back with
+// pdftotext. Amounts by hand from the shared water tariff (test/fixtures/tariffs.ts):
+// standing 150; water 10 m3 at 50, the next 20 at 70; sewer 10% of water; VAT 16%.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import type { Harness } from '../support/harness.ts';
+import { makeTerm, startRun, step, subscriptions, tariff, waitForStatus } from '../terms/fixtures.ts';
+import { docEnv, fetchFile, needsPoppler, pdfText } from './support.ts';
+
+describe("a credit note's document", { skip: needsPoppler() }, () => {
+  let h: Harness;
+  let close: () => Promise<void>;
+
+  before(async () => {
+    ({ h, close } = await startRun({}, [tariff()]));
+  });
+  after(() => close());
+
+  async function ok(path: string, body: unknown, token = h.tokens.biller) {
+    const r = await h.post(path, body, token);
+    assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
+    return r.body.data;
+  }
+  const pdfOf = (creditNoteID: number, token = h.tokens.viewer) =>
+    fetchFile(h, '/billing/documents/get-credit-note-document', docEnv('Retrieve', 'Retrieve Credit Note Document', { creditNoteID }), token);
+
+  test('cancel-bill makes a credit note whose PDF names its number, the bill it cancels, the rebill, the lines reversed and the totals', async () => {
+    const [sub] = await subscriptions(h, { n: 1, readings: [['2026-10-31', 100], ['2026-11-30', 120]] });
+    const termID = await makeTerm(h, { billingPeriodID: 202611, startDate: '01/11/2026', endDate: '30/11/2026' });
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID })).status, 200);
+    assert.equal((await waitForStatus(h, termID, ['Processed', 'Failed'])).status, 'Processed');
+    assert.equal((await step(h, 'post-term', 'Post Term', { termID })).status, 200);
+    const [bill] = (await ok('/billing/bills/get-bills', docEnv('Retrieve', 'Retrieve Bills', { termID }), h.tokens.viewer)).bills;
+    // 20 m3: water 500 + 700 = 1200, sewer 120, charges 1470, VAT 16% = 235.20, total 1705.20.
+    assert.equal(bill.total, '1705.20');
+
+    // The meter was misread: 115, not 120; the bill is cancelled and rebilled.
+    const r = await h.db.query("SELECT reading_id FROM reading WHERE subscription_id = $1 AND reading_date = '2026-11-30'", [sub!.subscriptionId]);
+    await ok('/billing/readings/correct-reading', docEnv('Update', 'Correct Reading', { readingID: Number(r.rows[0].reading_id), value: '115', note: 'misread' }));
+    const done = await ok('/billing/bills/cancel-bill', docEnv('Update', 'Cancel Bill', { billID: bill.billID, reason: 'misread meter' }));
+    const note = done.creditNotes[0];
+    assert.equal(note.billID, bill.billID);
+    const rebill = (await ok('/billing/bills/get-bills', docEnv('Retrieve', 'Retrieve Bills', { termID }), h.tokens.viewer)).bills.find((b: any) => b.correctsBillID === bill.billID);
+    // 15 m3: water 500 + 350 = 850, sewer 85, VAT 16% of 1085 = 173.60: 1258.60.
+    assert.equal(rebill.total, '1258.60');
+
+    const pdf = await pdfOf(note.creditNoteID);
+    assert.equal(pdf.status, 200, pdf.bytes.toString());
+    assert.equal(pdf.type, 'application/pdf');
+    assert.equal(pdf.headers.get('x-billrun-document-sha256'), crypto.createHash('sha256').update(pdf.bytes).digest('hex'));
+    const text = pdfText(pdf.bytes);
+    for (const expected of [
+      `Credit note ${note.creditNoteNumber}`,
+      '31/01/2027',
+      `Cancels bill`,
+      `${bill.billNumber} of ${bill.billDate}`,
+      `Replaced by bill`,
+      String(rebill.billNumber),
+      'Reason: misread meter',
+      'Standing charge',
+      '-150.00',
+      '-1200.00',
+      'Sewer',
+      '-120.00',
+      'VAT',
+      '-235.20',
+      'Charges credited',
+      '-1470.00',
+      'Tax credited',
+      'Total credited: -1705.20',
+    ]) {
+      assert.ok(text.includes(expected), `the PDF holds "${expected}":\n${text}`);
+    }
+    // The lines reversed are the cancelled bill's (20 m3, not the rebill's 15).
+    assert.match(text, /Water\s+20 m3/);
+
+    // Kept: a second read is the same bytes; another app's caller cannot read it; an unknown note is 404.
+    const again = await pdfOf(note.creditNoteID);
+    assert.deepEqual(again.bytes, pdf.bytes);
+    assert.equal((await pdfOf(note.creditNoteID, h.tokens.otherAdmin)).status, 404);
+    const missing = await pdfOf(987654321);
+    assert.equal(missing.status, 404);
+    assert.match(missing.bytes.toString(), /data\.creditNoteID/);
+  });
+});
