@@ -4,30 +4,32 @@
 // rating is the core's (rating/prepaid.ts); what a bill was made from goes in its source
 // (billSource.ts) so that verify-bill rates it again from the same advances.
 import type { Queryable } from '../db/pool.ts';
-import type { PrepaidAdvance, PrepaidInput, PrepaidRatedBill, RatedBill, Tariff, TariffVersion } from '../rating/index.ts';
+import type { PrepaidAdvance, PrepaidInput, PrepaidRatedBill, RatedBill } from '../rating/index.ts';
 import { comingPeriod } from '../rating/index.ts';
 import type { RosterInput } from './rateRoster.ts';
 
 /** Months per period by the template's billingCycle lookup id (the same table as src/schedules/periods.ts, which imports billRun). */
 const CYCLE_MONTHS: Readonly<Record<number, number>> = { 1: 1, 2: 2, 3: 3, 4: 6, 5: 12 };
 
-/** What a run of a Prepaid term needs beside the Postpaid context. */
-export type PrepaidContext = Omit<PrepaidInput, 'prepaid'>;
+/**
+ * What a run of a Prepaid term needs beside the Postpaid context. The advance's tariff is
+ * not kept here: rateRoster takes it from the context's tariff (the last of its versions),
+ * so that a tariff simulation's draft prices the advance too.
+ */
+export type PrepaidContext = Omit<PrepaidInput, 'prepaid' | 'advanceTariff'>;
 
 /**
  * The Prepaid context of a term, or undefined for a Postpaid one. The charging type and
- * the cycle are the term's own version's (as its post type is); the advance is priced by
- * the version in force on the term's last day, the last of `versions`.
+ * the cycle are the term's own version's (as its post type is).
  */
-export async function prepaidContext(db: Queryable, serviceVersionId: string, tariff: Tariff, versions: readonly TariffVersion[] | undefined): Promise<PrepaidContext | undefined> {
+export async function prepaidContext(db: Queryable, serviceVersionId: string): Promise<PrepaidContext | undefined> {
   const r = await db.query<{ charging_type: string | null; billing_cycle: number | null }>(
     `SELECT definition->>'chargingType' AS charging_type, (definition->>'billingCycle')::int AS billing_cycle FROM service_version WHERE service_version_id = $1`,
     [serviceVersionId],
   );
   const row = r.rows[0];
   if (row === undefined || row.charging_type !== 'Prepaid') return undefined;
-  const last = versions === undefined || versions.length === 0 ? tariff : (versions[versions.length - 1] as TariffVersion).tariff;
-  return { cycleMonths: CYCLE_MONTHS[row.billing_cycle ?? 1] ?? 1, advanceTariff: last };
+  return { cycleMonths: CYCLE_MONTHS[row.billing_cycle ?? 1] ?? 1 };
 }
 
 /**
@@ -48,8 +50,8 @@ export async function loadPrepaidAdvances(
   const coming = comingPeriod(ctx.end, ctx.prepaid.cycleMonths);
   const r = await db.query<{ subscription_id: string; bill_id: string; bill_number: string; advance: Omit<PrepaidAdvance, 'billId' | 'billNumber'>; settled: { start: string; end: string }[] }>(
     `SELECT b.subscription_id, b.bill_id, b.bill_number, b.source->'prepaid'->'advance' AS advance,
-            (SELECT coalesce(jsonb_agg(x ORDER BY x->>'start'), '[]'::jsonb)
-               FROM bill o, jsonb_array_elements(o.source->'prepaid'->'settles') s, jsonb_array_elements(s->'days') x
+            (SELECT coalesce(json_agg(x ORDER BY x->>'start'), '[]'::json)
+               FROM bill o, json_array_elements(o.source->'prepaid'->'settles') s, json_array_elements(s->'days') x
               WHERE o.subscription_id = b.subscription_id AND (o.source->'prepaid') IS NOT NULL
                 AND o.term_id <> $1 AND o.status NOT IN ('withdrawn', 'cancelled')
                 AND s->>'billId' = b.bill_id::text) AS settled
@@ -57,7 +59,7 @@ export async function loadPrepaidAdvances(
        JOIN bill b ON b.subscription_id = ts.subscription_id AND (b.source->'prepaid') IS NOT NULL
       WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3
         AND b.term_id <> $1 AND b.status NOT IN ('withdrawn', 'cancelled')
-        AND jsonb_typeof(b.source->'prepaid'->'advance') = 'object'
+        AND json_typeof(b.source->'prepaid'->'advance') = 'object'
         AND (b.source->'prepaid'->'advance'->>'start')::date <= $5::date
         AND (b.source->'prepaid'->'advance'->>'end')::date >= $4::date
       ORDER BY b.subscription_id, b.bill_id`,

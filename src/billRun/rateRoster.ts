@@ -81,7 +81,7 @@ export async function runContext(db: Queryable, term: TermRow, watermark: string
     rounding: term.rounding_mode as RoundingMode,
   };
   if (versions.length > 1) ctx.versions = versions;
-  const prepaid = await prepaidContext(db, term.service_version_id, tariff, versions);
+  const prepaid = await prepaidContext(db, term.service_version_id);
   if (prepaid !== undefined) ctx.prepaid = prepaid;
   return ctx;
 }
@@ -300,7 +300,11 @@ export async function rateRoster(ctx: RunContext, inputs: RosterInput[]): Promis
         balanceBroughtForward: input.balance,
         ...(ctx.versions === undefined ? {} : { versions: ctx.versions, ...(input.changeReadings === undefined ? {} : { changeReadings: input.changeReadings }) }),
       };
-      const bill = ctx.prepaid === undefined ? rateBill(billInput) : ratePrepaidBill(billInput, { ...ctx.prepaid, prepaid: input.prepaid ?? [] });
+      // A Prepaid term's advance is priced by the version in force on its last day.
+      const bill =
+        ctx.prepaid === undefined
+          ? rateBill(billInput)
+          : ratePrepaidBill(billInput, { ...ctx.prepaid, advanceTariff: ctx.versions === undefined ? ctx.tariff : (ctx.versions[ctx.versions.length - 1] as TariffVersion).tariff, prepaid: input.prepaid ?? [] });
       rated.push({ input, bill });
     } catch (err) {
       if (err instanceof RatingError) {

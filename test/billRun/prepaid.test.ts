@@ -83,7 +83,7 @@ describe('a Prepaid template', () => {
       [b.subscriptionId, '2026-12-31', 20],
       [c.subscriptionId, '2026-12-10', 130],
     ]);
-    const t = await h.post('/billing/subscriptions/terminate-subscription', env({ subscriptionID: Number(c.subscriptionId), endDate: '10/12/2026' }, 'Update', 'Terminate Subscription'), h.tokens.biller);
+    const t = await h.post('/billing/subscriptions/terminate-subscription', { method: 'Update', action: 'Terminate Subscription', apiVersion: 'v2', data: { subscriptionID: Number(c.subscriptionId), endDate: '10/12/2026' } }, h.tokens.biller);
     assert.equal(t.status, 200, JSON.stringify(t.body));
 
     const termID = await term(202612, '01/12/2026', '31/12/2026');
@@ -135,7 +135,7 @@ describe('a Prepaid template', () => {
     const again = await run(termID);
     assert.deepEqual(lines(again.of(c)), lines(final));
     const credits = await h.db.query<{ n: string }>(
-      `SELECT count(*) AS n FROM bill b, jsonb_array_elements(b.lines) l
+      `SELECT count(*) AS n FROM bill b, json_array_elements(b.lines::json) l
         WHERE b.subscription_id = $1 AND b.status <> 'withdrawn' AND l->'trace'->'prepaid'->>'basis' = 'credit'`,
       [c.subscriptionId],
     );
