@@ -2,8 +2,9 @@
 // chunk's COPY, and its way back to the run's input: verify-bill (src/verification/)
 // rates a stored bill again from exactly this, through the same rateRoster. Both
 // directions live here so that they cannot drift apart.
-import type { RoundingMode } from '../rating/index.ts';
+import type { RatedBill, RoundingMode } from '../rating/index.ts';
 import { meterReadingsOf, type RosterInput, type RunContext } from './rateRoster.ts';
+import { prepaidSource, type PrepaidSource } from './prepaid.ts';
 
 export type BillSource = {
   v: 1;
@@ -19,9 +20,11 @@ export type BillSource = {
   readings: Record<string, { previous: string; current: string | null }>;
   /** A term spanning a version change: the readings dated on a change date, by input and date (they split the consumption). */
   changeReadings?: Record<string, Record<string, string>>;
+  /** A Prepaid term's bill: the earlier advances it was rated with, the days of them it settled, what it billed in advance. */
+  prepaid?: PrepaidSource;
 };
 
-export function billSource(ctx: RunContext, input: RosterInput): BillSource {
+export function billSource(ctx: RunContext, input: RosterInput, bill?: RatedBill): BillSource {
   const s: BillSource = {
     v: 1,
     startDate: input.startDate,
@@ -34,6 +37,8 @@ export function billSource(ctx: RunContext, input: RosterInput): BillSource {
   };
   if (input.suspended !== undefined) s.suspended = input.suspended;
   if (input.changeReadings !== undefined) s.changeReadings = input.changeReadings;
+  const prepaid = bill === undefined ? undefined : prepaidSource(input, bill);
+  if (prepaid !== undefined) s.prepaid = prepaid;
   return s;
 }
 
@@ -61,6 +66,7 @@ export function inputOfSource(
   };
   if (source.suspended !== undefined) input.suspended = source.suspended;
   if (source.changeReadings !== undefined) input.changeReadings = source.changeReadings;
+  if (source.prepaid !== undefined) input.prepaid = source.prepaid.advances;
   const missing: { path: string; id: string }[] = [];
   const row = (code: string, which: string, id: string): SourceReading | undefined => {
     const r = rows.get(id);

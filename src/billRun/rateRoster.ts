@@ -1,7 +1,8 @@
 // The one path from database rows to rated bills, used by validate-term's preview and
 // by the run's chunks alike: a preview that disagrees with the bills would be a bug.
 import type { Queryable } from '../db/pool.ts';
-import { attempt, prepareTariff, rateBill, RatingError, type LastReadingOnly, type MeterReadings, type RatedBill, type RoundingMode, type Tariff, type TariffVersion } from '../rating/index.ts';
+import { attempt, prepareTariff, rateBill, ratePrepaidBill, RatingError, type LastReadingOnly, type MeterReadings, type PrepaidAdvance, type RatedBill, type RoundingMode, type Tariff, type TariffVersion } from '../rating/index.ts';
+import { loadPrepaidAdvances, prepaidContext, type PrepaidContext } from './prepaid.ts';
 import { termVersions } from './versions.ts';
 import type { TermRow } from './termStore.ts';
 import { suspendedPeriods, suspensionPeriodsSql } from './suspensions.ts';
@@ -26,6 +27,8 @@ export type RunContext = {
   meteredCodes: string[];
   minorUnits: number;
   rounding: RoundingMode;
+  /** A Prepaid template's term (billRun/prepaid.ts); absent for Postpaid. */
+  prepaid?: PrepaidContext;
 };
 
 export type RosterInput = {
@@ -43,6 +46,8 @@ export type RosterInput = {
   changeReadings?: Record<string, Record<string, string>>;
   /** The ids of the reading rows behind `readings`, recorded on the bill (its source) for verify-bill. */
   readingIds?: Record<string, { previous: string; current: string | null }>;
+  /** A Prepaid term: the advances earlier bills billed that reach into the term or its coming period. */
+  prepaid?: PrepaidAdvance[];
 };
 
 export type RatedEntry = { input: RosterInput; bill: RatedBill };
@@ -76,6 +81,8 @@ export async function runContext(db: Queryable, term: TermRow, watermark: string
     rounding: term.rounding_mode as RoundingMode,
   };
   if (versions.length > 1) ctx.versions = versions;
+  const prepaid = await prepaidContext(db, term.service_version_id);
+  if (prepaid !== undefined) ctx.prepaid = prepaid;
   return ctx;
 }
 
@@ -153,8 +160,10 @@ export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: s
     if (suspended !== undefined) input.suspended = suspended;
     return input;
   });
-  if (ctx.meteredCodes.length === 0 || inputs.length === 0) return inputs;
+  if (inputs.length === 0) return inputs;
   const byId = new Map(inputs.map((i) => [i.subscriptionId, i]));
+  await loadPrepaidAdvances(db, ctx, byId, fromId, toId);
+  if (ctx.meteredCodes.length === 0) return inputs;
   const readings = await db.query<ReadingsRow>(
     `${READINGS_SQL}
       WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3`,
@@ -278,7 +287,7 @@ export async function rateRoster(ctx: RunContext, inputs: RosterInput[]): Promis
     if (i % SLICE === SLICE - 1) await yieldToEventLoop();
     const input = inputs[i] as RosterInput;
     try {
-      const bill = rateBill({
+      const billInput: Parameters<typeof rateBill>[0] = {
         tariff: ctx.tariff,
         term: { start: ctx.start, end: ctx.end },
         subscription:
@@ -290,7 +299,12 @@ export async function rateRoster(ctx: RunContext, inputs: RosterInput[]): Promis
         rounding: ctx.rounding,
         balanceBroughtForward: input.balance,
         ...(ctx.versions === undefined ? {} : { versions: ctx.versions, ...(input.changeReadings === undefined ? {} : { changeReadings: input.changeReadings }) }),
-      });
+      };
+      // A Prepaid term's advance is priced by the version in force on its last day.
+      const bill =
+        ctx.prepaid === undefined
+          ? rateBill(billInput)
+          : ratePrepaidBill(billInput, { ...ctx.prepaid, advanceTariff: ctx.versions === undefined ? ctx.tariff : (ctx.versions[ctx.versions.length - 1] as TariffVersion).tariff, prepaid: input.prepaid ?? [] });
       rated.push({ input, bill });
     } catch (err) {
       if (err instanceof RatingError) {

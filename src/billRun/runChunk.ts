@@ -38,7 +38,7 @@ export async function runChunk(db: pg.Pool, termId: string, round: number, chunk
   for (let i = 0; i < rated.length; i++) {
     if (i % 256 === 255) await yieldToEventLoop();
     const r = rated[i]!;
-    rows.push(billRowParts(term.app_code, termId, billDate, term.due_date, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill, source: billSource(ctx, r.input) }));
+    rows.push(billRowParts(term.app_code, termId, billDate, term.due_date, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill, source: billSource(ctx, r.input, r.bill) }));
   }
   const totals = totalsText(sumBills(rated.map((r) => r.bill)));
 

@@ -1,12 +1,13 @@
 // A bill line's trace in words, for the officer who explains a bill to a customer. The
 // words come only from the trace kept with the bill, never from a new calculation. Dates
 // in words are the API's dd/mm/yyyy; the trace keeps them 'YYYY-MM-DD' for programs.
-import { explainModel, type RatedLine } from '../rating/index.ts';
+import { explainModel, explainPrepaid, type RatedLine } from '../rating/index.ts';
 import { formatDate as day } from '../calendar/calendar.ts';
 
 export function explainLine(line: RatedLine): string {
   const t = line.trace;
   const parts: string[] = [];
+  if (t.prepaid) parts.push(explainPrepaid(t.prepaid, t.model));
   if (t.segment) {
     const g = t.segment;
     parts.push(

@@ -91,6 +91,24 @@ const COMMON = {
       }),
     ),
   ),
+  prepaid: Type.Optional(
+    named(
+      'PrepaidTrace',
+      Type.Object(
+        {
+          basis: Type.Union([Type.Literal('arrears'), Type.Literal('catchUp'), Type.Literal('advance'), Type.Literal('credit')]),
+          start: Day,
+          end: Day,
+          days: Type.Integer({ description: 'days billed; a credit: the unused days' }),
+          unused: Type.Optional(Type.Array(SuspendedPeriod)),
+          advance: Type.Optional(
+            Type.Object({ billNumber: Type.String(), start: Day, end: Day, days: Type.Integer(), amount: Text }, { description: 'a credit: the advance line it gives back' }),
+          ),
+        },
+        { description: "a Prepaid template's line: in arrears (the term's consumption), catchUp (the term's days not billed in advance), advance (the coming period), credit (unused prepaid days)" },
+      ),
+    ),
+  ),
   limit: Type.Optional(
     named(
       'LimitTrace',

@@ -189,6 +189,7 @@ TABLE bill
   CONSTRAINT bill_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'posted'::text, 'withdrawn'::text, 'cancelled'::text])))
   CREATE INDEX bill_account_idx ON bill (account_id, bill_id)
   CREATE INDEX bill_corrects_idx ON bill (corrects_bill_id) WHERE (corrects_bill_id IS NOT NULL)
+  CREATE INDEX bill_prepaid_idx ON bill (subscription_id, bill_id) WHERE ((source -> 'prepaid'::text) IS NOT NULL)
   CREATE UNIQUE INDEX bill_one_per_subscription ON bill (term_id, subscription_id) WHERE (status <> ALL (ARRAY['withdrawn'::text, 'cancelled'::text]))
 
 TABLE bill_document

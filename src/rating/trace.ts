@@ -59,6 +59,26 @@ export type SegmentTrace = {
   consumption?: { input: string; quantity: string; by: 'days' | 'readings'; from?: { date: string; value: string }; to?: { date: string; value: string } };
 };
 
+/**
+ * On a Prepaid template's bill (prepaid.ts): which period the line covers and how.
+ * 'arrears': the term's consumption (and what is computed from it); 'catchUp': fixed and
+ * unmetered charges for the term's days not billed in advance (a subscription started
+ * inside the term); 'advance': fixed and unmetered charges for the coming period;
+ * 'credit': the unused days of a period billed in advance, given back.
+ */
+export type PrepaidTrace = {
+  basis: 'arrears' | 'catchUp' | 'advance' | 'credit';
+  /** The days the line covers, both included (a credit: its first and last unused day). */
+  start: string;
+  end: string;
+  /** Days billed (a credit: the unused days). */
+  days: number;
+  /** A credit: the unused days as periods. */
+  unused?: SuspendedPeriod[];
+  /** A credit: the advance line it gives back, the bill that billed it and the days it paid for. */
+  advance?: { billNumber: string; start: string; end: string; days: number; amount: string };
+};
+
 export type LimitTrace = {
   minimum?: string;
   maximum?: string;
@@ -73,6 +93,7 @@ export type LineTrace = ModelTrace & {
   proration?: ProrationTrace;
   limit?: LimitTrace;
   segment?: SegmentTrace;
+  prepaid?: PrepaidTrace;
   /** The amount before rounding to the currency's minor unit. */
   unrounded: string;
   rounding: RoundingMode;
