@@ -4,6 +4,7 @@
 // same rateBothWays, with the rating context and draft kept on the record: the rating core
 // is pure, so the lines are those the amounts were summed from. Rows that keep their lines
 // (older simulations) are answered as stored.
+import { invalidState } from '../errors.ts';
 import { Dec, type Tariff } from '../rating/index.ts';
 import { rateBothWays } from './compare.ts';
 import { rosterInputOf, type ResultRow, type SimulationRow, type StoredInput } from './store.ts';
@@ -12,7 +13,7 @@ import { rosterInputOf, type ResultRow, type SimulationRow, type StoredInput } f
 export async function withResultLines(sim: SimulationRow, rows: ResultRow[]): Promise<ResultRow[]> {
   const rerate = rows.filter((r) => r.inputs !== null);
   if (rerate.length === 0) return rows;
-  if (sim.rating_context === null) throw new Error(`simulation ${sim.simulation_id} keeps inputs but no rating context`);
+  if (sim.rating_context === null) throw stale(sim.simulation_id);
   const compared = await rateBothWays(
     sim.rating_context,
     sim.draft as Tariff,
@@ -28,9 +29,16 @@ export async function withResultLines(sim: SimulationRow, rows: ResultRow[]): Pr
       const bill = c[side];
       const stored = r[`${side}_total`];
       if ((stored === null) !== (bill === null) || (bill !== null && !new Dec(bill.total).eq(stored as string))) {
-        throw new Error(`simulation ${sim.simulation_id}: subscription ${r.subscription_id} rated again does not give its stored ${side} amount`);
+        throw stale(sim.simulation_id, r.subscription_id, side);
       }
     }
     return { ...r, current_lines: c.current?.lines ?? null, draft_lines: c.draft?.lines ?? null };
   });
+}
+
+// A user can read an old simulation after an upgrade changed the rating core: a clear 409
+// naming what to do, not a 500.
+function stale(simulationId: number | string, subscriptionId?: number | string, side?: string) {
+  const why = subscriptionId === undefined ? 'it keeps no rating context' : `subscription ${subscriptionId} rated again does not give its stored ${side} amount`;
+  return invalidState(`The lines of simulation ${simulationId} cannot be shown again (${why}): the rating code changed since it ran. Run the simulation again.`, 'data.simulationID');
 }

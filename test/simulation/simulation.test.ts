@@ -199,6 +199,20 @@ describe('tariff simulation', () => {
       await h.db.query('UPDATE subscription SET start_date = $2 WHERE subscription_id = $1', [subs[0]!.subscriptionId, was]);
     }
 
+    // A rating core changed since the simulation ran (here: a stored amount the lines rated
+    // again no longer add up to) is a clear 409 naming the simulation, not a 500.
+    const sub0 = Number(subs[0]!.subscriptionId);
+    await h.db.query('UPDATE simulation_result SET current_total = current_total + 1 WHERE simulation_id = $1 AND subscription_id = $2', [sim.simulationID, sub0]);
+    try {
+      const stale = await results(h, { simulationID: sim.simulationID });
+      assert.equal(stale.status, 409, JSON.stringify(stale.body));
+      assert.equal(stale.body.error.code, 'INVALID_STATE');
+      assert.equal(stale.body.error.details[0].path, 'data.simulationID');
+      assert.match(stale.body.error.message, /Run the simulation again/);
+    } finally {
+      await h.db.query('UPDATE simulation_result SET current_total = current_total - 1 WHERE simulation_id = $1 AND subscription_id = $2', [sim.simulationID, sub0]);
+    }
+
     // A simulation planned before migration 063 has no rating context, and its rows keep
     // their lines and no inputs: answered as stored.
     const stored = (lines: any[] | undefined) => (lines === undefined ? null : JSON.stringify(lines.map(({ explanation, ...line }: any) => line)));
