@@ -18,3 +18,4 @@ export { meterConsumption, missingReading, type LastReadingOnly } from './meterR
 export { sumBills, totalsText, TOTAL_FIELDS, type BillTotals, type TotalField } from './billTotals.ts';
 export { dailyHistory, estimateReading, unusualConsumption, UNUSUAL_FACTOR, MIN_HISTORY_PERIODS, type HistoryReading, type MeterHistory, type Unusual } from './readingHistory.ts';
 export { checkLateCharge, LateChargeRule, prepareLateCharge, rateLateCharge, type LateChargeTrace, type PreparedLateCharge } from './lateCharge.ts';
+export { accountBill, type AccountBill, type AccountBillGroup } from './accountBill.ts';
