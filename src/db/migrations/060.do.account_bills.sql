@@ -26,3 +26,7 @@ COMMENT ON COLUMN term_chunk.from_id IS
   'of accounts, so an account''s subscriptions are always billed in one chunk''s transaction)';
 COMMENT ON COLUMN term_chunk.to_id IS 'last id of the chunk''s slice (subscription or, Post Account, account id; inclusive)';
 COMMENT ON COLUMN term_chunk.bills IS 'bills the chunk wrote (Post Account: account bills)';
+
+-- A mismatch of a Post Account bill (verify-term) has no subscription either.
+ALTER TABLE bill_mismatch ALTER COLUMN subscription_id DROP NOT NULL;
+COMMENT ON COLUMN bill_mismatch.subscription_id IS 'the bill''s subscription; NULL for a Post Account bill';
