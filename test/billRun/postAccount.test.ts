@@ -173,6 +173,13 @@ describe('Post Account: one bill per account', () => {
       ],
     );
     assert.match(f[0].reason, new RegExp(`subscription ${c.subs[1]} of it could not be rated`));
+    // A subscription billed with its account takes no reading any more.
+    const billed = await step(h, 'capture-readings', 'Capture Term Readings', {
+      termID,
+      readings: [{ subscriptionID: Number(a.subs[1]), inputCode: 'METER', readingDate: '30/11/2026', value: 106 }],
+    });
+    assert.equal(billed.status, 400, JSON.stringify(billed.body));
+    assert.match(JSON.stringify(billed.body), /is billed in this term already/);
     const cap = await step(h, 'capture-readings', 'Capture Term Readings', {
       termID,
       readings: [{ subscriptionID: Number(c.subs[1]), inputCode: 'METER', readingDate: '30/11/2026', value: 140 }],
