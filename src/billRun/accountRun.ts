@@ -35,7 +35,7 @@ const ACCOUNT_BILLED = `EXISTS (SELECT 1 FROM bill b WHERE b.term_id = $1 AND b.
 export async function accountSlices(db: Queryable, termId: string, size: number): Promise<[string, string][]> {
   const r = await db.query<{ from_id: string; to_id: string }>(
     `SELECT min(account_id) AS from_id, max(account_id) AS to_id
-       FROM (SELECT a.account_id, (sum(a.n) OVER (ORDER BY a.account_id) - 1) / $2 AS k
+       FROM (SELECT a.account_id, ((sum(a.n) OVER (ORDER BY a.account_id))::bigint - 1) / $2::bigint AS k
                FROM (SELECT s.account_id, count(*) AS n
                        FROM term_subscription ts JOIN subscription s ON s.subscription_id = ts.subscription_id
                       WHERE ts.term_id = $1 AND NOT ${ACCOUNT_BILLED}
