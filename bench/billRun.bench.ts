@@ -199,8 +199,9 @@ try {
     peak.clear();
     // Stop the workers before anything else runs: the term's documents would otherwise
     // be rendered alongside the next run.
+    // SIGKILL: the term is done, and a stop would wait for a document job to finish.
     for (const ch of children.splice(0)) {
-      ch.kill('SIGTERM');
+      ch.kill('SIGKILL');
       await new Promise((r) => (ch.exitCode !== null ? r(null) : ch.once('exit', r)));
     }
     await db.query(`DELETE FROM graphile_worker._private_jobs`);
@@ -214,7 +215,7 @@ try {
     // period freed) and its bills removed, so both runs write into a table of the same size.
     const subscriptionMs = runMs;
     await db.query(`UPDATE term SET status = 'Cancelled' WHERE term_id = $1`, [termId]);
-    await db.query('TRUNCATE bill');
+    await db.query('TRUNCATE bill CASCADE');
     await db.query('VACUUM ANALYZE bill');
     const accountTerm = await makeTerm(db, caller, { serviceCode: 'WATER', batchCode: 'ZONE-A', billingPeriodID: 202612, startDate: '01/11/2026', endDate: '30/11/2026', postType: 'Post Account' });
     const accountsBilled = ACCOUNTS;
