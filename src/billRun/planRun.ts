@@ -7,6 +7,7 @@ import { loadRoster, readingWatermark, rosterSlices } from './roster.ts';
 import { runContext } from './rateRoster.ts';
 import { blockingExceptions } from './checkReadings.ts';
 import { addChunkJobs, addFinishJob } from './jobs.ts';
+import { accountSlices, isPostAccount } from './accountRun.ts';
 
 const STORED_EXCEPTIONS = 100;
 
@@ -62,7 +63,8 @@ export async function planRun(db: pg.Pool, termId: string, round: number, chunkS
       }
       await recordRunApproval(tx, t.term_id, mark, ctx.meteredCodes.length > 0);
     }
-    const slices = await rosterSlices(tx, t.term_id, chunkSize);
+    // Post Account: slices of accounts, so no account is split across chunks (accountRun.ts).
+    const slices = isPostAccount(t) ? await accountSlices(tx, t.term_id, chunkSize) : await rosterSlices(tx, t.term_id, chunkSize);
     await tx.query(
       `INSERT INTO term_chunk (term_id, round, chunk_no, from_id, to_id)
        SELECT $1, $2, n - 1, f, l FROM unnest($3::bigint[], $4::bigint[]) WITH ORDINALITY AS u(f, l, n)`,

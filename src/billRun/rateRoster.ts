@@ -122,7 +122,16 @@ const NOT_BILLED = `AND NOT EXISTS (SELECT 1 FROM bill b WHERE b.term_id = $1 AN
  * dated before its start, so it is the previous one. Effective: not corrected by
  * another row (both up to the watermark).
  */
-export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: string, toId: string, o: { withBilled?: boolean } = {}): Promise<RosterInput[]> {
+export async function loadRosterInputs(
+  db: Queryable,
+  ctx: RunContext,
+  fromId: string,
+  toId: string,
+  o: { withBilled?: boolean; ids?: string[] } = {},
+): Promise<RosterInput[]> {
+  // ids (a Post Account chunk: its accounts' subscriptions, src/billRun/accountRun.ts):
+  // only these, within [fromId, toId] = their smallest and largest.
+  const only = o.ids === undefined ? '' : ' AND ts.subscription_id = ANY($4::bigint[])';
   const subs = await db.query<{
     subscription_id: string;
     account_id: string;
@@ -134,7 +143,7 @@ export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: s
   }>(
     `WITH suspended AS (
        SELECT x.subscription_id, json_agg(json_build_array(lower(x.period), upper(x.period) - 1)) AS periods
-         FROM (${suspensionPeriodsSql('e.subscription_id BETWEEN $2 AND $3')}) x
+         FROM (${suspensionPeriodsSql(o.ids === undefined ? 'e.subscription_id BETWEEN $2 AND $3' : 'e.subscription_id = ANY($4::bigint[])')}) x
         GROUP BY x.subscription_id)
      SELECT s.subscription_id, s.account_id, s.start_date, s.end_date, s.unmetered_inputs, ac.balance, u.periods AS suspended
        FROM term_subscription ts
@@ -142,9 +151,9 @@ export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: s
        JOIN account ac ON ac.account_id = s.account_id
        LEFT JOIN suspended u ON u.subscription_id = ts.subscription_id
       WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3
-        ${o.withBilled ? '' : NOT_BILLED}
+        ${o.withBilled ? '' : NOT_BILLED}${only}
       ORDER BY ts.subscription_id`,
-    [ctx.termId, fromId, toId],
+    o.ids === undefined ? [ctx.termId, fromId, toId] : [ctx.termId, fromId, toId, o.ids],
   );
   const inputs: RosterInput[] = subs.rows.map((s) => {
     const input: RosterInput = {
@@ -166,8 +175,8 @@ export async function loadRosterInputs(db: Queryable, ctx: RunContext, fromId: s
   if (ctx.meteredCodes.length === 0) return inputs;
   const readings = await db.query<ReadingsRow>(
     `${READINGS_SQL}
-      WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3`,
-    [ctx.termId, fromId, toId, ctx.start, ctx.end, ctx.watermark ?? NO_MARK, ctx.meteredCodes],
+      WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3${o.ids === undefined ? '' : ' AND ts.subscription_id = ANY($8::bigint[])'}`,
+    [ctx.termId, fromId, toId, ctx.start, ctx.end, ctx.watermark ?? NO_MARK, ctx.meteredCodes, ...(o.ids === undefined ? [] : [o.ids])],
   );
   for (const r of readings.rows) {
     const input = byId.get(r.subscription_id);

@@ -3,8 +3,10 @@ import { inTransaction } from '../db/pool.ts';
 import { sumBills, totalsText } from '../rating/index.ts';
 import { billRowParts, copyBills, takeBillNumbers } from '../bills/store.ts';
 import { TERM_STATUS } from './termStates.ts';
-import { addChunkProgress, readTerm } from './termStore.ts';
-import { loadRosterInputs, rateRoster, runContext, yieldToEventLoop } from './rateRoster.ts';
+import { addChunkProgress, readTerm, type TermRow } from './termStore.ts';
+import { loadRosterInputs, rateRoster, runContext, yieldToEventLoop, type FailedEntry, type RunContext } from './rateRoster.ts';
+import { accountBillSource, isPostAccount, loadAccountInputs, rateAccounts, sumAccountBills } from './accountRun.ts';
+import { accountBillRowParts, copyAccountBills } from '../bills/accountBills.ts';
 import { addFinishJob } from './jobs.ts';
 import { billSource } from './billSource.ts';
 import { appToday } from '../calendar/calendar.ts';
@@ -31,16 +33,11 @@ export async function runChunk(db: pg.Pool, termId: string, round: number, chunk
 
   // The rating, the slow part, holds no lock: workers rate side by side.
   const ctx = await runContext(db, term);
-  const { rated, failed } = await rateRoster(ctx, await loadRosterInputs(db, ctx, chunk.from_id, chunk.to_id));
   // The bill date is the day the run rates, in the app's time zone.
   const billDate = await appToday(db, term.app_code);
-  const rows: [string, string][] = [];
-  for (let i = 0; i < rated.length; i++) {
-    if (i % 256 === 255) await yieldToEventLoop();
-    const r = rated[i]!;
-    rows.push(billRowParts(term.app_code, termId, billDate, term.due_date, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill, source: billSource(ctx, r.input, r.bill) }));
-  }
-  const totals = totalsText(sumBills(rated.map((r) => r.bill)));
+  const { rows, copy, billed, failed, totals } = isPostAccount(term)
+    ? await accountChunk(db, ctx, term, billDate, chunk.from_id, chunk.to_id)
+    : await subscriptionChunk(db, ctx, term, billDate, chunk.from_id, chunk.to_id);
 
   return inTransaction(db, async (tx): Promise<ChunkDone | undefined> => {
     // Lock order everywhere: term, then the app's bill-number counter.
@@ -50,9 +47,9 @@ export async function runChunk(db: pg.Pool, termId: string, round: number, chunk
     const c = await tx.query('SELECT 1 FROM term_chunk WHERE term_id = $1 AND round = $2 AND chunk_no = $3 AND done_at IS NULL', [termId, round, chunkNo]);
     if (c.rowCount === 0) return undefined;
 
-    if (rated.length > 0) {
-      let number = await takeBillNumbers(tx, term.app_code, rated.length);
-      await copyBills(
+    if (rows.length > 0) {
+      let number = await takeBillNumbers(tx, term.app_code, rows.length);
+      await copy(
         tx,
         (function* () {
           for (const [head, tail] of rows) yield head + String(number++) + tail;
@@ -71,17 +68,53 @@ export async function runChunk(db: pg.Pool, termId: string, round: number, chunk
       newFailures = r.rows.filter((x) => x.inserted).length;
     }
     let fixed = 0;
-    if (round > 1 && rated.length > 0) {
+    if (round > 1 && billed.length > 0) {
       // A retry: subscriptions that failed before and are billed now are failures no more.
-      const r = await tx.query('DELETE FROM term_failure WHERE term_id = $1 AND subscription_id = ANY($2::bigint[])', [termId, rated.map((x) => x.input.subscriptionId)]);
+      const r = await tx.query('DELETE FROM term_failure WHERE term_id = $1 AND subscription_id = ANY($2::bigint[])', [termId, billed]);
       fixed = r.rowCount ?? 0;
     }
     await tx.query(
       'UPDATE term_chunk SET done_at = now(), done_by = $6, bills = $4, failures = $5 WHERE term_id = $1 AND round = $2 AND chunk_no = $3',
-      [termId, round, chunkNo, rated.length, failed.length, worker],
+      [termId, round, chunkNo, rows.length, failed.length, worker],
     );
-    const p = await addChunkProgress(tx, termId, { bills: rated.length, failures: newFailures - fixed, totals });
+    const p = await addChunkProgress(tx, termId, { bills: rows.length, failures: newFailures - fixed, totals });
     if (p.chunksDone >= p.chunksTotal) await addFinishJob(tx, termId, round, by);
-    return { bills: rated.length, failures: failed.length };
+    return { bills: rows.length, failures: failed.length };
   });
+}
+
+/** A chunk's rated work, ready for its write transaction: bill rows around their numbers, the subscriptions billed, the failures. */
+type RatedChunk = {
+  rows: [string, string][];
+  copy: (tx: pg.PoolClient, rows: Iterable<string>) => Promise<void>;
+  billed: string[];
+  failed: FailedEntry[];
+  totals: ReturnType<typeof totalsText>;
+};
+
+/** Post Subscription: the chunk is a range of subscription ids, one bill each. */
+async function subscriptionChunk(db: pg.Pool, ctx: RunContext, term: TermRow, billDate: string, fromId: string, toId: string): Promise<RatedChunk> {
+  const { rated, failed } = await rateRoster(ctx, await loadRosterInputs(db, ctx, fromId, toId));
+  const rows: [string, string][] = [];
+  for (let i = 0; i < rated.length; i++) {
+    if (i % 256 === 255) await yieldToEventLoop();
+    const r = rated[i]!;
+    rows.push(billRowParts(term.app_code, term.term_id, billDate, term.due_date, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill, source: billSource(ctx, r.input, r.bill) }));
+  }
+  const totals = totalsText(sumBills(rated.map((r) => r.bill)));
+  return { rows, copy: copyBills, billed: rated.map((x) => x.input.subscriptionId), failed, totals };
+}
+
+/** Post Account: the chunk is a range of account ids (accountRun.ts), one bill per account. */
+async function accountChunk(db: pg.Pool, ctx: RunContext, term: TermRow, billDate: string, fromId: string, toId: string): Promise<RatedChunk> {
+  const { bills, failed } = await rateAccounts(ctx, await loadAccountInputs(db, ctx, fromId, toId));
+  const rows: [string, string][] = [];
+  const billed: string[] = [];
+  for (let i = 0; i < bills.length; i++) {
+    if (i % 256 === 255) await yieldToEventLoop();
+    const e = bills[i]!;
+    rows.push(accountBillRowParts(term.app_code, term.term_id, billDate, term.due_date, { accountId: e.accountId, bill: e.bill, source: accountBillSource(ctx, e) }));
+    for (const s of e.subscriptions) billed.push(s.input.subscriptionId);
+  }
+  return { rows, copy: copyAccountBills, billed, failed, totals: totalsText(sumAccountBills(bills)) };
 }

@@ -6,6 +6,8 @@ import { moneyText as money } from '../rating/money.ts';
 import type { BillRecord, GetBillsData } from './schemas.ts';
 import { explainLine } from './explain.ts';
 import { localTimeSql } from '../calendar/calendar.ts';
+import { accountBillFields, accountBillLines, groupInputsSql } from './accountBillRecord.ts';
+import type { StoredGroup } from './accountBills.ts';
 
 /** A bill's own columns as its readers select them (get-bills here, a bill's document in documents/). */
 export type BillColumns = {
@@ -26,7 +28,9 @@ export type BillColumns = {
 
 type BillRow = BillColumns & {
   term_id: string;
-  subscription_id: string;
+  subscription_id: string | null;
+  groups: StoredGroup[] | null;
+  connection_inputs: Record<string, Record<string, unknown>> | null;
   account_id: string;
   account_number: string;
   status: 'draft' | 'posted' | 'withdrawn';
@@ -51,6 +55,7 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
     text: `SELECT b.bill_id, b.bill_number, b.term_id, b.subscription_id, b.account_id, ac.account_number, b.bill_date, b.due_date,
             b.period_start, b.period_end, b.charges, b.tax, b.total, b.balance_brought_forward, b.total_due, b.estimated,
             b.status, ${localTimeSql('b.posted_at')} AS posted_at, b.lines, a.minor_units, b.corrects_bill_id,
+            b.groups, ${groupInputsSql('b')} AS connection_inputs,
             cn.credit_note_id AS cn_id, cn.credit_note_number AS cn_number, cn.credit_date AS cn_date, cn.amount AS cn_amount,
             cn.reason AS cn_reason, cn.rebill_id AS cn_rebill_id
        FROM bill b JOIN account ac ON ac.account_id = b.account_id JOIN app a ON a.app_code = b.app_code
@@ -65,7 +70,8 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
     billID: Number(b.bill_id),
     billNumber: Number(b.bill_number),
     termID: Number(b.term_id),
-    subscriptionID: Number(b.subscription_id),
+    subscriptionID: b.subscription_id === null ? null : Number(b.subscription_id),
+    ...(b.groups === null ? {} : accountBillFields(b.groups, b.connection_inputs, b.minor_units)),
     accountID: Number(b.account_id),
     accountNumber: b.account_number,
     billDate: formatDate(b.bill_date),
@@ -80,7 +86,7 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
     estimated: b.estimated,
     status: b.status,
     postedAt: b.posted_at,
-    lines: b.lines.map((l) => ({ ...l, explanation: explainLine(l) })),
+    lines: b.groups === null ? b.lines.map((l) => ({ ...l, explanation: explainLine(l) })) : accountBillLines(b.lines, b.groups),
     correctsBillID: b.corrects_bill_id === null ? null : Number(b.corrects_bill_id),
     creditNote:
       b.cn_id === null

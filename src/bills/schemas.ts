@@ -30,6 +30,7 @@ export type GetBillsData = Static<typeof GetBillsData>;
 
 
 export const BillLine = named('BillLine', Type.Object({
+  subscriptionID: Type.Optional(Type.Integer({ description: 'a Post Account bill: the subscription the line is of' })),
   componentCode: Type.String(),
   name: Type.String(),
   category: Category,
@@ -42,11 +43,34 @@ export const BillLine = named('BillLine', Type.Object({
   trace: Type.Unknown({ title: 'LineTrace', description: 'how the amount was reached: readings, tiers with their quantities and rates, proration, limits, rounding' }),
 }));
 
+/** A Post Account bill's part for one subscription (docs/bill-run.md, "Post Account"). */
+const GROUP = {
+  subscriptionID: Type.Integer(),
+  periodStart: Type.String({ description: 'dd/mm/yyyy' }),
+  periodEnd: Type.String({ description: 'dd/mm/yyyy' }),
+  charges: Money,
+  tax: Money,
+  total: Type.String({ description: "the subscription's subtotal, charges + tax (exact decimal text)" }),
+  estimated: Type.Boolean(),
+  lineCount: Type.Integer({ description: "how many of the bill's lines, in order after the groups before it, are this subscription's" }),
+};
+const GROUPS_DESCRIPTION = "a Post Account bill (one per account): its subscriptions in id order, each with its subtotal; the bill's lines are theirs, group after group";
+
 export const BillRecord = named('Bill', Type.Object({
   billID: Type.Integer(),
   billNumber: Type.Integer(),
   termID: Type.Integer(),
-  subscriptionID: Type.Integer(),
+  subscriptionID: Type.Union([Type.Integer(), Type.Null()], { description: 'null on a Post Account bill: its subscriptions are in subscriptions' }),
+  postType: Type.Optional(Type.Literal('Post Account', { description: 'present on a Post Account bill only' })),
+  subscriptions: Type.Optional(
+    Type.Array(
+      named('BillSubscription', Type.Object({
+        ...GROUP,
+        connectionInputs: Type.Record(Type.String(), Type.Unknown(), { description: "the subscription's connection inputs (its meter number ...)" }),
+      })),
+      { description: GROUPS_DESCRIPTION },
+    ),
+  ),
   accountID: Type.Integer(),
   accountNumber: Type.String(),
   billDate: Type.String({ description: 'dd/mm/yyyy' }),
@@ -78,12 +102,13 @@ export type BillRecord = Static<typeof BillRecord>;
 
 /** A bill the dry run would write (validate-term's preview). */
 export const PreviewBill = named('PreviewBill', Type.Object({
-  subscriptionID: Type.Integer(),
+  subscriptionID: Type.Union([Type.Integer(), Type.Null()], { description: 'null on a Post Account bill: its subscriptions are in subscriptions' }),
   accountID: Type.Integer(),
   ...AMOUNTS,
   estimated: Type.Boolean(),
   lines: Type.Array(
     Type.Object({
+      subscriptionID: Type.Optional(Type.Integer({ description: 'a Post Account bill: the subscription the line is of' })),
       componentCode: Type.String(),
       quantity: Type.String(),
       rate: Type.Optional(Type.String()),
@@ -103,5 +128,6 @@ export const PreviewBill = named('PreviewBill', Type.Object({
       { description: 'when the term spans a template version change: the bill\'s segments, one per version in force' },
     ),
   ),
+  subscriptions: Type.Optional(Type.Array(named('PreviewBillSubscription', Type.Object(GROUP)), { description: GROUPS_DESCRIPTION })),
 }));
 export type PreviewBill = Static<typeof PreviewBill>;

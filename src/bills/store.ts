@@ -21,7 +21,7 @@ export const BILL_COPY_COLUMNS =
 
 // COPY's text format gives backslash a meaning; JSON escapes (\" \n \u00e9) must reach
 // the server as written, so every backslash is doubled. JSON text has no raw tab or newline.
-const copyText = (s: string) => (s.indexOf('\\') === -1 ? s : s.replaceAll('\\', '\\\\'));
+export const copyText = (s: string) => (s.indexOf('\\') === -1 ? s : s.replaceAll('\\', '\\\\'));
 
 /**
  * A bill's COPY row (columns as BILL_COPY_COLUMNS) in two parts around its number, built
@@ -47,7 +47,7 @@ export async function copyBills(client: pg.PoolClient, rows: Iterable<string>): 
   await pipeline(Readable.from(slices(rows)), stream);
 }
 
-function* slices(rows: Iterable<string>): Generator<string> {
+export function* slices(rows: Iterable<string>): Generator<string> {
   let buf = '';
   for (const row of rows) {
     buf += row;

@@ -136,6 +136,15 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
 /** Rates the bills' subscriptions again with every reading as it is now, writes and posts the new bills. */
 async function rebill(tx: pg.PoolClient, term: TermRow, bills: readonly LockedBill[], today: string, by: string, at: string) {
   // No watermark: the readings as they are now (corrections since the run included).
+  // A Post Account bill (no subscription_id, migration 060) is not rebilled by these operations
+  // (docs/corrections.md): refused before anything is cancelled.
+  const accountBills = bills.filter((b) => b.subscription_id === null);
+  if (accountBills.length > 0) {
+    throw validationFailed(
+      accountBills.slice(0, 100).map((b) => ({ path: at, message: `bill ${b.bill_number} is a Post Account bill: it can be cancelled (rebill false), not rebilled` })),
+      'The bills cannot be rebilled; nothing was cancelled.',
+    );
+  }
   const ctx = await runContext(tx, term, null);
   const bySub = new Map(bills.map((b) => [b.subscription_id, b]));
   const subs = [...bySub.keys()].sort(compareIds);

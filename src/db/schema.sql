@@ -162,7 +162,7 @@ TABLE bill
   bill_id bigint NOT NULL IDENTITY
   app_code integer NOT NULL
   term_id bigint NOT NULL
-  subscription_id bigint NOT NULL
+  subscription_id bigint
   account_id bigint NOT NULL
   bill_number bigint NOT NULL
   bill_date date NOT NULL
@@ -183,13 +183,16 @@ TABLE bill
   source json
   corrects_bill_id bigint
   cancelled_at timestamp with time zone
+  groups json
   CONSTRAINT bill_app_code_bill_number_key UNIQUE (app_code, bill_number)
   CONSTRAINT bill_check CHECK (((total = (charges + tax)) AND (total_due = (total + balance_brought_forward))))
+  CONSTRAINT bill_kind_check CHECK (((subscription_id IS NULL) = (groups IS NOT NULL)))
   CONSTRAINT bill_pkey PRIMARY KEY (bill_id)
   CONSTRAINT bill_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'posted'::text, 'withdrawn'::text, 'cancelled'::text])))
   CREATE INDEX bill_account_idx ON bill (account_id, bill_id)
   CREATE INDEX bill_corrects_idx ON bill (corrects_bill_id) WHERE (corrects_bill_id IS NOT NULL)
   CREATE INDEX bill_prepaid_idx ON bill (subscription_id, bill_id) WHERE ((source -> 'prepaid'::text) IS NOT NULL)
+  CREATE UNIQUE INDEX bill_one_per_account ON bill (term_id, account_id) WHERE ((subscription_id IS NULL) AND (status <> ALL (ARRAY['withdrawn'::text, 'cancelled'::text])))
   CREATE UNIQUE INDEX bill_one_per_subscription ON bill (term_id, subscription_id) WHERE (status <> ALL (ARRAY['withdrawn'::text, 'cancelled'::text]))
 
 TABLE bill_document
@@ -217,7 +220,7 @@ TABLE bill_mismatch
   round integer NOT NULL
   bill_id bigint NOT NULL
   bill_number bigint NOT NULL
-  subscription_id bigint NOT NULL
+  subscription_id bigint
   account_id bigint NOT NULL
   basis text NOT NULL
   differences jsonb NOT NULL DEFAULT '[]'::jsonb

@@ -9,6 +9,8 @@ import { moneyText } from '../rating/money.ts';
 import { formatDate as dmyFromIso } from '../calendar/calendar.ts';
 import { explainLine } from '../bills/explain.ts';
 import type { BillColumns } from '../bills/getBills.ts';
+import { groupInputsSql } from '../bills/accountBillRecord.ts';
+import { splitGroups, type StoredGroup } from '../bills/accountBills.ts';
 import type { MeteredInput } from '../rating/tariff.ts';
 
 /**
@@ -41,6 +43,8 @@ type Row = BillColumns & {
   minor_units: number;
   service_code: string;
   definition: TemplateOnBill;
+  groups: StoredGroup[] | null;
+  connection_inputs: Record<string, Record<string, unknown>> | null;
   history: { bill_number: string; bill_date: string; period_start: string; period_end: string; total: string; consumption: string | null }[];
 };
 
@@ -50,7 +54,7 @@ export type BillDocumentSource = { billId: string; data: DocumentData; invoiceTe
 export async function loadDocumentData(db: Queryable, appCode: number, billIds: string[], withHistory = true): Promise<BillDocumentSource[]> {
   const r = await db.query<Row>(
     `SELECT b.bill_id, b.bill_number, b.bill_date, b.due_date, b.period_start, b.period_end, b.charges, b.tax, b.total,
-            b.balance_brought_forward, b.total_due, b.estimated, b.lines,
+            b.balance_brought_forward, b.total_due, b.estimated, b.lines, b.groups, ${groupInputsSql('b')} AS connection_inputs,
             ac.account_number, ac.name AS account_name, ac.address AS account_address, ac.email AS account_email, ac.delivery_preference,
             a.name AS app_name, a.address AS app_address, a.currency, a.minor_units, s.service_code, v.definition,
             CASE WHEN $3 THEN coalesce((
@@ -71,6 +75,17 @@ export async function loadDocumentData(db: Queryable, appCode: number, billIds: 
   );
   return r.rows.map(toSource);
 }
+
+const lineData = (l: RatedLine) => ({
+  name: l.name,
+  category: l.category,
+  quantity: l.quantity,
+  unit: l.unit ?? '',
+  // A percentage line's rate is its percentage: "16%", not "16".
+  rate: l.rate === undefined ? '' : l.trace.model === 'percentage' ? `${l.rate}%` : l.rate,
+  amount: l.amount,
+  explanation: explainLine(l),
+});
 
 function toSource(b: Row): BillDocumentSource {
   const m = (x: string) => moneyText(x, b.minor_units);
@@ -121,16 +136,23 @@ function toSource(b: Row): BillDocumentSource {
       totalDue: m(b.total_due),
       estimated: b.estimated,
       paymentReference: paymentReference(b.bill_number),
-      lines: b.lines.map((l) => ({
-        name: l.name,
-        category: l.category,
-        quantity: l.quantity,
-        unit: l.unit ?? '',
-        // A percentage line's rate is its percentage: "16%", not "16".
-        rate: l.rate === undefined ? '' : l.trace.model === 'percentage' ? `${l.rate}%` : l.rate,
-        amount: l.amount,
-        explanation: explainLine(l),
-      })),
+      lines: b.lines.map(lineData),
+      subscriptions:
+        b.groups === null
+          ? []
+          : splitGroups(b.lines, b.groups).map(({ group: g, lines }) => ({
+              id: g.subscriptionId,
+              connection: Object.entries(b.connection_inputs?.[g.subscriptionId] ?? {})
+                .map(([k, v]) => `${k}: ${String(v)}`)
+                .join(', '),
+              periodStart: dmyFromIso(g.periodStart),
+              periodEnd: dmyFromIso(g.periodEnd),
+              charges: m(g.charges),
+              tax: m(g.tax),
+              total: m(g.total),
+              estimated: g.estimated,
+              lines: lines.map(lineData),
+            })),
       readings,
       history: b.history.map((h) => ({
         number: h.bill_number,

@@ -14,6 +14,19 @@ export type ReadingData = {
   estimated: boolean;
 };
 export type HistoryData = { number: string; date: string; periodStart: string; periodEnd: string; total: string; consumption: string };
+/** A Post Account bill's part for one subscription (empty list on other bills). */
+export type SubscriptionGroupData = {
+  id: string;
+  /** Its connection inputs as "label: value" text (the meter number ...). */
+  connection: string;
+  periodStart: string;
+  periodEnd: string;
+  charges: string;
+  tax: string;
+  total: string;
+  estimated: boolean;
+  lines: BillLineData[];
+};
 export type BankAccountData = { bankName: string; accountName: string; accountNumber: string; branch: string; swift: string };
 
 export type DocumentData = {
@@ -36,6 +49,8 @@ export type DocumentData = {
     estimated: boolean;
     paymentReference: string;
     lines: BillLineData[];
+    /** A Post Account bill: its subscriptions, each with its own lines and subtotal; empty otherwise. */
+    subscriptions: SubscriptionGroupData[];
     readings: ReadingData[];
     history: HistoryData[];
   };
@@ -78,6 +93,7 @@ export const SAMPLE: DocumentData = Object.freeze({
       },
       { name: 'VAT', category: 'tax', quantity: '1', unit: '', rate: '16%', amount: '296.80', explanation: 'VAT: 16% of 1855.00.' },
     ],
+    subscriptions: [],
     readings: [
       { input: 'Water meter', unit: 'm3', previousDate: '31/10/2026', previousValue: '100', currentDate: '30/11/2026', currentValue: '125', consumption: '25', estimated: false },
     ],

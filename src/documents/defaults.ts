@@ -17,10 +17,16 @@ export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
 | Tariff | {{ service.name }} | Due date | {{ bill.dueDate }} |
 
 ## Charges
+{% if bill.subscriptions.size > 0 %}{% for s in bill.subscriptions %}**Subscription {{ s.id }}{% if s.connection != blank %} ({{ s.connection }}){% endif %}, {{ s.periodStart }} to {{ s.periodEnd }}{% if s.estimated %} (estimated){% endif %}**
 | Description | Quantity | Rate | Amount ({{ bill.currency }}) |
 |---|--:|--:|--:|
+{% for line in s.lines %}| {{ line.name }} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
+{% endfor %}| Subtotal of subscription {{ s.id }} | | | {{ s.total }} |
+
+{% endfor %}{% else %}| Description | Quantity | Rate | Amount ({{ bill.currency }}) |
+|---|--:|--:|--:|
 {% for line in bill.lines %}| {{ line.name }} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
-{% endfor %}
+{% endfor %}{% endif %}
 | Summary | Amount ({{ bill.currency }}) |
 |---|--:|
 | Charges | {{ bill.charges }} |

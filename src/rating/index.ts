@@ -19,3 +19,4 @@ export { sumBills, totalsText, TOTAL_FIELDS, type BillTotals, type TotalField } 
 export { dailyHistory, estimateReading, unusualConsumption, UNUSUAL_FACTOR, MIN_HISTORY_PERIODS, type HistoryReading, type MeterHistory, type Unusual } from './readingHistory.ts';
 export { checkLateCharge, LateChargeRule, prepareLateCharge, rateLateCharge, type LateChargeTrace, type PreparedLateCharge } from './lateCharge.ts';
 export { comingPeriod, explainPrepaid, ratePrepaidBill, sectionTariff, type PrepaidAdvance, type PrepaidAdvanceLine, type PrepaidInput, type PrepaidOutcome, type PrepaidRatedBill, type PrepaidUse } from './prepaid.ts';
+export { accountBill, type AccountBill, type AccountBillGroup } from './accountBill.ts';

@@ -15,6 +15,11 @@ export function normalizeDefinition(service: ServiceDefinition): StoredDefinitio
     if (seen.has(b)) issues.push({ path: `service.batches[${i}]`, message: `batch "${b}" is listed twice` });
     seen.add(b);
   });
+  // Prepaid advances are found per subscription bill (billRun/prepaid.ts); an account bill
+  // does not record them yet, so the two are not combined (docs/templates.md, "Prepaid").
+  if (service.chargingType === 'Prepaid' && service.postType === 'Post Account') {
+    issues.push({ path: 'service.postType', message: 'Post Account is not available for a Prepaid template: use Post Subscription' });
+  }
   if (issues.length > 0) throw validationFailed(issues, 'The pricing template is not valid.');
   return {
     code: service.code,

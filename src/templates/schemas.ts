@@ -11,7 +11,7 @@ import { SETTLEMENT_METHODS as SETTLEMENT_CORE_METHODS } from '../settlement/cor
 // only what the bill run implements is accepted.
 export const SERVICE_TYPES = ['Sale', 'Rental', 'Subscription'] as const;
 export const CHARGING_TYPES = ['Postpaid', 'Prepaid'] as const;
-export const POST_TYPES = ['Post Subscription'] as const;
+export const POST_TYPES = ['Post Subscription', 'Post Account'] as const;
 // The settlement core's methods (docs/payments.md#settlement).
 export const SETTLEMENT_METHODS = SETTLEMENT_CORE_METHODS;
 // billingCycle / billingCycleLookupID: months per cycle by lookup id.

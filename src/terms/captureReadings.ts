@@ -33,7 +33,10 @@ export async function captureReadings(db: pg.Pool, caller: Caller, termId: numbe
     const subs = await lockSubscriptions(tx, caller.appCode, ids);
     const roster = await tx.query<{ subscription_id: string; billed: boolean }>(
       `SELECT ts.subscription_id,
-              EXISTS (SELECT 1 FROM bill b WHERE b.term_id = ts.term_id AND b.subscription_id = ts.subscription_id AND b.status NOT IN ('withdrawn', 'cancelled')) AS billed
+              EXISTS (SELECT 1 FROM bill b WHERE b.term_id = ts.term_id AND b.subscription_id = ts.subscription_id AND b.status NOT IN ('withdrawn', 'cancelled'))
+              -- Post Account: billed with its account (an account bill holds all of the account's roster subscriptions).
+              OR EXISTS (SELECT 1 FROM subscription s JOIN bill b ON b.term_id = ts.term_id AND b.account_id = s.account_id
+                          WHERE s.subscription_id = ts.subscription_id AND b.subscription_id IS NULL AND b.status NOT IN ('withdrawn', 'cancelled')) AS billed
          FROM term_subscription ts
         WHERE ts.term_id = $1 AND ts.subscription_id = ANY($2::bigint[])`,
       [term.term_id, ids],

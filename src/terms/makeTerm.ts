@@ -12,6 +12,7 @@ export type BillableTemplate = {
   name: string;
   due_date_offset: number;
   post_type: string;
+  charging_type: string;
   billing_cycle: number;
   batch_id: string;
 };
@@ -24,7 +25,7 @@ export type BillableTemplate = {
 export async function billableTemplate(tx: Queryable, appCode: number, serviceCode: string, batchCode: string): Promise<BillableTemplate> {
   const found = await tx.query<Omit<BillableTemplate, 'batch_id'> & { archive_status: number; batch_id: string | null; billed_in_batch: boolean }>(
     `SELECT s.service_id, s.archive_status, v.service_version_id, v.definition->>'name' AS name,
-            (v.definition->>'dueDateOffset')::int AS due_date_offset, v.definition->>'postType' AS post_type,
+            (v.definition->>'dueDateOffset')::int AS due_date_offset, v.definition->>'postType' AS post_type, v.definition->>'chargingType' AS charging_type,
             (v.definition->>'billingCycle')::int AS billing_cycle,
             b.batch_id, EXISTS (SELECT 1 FROM service_batch sb WHERE sb.service_id = s.service_id AND sb.batch_id = b.batch_id) AS billed_in_batch
        FROM service s
@@ -65,6 +66,9 @@ export async function makeTerm(db: pg.Pool, caller: Caller, data: MakeTermData):
   return inTransaction(db, async (tx) => {
     const svc = await billableTemplate(tx, caller.appCode, data.serviceCode, data.batchCode);
 
+    if (data.postType === 'Post Account' && svc.charging_type === 'Prepaid') {
+      throw validationFailed([{ path: 'data.postType', message: 'Post Account is not available for a Prepaid template: use Post Subscription' }]);
+    }
     const label = data.label ?? `${svc.name} ${data.batchCode} ${data.startDate} to ${data.endDate}`;
     try {
       return await insertTerm(tx, caller.email, {

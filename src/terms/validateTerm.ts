@@ -1,3 +1,4 @@
+import { isPostAccount } from '../billRun/accountRun.ts';
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
 import { notFound } from '../errors.ts';
@@ -58,7 +59,7 @@ export async function validateTerm(
     const status = moveTerm(term.status, 'validate');
     const ctx = await runContext(tx, term, null);
     const estimated = opts.estimateMissing ? await estimateMissing(tx, ctx, caller.email) : 0;
-    const run = await dryRun(tx, ctx, { chunkSize: opts.chunkSize, previewLimit: opts.previewLimit ?? 100 });
+    const run = await dryRun(tx, ctx, { chunkSize: opts.chunkSize, previewLimit: opts.previewLimit ?? 100, postAccount: isPostAccount(term) });
     const exceptions = [...run.exceptions, ...(await unusualConsumption(tx, ctx))];
     await markValidated(tx, term.term_id, status, caller.email, {
       exceptions: exceptions.slice(0, STORED_EXCEPTIONS),

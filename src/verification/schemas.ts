@@ -26,7 +26,7 @@ export const BillVerification = Type.Object({
   billID: Type.Integer(),
   billNumber: Type.Integer(),
   termID: Type.Integer(),
-  subscriptionID: Type.Integer(),
+  subscriptionID: Type.Union([Type.Integer(), Type.Null()], { description: 'null for a Post Account bill' }),
   accountID: Type.Integer(),
   basis: Type.Enum(['recorded', 'trace'], {
     description: "'recorded': rated again from the inputs recorded with the bill; 'trace': a bill made before they were recorded, from its own lines' trace",
@@ -56,7 +56,7 @@ export const TermVerificationData = Type.Object({ termID: Id, ...PagingInput }, 
 export const MismatchRecord = Type.Object({
   billID: Type.Integer(),
   billNumber: Type.Integer(),
-  subscriptionID: Type.Integer(),
+  subscriptionID: Type.Union([Type.Integer(), Type.Null()], { description: 'null for a Post Account bill' }),
   accountID: Type.Integer(),
   basis: Type.String(),
   differences: Type.Array(Difference),

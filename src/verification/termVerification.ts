@@ -189,7 +189,7 @@ export async function getVerification(db: Queryable, caller: Caller, termId: num
   const t = await db.query('SELECT 1 FROM term WHERE term_id = $1 AND app_code = $2', [termId, caller.appCode]);
   if (t.rowCount === 0) throw notFound('term', 'data.termID');
   const verification = (await verificationsOf(db, caller.appCode, [String(termId)])).get(String(termId)) ?? NO_VERIFICATION;
-  const r = await db.query<{ bill_id: string; bill_number: string; subscription_id: string; account_id: string; basis: string; differences: any[]; problems: any[]; total: string }>(
+  const r = await db.query<{ bill_id: string; bill_number: string; subscription_id: string | null; account_id: string; basis: string; differences: any[]; problems: any[]; total: string }>(
     `SELECT m.bill_id, m.bill_number, m.subscription_id, m.account_id, m.basis, m.differences, m.problems, count(*) OVER () AS total
        FROM bill_mismatch m WHERE m.term_id = $1 ORDER BY m.bill_id LIMIT $2 OFFSET $3`,
     [termId, limit, offset],
@@ -204,7 +204,7 @@ export async function getVerification(db: Queryable, caller: Caller, termId: num
     mismatches: r.rows.map((m) => ({
       billID: Number(m.bill_id),
       billNumber: Number(m.bill_number),
-      subscriptionID: Number(m.subscription_id),
+      subscriptionID: m.subscription_id === null ? null : Number(m.subscription_id),
       accountID: Number(m.account_id),
       basis: m.basis,
       differences: m.differences,

@@ -7,13 +7,15 @@ import { Dec, type RatedLine, type RoundingMode, ROUNDING_MODES } from '../ratin
 import { readTerm } from '../billRun/termStore.ts';
 import { rateRoster, runContext, type RosterInput, type RunContext } from '../billRun/rateRoster.ts';
 import { inputOfSource, type BillSource, type SourceReading } from '../billRun/billSource.ts';
+import { accountVerification, groupBills, isAccountBill } from './verifyAccountBills.ts';
 
 /** A bill row as verification reads it. */
 export type StoredBill = {
   bill_id: string;
   bill_number: string;
   term_id: string;
-  subscription_id: string;
+  /** Null on a Post Account bill (verifyAccountBills.ts). */
+  subscription_id: string | null;
   account_id: string;
   period_start: string;
   period_end: string;
@@ -28,7 +30,7 @@ export type StoredBill = {
 };
 
 export const STORED_BILL_COLUMNS = `b.bill_id, b.bill_number, b.term_id, b.subscription_id, b.account_id, b.period_start, b.period_end,
-  b.charges, b.tax, b.total, b.balance_brought_forward, b.total_due, b.lines, b.source, a.minor_units`;
+  b.charges, b.tax, b.total, b.balance_brought_forward, b.total_due, b.lines, b.source, a.minor_units, b.groups`;
 
 export type Difference = { componentCode: string | null; field: string; stored: string | null; rerated: string | null; difference: string | null };
 export type Problem = { code: string; path: string; message: string };
@@ -38,7 +40,8 @@ export type BillVerification = {
   billID: number;
   billNumber: number;
   termID: number;
-  subscriptionID: number;
+  /** Null for a Post Account bill. */
+  subscriptionID: number | null;
   accountID: number;
   /** 'recorded': from the bill's recorded source (bills since migration 028); 'trace': from its own lines' trace. */
   basis: 'recorded' | 'trace';
@@ -117,7 +120,7 @@ type StoredLine = { componentCode?: unknown; quantity?: unknown; amount?: unknow
  */
 function inputOfTrace(b: StoredBill, lines: StoredLine[]): { input: RosterInput; rounding: string | null } {
   const input: RosterInput = {
-    subscriptionId: b.subscription_id,
+    subscriptionId: b.subscription_id as string,
     accountId: b.account_id,
     startDate: b.period_start,
     endDate: b.period_end,
@@ -186,6 +189,19 @@ async function readingProblems(db: Queryable, items: { key: number; input: Roste
  * Answers one verification per bill, in the order given.
  */
 export async function verifyBills(db: Queryable, bills: StoredBill[]): Promise<BillVerification[]> {
+  // A Post Account bill is verified group by group, each as the subscription bill it was rated as.
+  if (bills.some(isAccountBill)) {
+    const flat: StoredBill[] = [];
+    for (const b of bills) flat.push(...(isAccountBill(b) ? groupBills(b) : [b]));
+    const results = await verifyBills(db, flat);
+    let at = 0;
+    return bills.map((b) => {
+      if (!isAccountBill(b)) return results[at++]!;
+      const n = b.groups.length;
+      at += n;
+      return accountVerification(b, results.slice(at - n, at));
+    });
+  }
   // Contexts per term: the term's own template version, dates and currency.
   const contexts = new Map<string, RunContext>();
   for (const termId of new Set(bills.map((b) => b.term_id))) {
@@ -219,7 +235,7 @@ export async function verifyBills(db: Queryable, bills: StoredBill[]): Promise<B
     const ctx = contexts.get(b.term_id)!;
     const lines = Array.isArray(b.lines) ? (b.lines as StoredLine[]) : [];
     if (b.source !== null) {
-      const { input, missing } = inputOfSource(b.source, { subscriptionId: b.subscription_id, accountId: b.account_id }, readings);
+      const { input, missing } = inputOfSource(b.source, { subscriptionId: b.subscription_id as string, accountId: b.account_id }, readings);
       for (const m of missing) problems[i]!.push({ code: 'READING_NOT_FOUND', path: m.path, message: `reading ${m.id} the bill was rated from is not a reading of this subscription and meter` });
       inputs.push(input);
       roundings.push(b.source.rounding);
@@ -297,7 +313,7 @@ export async function verifyBills(db: Queryable, bills: StoredBill[]): Promise<B
       billID: Number(b.bill_id),
       billNumber: Number(b.bill_number),
       termID: Number(b.term_id),
-      subscriptionID: Number(b.subscription_id),
+      subscriptionID: b.subscription_id === null ? null : Number(b.subscription_id),
       accountID: Number(b.account_id),
       basis: b.source !== null ? 'recorded' : 'trace',
       matches: differences.length === 0 && list.length === 0,
