@@ -11,7 +11,10 @@
 // template gets a version effective 16 November, saved after the term is made, so every
 // bill is rated in two segments; every second subscription has a reading on 16 November,
 // splitting its consumption by the readings, the others by days: compare with the same
-// run without the flag, target within 1.3x).
+// run without the flag, target within 1.3x), --plan-only (no worker processes: the plan
+// job's work, planRun, is run in this process and timed, then the bench stops),
+// --explain (with --plan-only: pg_stat_statements and auto_explain's EXPLAIN (ANALYZE,
+// BUFFERS) of every statement of the plan over 100 ms, printed after it).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,30 +46,55 @@ const CONCURRENCY = arg('--concurrency', 1);
 const CHUNK = arg('--chunk', 5000);
 const SUSPENDED = arg('--suspended', 0);
 const VERSION_CHANGE = process.argv.includes('--version-change');
+const PLAN_ONLY = process.argv.includes('--plan-only');
+const REUSE = PLAN_ONLY && process.argv.includes('--reuse');
+const EXPLAIN = PLAN_ONLY && process.argv.includes('--explain');
+/** The plan (roster, the run's check, the chunks) of 1,000,000 subscriptions: issue 15's target. */
+const PLAN_TARGET_S = 3;
 const root = path.resolve(import.meta.dirname, '..');
 const say = (s: string) => process.stdout.write(s + '\n');
 const secs = (ms: number) => (ms / 1000).toFixed(2);
 
-const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-billrun'), port: 54372, database: 'postgres' });
+// --port=P: a server of its own (its own data folder), so two benches can run side by side.
+const PORT = arg('--port', 54372);
+const dataDir = path.join(root, PORT === 54372 ? '.data/bench-billrun' : `.data/bench-billrun-${PORT}`);
+let server = await startEmbedded({ dataDir, port: PORT, database: 'postgres' });
 const adminUrl = server.url;
-const admin = new pg.Client({ connectionString: adminUrl });
+let admin = new pg.Client({ connectionString: adminUrl });
 await admin.connect();
-await admin.query('DROP DATABASE IF EXISTS billrun_bench WITH (FORCE)');
-await admin.query('CREATE DATABASE billrun_bench');
-await admin.end();
+if (EXPLAIN) {
+  // pg_stat_statements must be loaded when the server starts: set, restart, and reset at the end.
+  await admin.query("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+  await admin.end();
+  await server.stop();
+  server = await startEmbedded({ dataDir, port: PORT, database: 'postgres' });
+  admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query('ALTER SYSTEM RESET shared_preload_libraries');
+}
 const url = adminUrl.replace(/\/postgres$/, '/billrun_bench');
+// --reuse (with --plan-only): the subscriptions and readings of the last run of the same N are kept
+// (a setup of 1,000,000 takes minutes), its terms cancelled and its run's rows emptied.
+const reused = REUSE && (await previousSetup());
+if (!reused) {
+  await admin.query('DROP DATABASE IF EXISTS billrun_bench WITH (FORCE)');
+  await admin.query('CREATE DATABASE billrun_bench');
+}
+await admin.end();
 await migrate(url);
 const db = createPool(url, 4);
 const children: ChildProcess[] = [];
 
 try {
-  const appCode = await createApp(db, 'Bench', 'UTC', 'USD', 2);
+  const appCode = reused ? reused.appCode : await createApp(db, 'Bench', 'UTC', 'USD', 2);
   const caller: Caller = { userId: '0', appCode, email: 'bench@billrun.test', role: 'admin', tokenHash: Buffer.alloc(0) };
   // The tests' tariff (test/terms/billRun.test.ts proves its bills), not a copy of it.
   const service = waterService('WATER');
-  await makeService(db, caller, service);
+  if (!reused) await makeService(db, caller, service);
 
   let t0 = Date.now();
+  let unbilled = 0;
+  if (!reused) {
   await db.query(
     `INSERT INTO account (app_code, account_number, name, created_by, modified_by)
      SELECT $1, 'ACC-' || g, 'Customer ' || g, 'bench', 'bench' FROM generate_series(1, $2) g`,
@@ -89,7 +117,6 @@ try {
   );
   // Every (100 / P)th subscription is suspended for 10 days; every tenth of those since
   // October and not resumed (suspended all term: no bill).
-  let unbilled = 0;
   if (SUSPENDED > 0) {
     const every = Math.max(1, Math.round(100 / SUSPENDED));
     await db.query(
@@ -105,7 +132,8 @@ try {
     unbilled = (await db.query('SELECT count(*)::int AS n FROM subscription WHERE app_code = $1 AND subscription_id % $2 = 0', [appCode, every * 10])).rows[0].n;
   }
   await db.query('ANALYZE');
-  say(`setup: ${N} accounts, subscriptions and 2 readings each${SUSPENDED > 0 ? `, ${SUSPENDED}% suspended (${unbilled} all term)` : ''} in ${secs(Date.now() - t0)} s`);
+  }
+  say(`setup${reused ? ' (reused)' : ''}: ${N} accounts, subscriptions and 2 readings each${SUSPENDED > 0 ? `, ${SUSPENDED}% suspended (${unbilled} all term)` : ''} in ${secs(Date.now() - t0)} s`);
 
   const termId = await makeTerm(db, caller, {
     serviceCode: 'WATER',
@@ -138,6 +166,13 @@ try {
     WORKER_CONCURRENCY: String(CONCURRENCY),
     BILLRUN_CHUNK_SIZE: String(CHUNK),
   };
+  if (PLAN_ONLY) {
+    await planHere(termId, caller);
+    await db.end();
+    if (EXPLAIN) await admin.end();
+    await server.stop();
+    process.exit(0);
+  }
   for (let i = 0; i < WORKERS; i++) {
     children.push(spawn(process.execPath, [path.join(root, 'src/main.ts'), 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
   }
@@ -180,13 +215,14 @@ try {
   );
   const c = check.rows[0];
   say(`run: ${N - unbilled} bills in ${secs(runMs)} s (plan ${secs(planned)} s) = ${Math.round((N - unbilled) / (runMs / 1000))} bills/s, ${WORKERS} worker process(es) x ${CONCURRENCY} jobs, chunks of ${CHUNK}`);
+  sayPlan(planned);
   say(`check: ${c.bills} bills, ${c.subs} subscriptions, numbers ${c.lo}..${c.hi}; bill table ${c.size}`);
   for (const [pid, mib] of peak) say(`peak RSS of worker ${pid}: ${Math.round(mib)} MiB`);
   say(`peak RSS of this process (setup, polling): ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
   for (const ch of children) ch.kill('SIGTERM');
 
   // The floor: the same bill rows, COPY'd into the same (emptied) table with its indexes.
-  const file = path.join(root, '.data/bench-billrun-floor.copy');
+  const file = path.join(root, `.data/bench-billrun-floor-${PORT}.copy`);
   const out = await db.connect();
   try {
     await pipeline(out.query(copyTo(`COPY (SELECT ${BILL_COPY_COLUMNS} FROM bill WHERE term_id = ${Number(termId)}) TO STDOUT`)), fs.createWriteStream(file));
@@ -202,8 +238,73 @@ try {
   say(`ratio: run / floor = ${(runMs / floorMs).toFixed(2)} (target: within 3; 1,000,000 bills under 60 s)`);
   fs.rmSync(file, { force: true });
 } finally {
+  if (EXPLAIN) await admin.end().catch(() => {});
   for (const ch of children) if (ch.exitCode === null) ch.kill('SIGTERM');
   await db.end();
   await server.stop();
 }
 process.exit(0);
+
+/** --reuse: the app of the last run when it has N subscriptions, its terms cancelled and the run's tables emptied. */
+async function previousSetup(): Promise<{ appCode: number } | undefined> {
+  const c = new pg.Client({ connectionString: url });
+  try {
+    await c.connect();
+  } catch {
+    return undefined;
+  }
+  try {
+    const r = await c.query(`SELECT a.app_code, (SELECT count(*)::int FROM subscription s WHERE s.app_code = a.app_code) AS n FROM app a WHERE a.name = 'Bench'`);
+    if (r.rows[0]?.n !== N) return undefined;
+    await c.query('TRUNCATE bill, term_subscription, term_chunk, term_failure CASCADE');
+    await c.query(`UPDATE term SET status = 'Cancelled'`);
+    await c.query('DELETE FROM graphile_worker._private_jobs');
+    await c.query('VACUUM ANALYZE');
+    return { appCode: r.rows[0].app_code };
+  } finally {
+    await c.end();
+  }
+}
+
+/** The plan time against issue 15's target, scaled to 1,000,000 subscriptions when N is smaller (the plan is linear in the roster). */
+function sayPlan(ms: number) {
+  const at = (ms / 1000) * (1_000_000 / N);
+  say(`plan: ${secs(ms)} s for ${N} subscriptions${N === 1_000_000 ? '' : ` (${at.toFixed(2)} s scaled to 1,000,000)`}; ratio to the ${PLAN_TARGET_S} s target for 1,000,000 = ${(at / PLAN_TARGET_S).toFixed(2)}`);
+}
+
+/** --plan-only: the plan job's work in this process, timed from process-term to the chunks queued; --explain adds where its time went. */
+async function planHere(termId: string, caller: Caller) {
+  const explained: string[] = [];
+  let planDb = db;
+  if (EXPLAIN) {
+    await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await db.query('SELECT pg_stat_statements_reset()');
+    const options = ['auto_explain.log_min_duration=100', 'auto_explain.log_analyze=on', 'auto_explain.log_buffers=on', 'auto_explain.log_nested_statements=on', 'auto_explain.log_level=notice']
+      .map((o) => `-c ${o}`)
+      .join(' ');
+    planDb = new pg.Pool({ connectionString: url, max: 2, options: `-c session_preload_libraries=auto_explain ${options}` });
+    planDb.on('connect', (c) => c.on('notice', (n) => explained.push(n.message ?? '')));
+  }
+  const { planRun } = await import('../src/billRun/planRun.ts');
+  const t0 = Date.now();
+  await processTerm(db, caller, Number(termId), undefined);
+  const round = (await db.query('SELECT job_round FROM term WHERE term_id = $1', [termId])).rows[0].job_round;
+  // The queued plan job is not run (no worker): its work, timed here.
+  await planRun(planDb, termId, round, CHUNK, 'bench');
+  const ms = Date.now() - t0;
+  const t = (await db.query('SELECT status, chunks_total FROM term WHERE term_id = $1', [termId])).rows[0];
+  if (t.status !== 'Processing' || t.chunks_total === 0) throw new Error(`the plan left the term ${t.status} with ${t.chunks_total} chunks`);
+  say(`plan only: ${t.chunks_total} chunks of ${CHUNK} planned in process`);
+  sayPlan(ms);
+  if (!EXPLAIN) return;
+  await planDb.end();
+  const top = await db.query(
+    `SELECT round(total_exec_time)::int AS ms, calls, rows, shared_blks_hit + shared_blks_read AS blocks, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+      ORDER BY total_exec_time DESC LIMIT 12`,
+  );
+  say('pg_stat_statements, the statements of the plan by time:');
+  for (const r of top.rows) say(`  ${String(r.ms).padStart(6)} ms  ${String(r.calls).padStart(4)} calls  ${String(r.rows).padStart(8)} rows  ${String(r.blocks).padStart(8)} blocks  ${r.query}`);
+  say('auto_explain, every statement over 100 ms:');
+  for (const e of explained) say(e);
+}
