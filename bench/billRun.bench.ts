@@ -192,6 +192,7 @@ try {
     }
   };
 
+  const cpuBefore = { workers: workersCpu(), db: databaseCpu() };
   t0 = Date.now();
   await processTerm(db, caller, Number(termId), undefined);
   let planned = 0;
@@ -208,6 +209,7 @@ try {
     await new Promise((r) => setTimeout(r, 50));
   }
   const runMs = Date.now() - t0;
+  const cpu = { workers: workersCpu() - cpuBefore.workers, db: databaseCpu() - cpuBefore.db };
   const check = await db.query(
     `SELECT count(*)::int AS bills, count(DISTINCT subscription_id)::int AS subs, min(bill_number) AS lo, max(bill_number) AS hi,
             pg_size_pretty(pg_total_relation_size('bill')) AS size FROM bill WHERE term_id = $1`,
@@ -217,6 +219,13 @@ try {
   say(`run: ${N - unbilled} bills in ${secs(runMs)} s (plan ${secs(planned)} s) = ${Math.round((N - unbilled) / (runMs / 1000))} bills/s, ${WORKERS} worker process(es) x ${CONCURRENCY} jobs, chunks of ${CHUNK}`);
   sayPlan(planned);
   say(`check: ${c.bills} bills, ${c.subs} subscriptions, numbers ${c.lo}..${c.hi}; bill table ${c.size}`);
+  // Where the CPU went (docs/scale.md's model): the worker processes' own, and the
+  // PostgreSQL server's (its backends, living and exited), over the run.
+  const perBill = (sec: number) => `${Math.round((sec * 1e6) / (N - unbilled))} µs a bill`;
+  say(
+    `cpu: workers ${cpu.workers.toFixed(1)} s (${perBill(cpu.workers)}), PostgreSQL ${cpu.db.toFixed(1)} s (${perBill(cpu.db)}), ` +
+      `${((cpu.workers + cpu.db) / (runMs / 1000)).toFixed(2)} cores busy on average over the run`,
+  );
   for (const [pid, mib] of peak) say(`peak RSS of worker ${pid}: ${Math.round(mib)} MiB`);
   say(`peak RSS of this process (setup, polling): ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
   for (const ch of children) ch.kill('SIGTERM');
@@ -244,6 +253,35 @@ try {
   await server.stop();
 }
 process.exit(0);
+
+/** CPU seconds a process used (utime + stime, and with children: those it has waited for), from /proc. */
+function cpuSeconds(pid: number, withChildren: boolean): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const v = f.slice(f.lastIndexOf(')') + 2).split(' ').map(Number);
+    // Fields 14 to 17 of proc(5), counted from after the command's closing parenthesis (field 3 is v[0]).
+    const ticks = v[11]! + v[12]! + (withChildren ? v[13]! + v[14]! : 0);
+    return ticks / 100;
+  } catch {
+    return 0;
+  }
+}
+function workersCpu(): number {
+  return children.reduce((sum, c) => sum + cpuSeconds(c.pid!, true), 0);
+}
+/** The server's CPU: the postmaster with its exited backends, plus the backends still running. */
+function databaseCpu(): number {
+  const postmaster = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  let sum = cpuSeconds(postmaster, true);
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const f = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (Number(f.slice(f.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) sum += cpuSeconds(Number(d), true);
+    } catch {}
+  }
+  return sum;
+}
 
 /** --reuse: the app of the last run when it has N subscriptions, its terms cancelled and the run's tables emptied. */
 async function previousSetup(): Promise<{ appCode: number } | undefined> {
