@@ -66,9 +66,7 @@ export async function blockingExceptions(db: Queryable, ctx: RunContext, limit =
   if (ctx.meteredCodes.length === 0) return [];
   // One pass over the whole roster before any bill may be written, so let PostgreSQL
   // share it between cores (a quarter faster on two; the settings end with the transaction).
-  // The roster was just written in this transaction, so it has no statistics: without
-  // min_parallel_index_scan_size its scan looked one page long and never went parallel.
-  await db.query('SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0; SET LOCAL min_parallel_table_scan_size = 0; SET LOCAL min_parallel_index_scan_size = 0');
+  await db.query('SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0; SET LOCAL min_parallel_table_scan_size = 0');
   // Only the meters in doubt are joined to their subscription (OFFSET 0 keeps the filter
   // inside): joined first, every roster row cost an index probe of subscription, a fifth
   // of the check (issue 15, docs/bill-run.md).
