@@ -95,43 +95,43 @@ try {
   let t0 = Date.now();
   let unbilled = 0;
   if (!reused) {
-  await db.query(
-    `INSERT INTO account (app_code, account_number, name, created_by, modified_by)
-     SELECT $1, 'ACC-' || g, 'Customer ' || g, 'bench', 'bench' FROM generate_series(1, $2) g`,
-    [appCode, N],
-  );
-  await db.query(
-    `INSERT INTO subscription (app_code, account_id, service_id, batch_id, start_date, created_by, modified_by)
-     SELECT $1, a.account_id, s.service_id, b.batch_id,
-            CASE WHEN a.account_id % 50 = 0 THEN date '2026-11-16' ELSE date '2020-01-01' END, 'bench', 'bench'
-       FROM account a, service s, batch b WHERE a.app_code = $1 AND s.app_code = $1 AND b.app_code = $1`,
-    [appCode],
-  );
-  // Previous reading at the end of October, current at the end of November: 0 to 59 m3,
-  // so bills fall in each of the three tiers.
-  await db.query(
-    `INSERT INTO reading (app_code, subscription_id, input_code, reading_date, value, created_by)
-     SELECT $1, s.subscription_id, 'METER', d.day, CASE WHEN d.n = 1 THEN (s.subscription_id * 37) % 90000 ELSE (s.subscription_id * 37) % 90000 + (s.subscription_id * 7) % 60 END, 'bench'
-       FROM subscription s, (VALUES (1, date '2026-10-31'), (2, date '2026-11-30')) AS d(n, day) WHERE s.app_code = $1`,
-    [appCode],
-  );
-  // Every (100 / P)th subscription is suspended for 10 days; every tenth of those since
-  // October and not resumed (suspended all term: no bill).
-  if (SUSPENDED > 0) {
-    const every = Math.max(1, Math.round(100 / SUSPENDED));
     await db.query(
-      `INSERT INTO subscription_event (app_code, subscription_id, kind, effective_date, created_by)
-       SELECT $1, s.subscription_id, k.kind, k.day, 'bench'
-         FROM subscription s, (VALUES (1, 'suspended', date '2026-11-11'), (2, 'resumed', date '2026-11-21')) AS k(n, kind, day)
-        WHERE s.app_code = $1 AND s.subscription_id % $2 = 0 AND s.subscription_id % ($2 * 10) <> 0
-        UNION ALL
-       SELECT $1, s.subscription_id, 'suspended', date '2026-10-15', 'bench'
-         FROM subscription s WHERE s.app_code = $1 AND s.subscription_id % ($2 * 10) = 0`,
-      [appCode, every],
+      `INSERT INTO account (app_code, account_number, name, created_by, modified_by)
+       SELECT $1, 'ACC-' || g, 'Customer ' || g, 'bench', 'bench' FROM generate_series(1, $2) g`,
+      [appCode, N],
     );
-    unbilled = (await db.query('SELECT count(*)::int AS n FROM subscription WHERE app_code = $1 AND subscription_id % $2 = 0', [appCode, every * 10])).rows[0].n;
-  }
-  await db.query('ANALYZE');
+    await db.query(
+      `INSERT INTO subscription (app_code, account_id, service_id, batch_id, start_date, created_by, modified_by)
+       SELECT $1, a.account_id, s.service_id, b.batch_id,
+              CASE WHEN a.account_id % 50 = 0 THEN date '2026-11-16' ELSE date '2020-01-01' END, 'bench', 'bench'
+         FROM account a, service s, batch b WHERE a.app_code = $1 AND s.app_code = $1 AND b.app_code = $1`,
+      [appCode],
+    );
+    // Previous reading at the end of October, current at the end of November: 0 to 59 m3,
+    // so bills fall in each of the three tiers.
+    await db.query(
+      `INSERT INTO reading (app_code, subscription_id, input_code, reading_date, value, created_by)
+       SELECT $1, s.subscription_id, 'METER', d.day, CASE WHEN d.n = 1 THEN (s.subscription_id * 37) % 90000 ELSE (s.subscription_id * 37) % 90000 + (s.subscription_id * 7) % 60 END, 'bench'
+         FROM subscription s, (VALUES (1, date '2026-10-31'), (2, date '2026-11-30')) AS d(n, day) WHERE s.app_code = $1`,
+      [appCode],
+    );
+    // Every (100 / P)th subscription is suspended for 10 days; every tenth of those since
+    // October and not resumed (suspended all term: no bill).
+    if (SUSPENDED > 0) {
+      const every = Math.max(1, Math.round(100 / SUSPENDED));
+      await db.query(
+        `INSERT INTO subscription_event (app_code, subscription_id, kind, effective_date, created_by)
+         SELECT $1, s.subscription_id, k.kind, k.day, 'bench'
+           FROM subscription s, (VALUES (1, 'suspended', date '2026-11-11'), (2, 'resumed', date '2026-11-21')) AS k(n, kind, day)
+          WHERE s.app_code = $1 AND s.subscription_id % $2 = 0 AND s.subscription_id % ($2 * 10) <> 0
+          UNION ALL
+         SELECT $1, s.subscription_id, 'suspended', date '2026-10-15', 'bench'
+           FROM subscription s WHERE s.app_code = $1 AND s.subscription_id % ($2 * 10) = 0`,
+        [appCode, every],
+      );
+      unbilled = (await db.query('SELECT count(*)::int AS n FROM subscription WHERE app_code = $1 AND subscription_id % $2 = 0', [appCode, every * 10])).rows[0].n;
+    }
+    await db.query('ANALYZE');
   }
   say(`setup${reused ? ' (reused)' : ''}: ${N} accounts, subscriptions and 2 readings each${SUSPENDED > 0 ? `, ${SUSPENDED}% suspended (${unbilled} all term)` : ''} in ${secs(Date.now() - t0)} s`);
 
