@@ -14,7 +14,11 @@
 // run without the flag, target within 1.3x), --post-account (N subscriptions on N/2
 // accounts, two each with ids N/2 apart; the same subscriptions billed twice in this
 // run, first by a Post Subscription term, then, that term cancelled and its bills
-// removed, by a Post Account term: prints both times and their ratio, target within 1.2x).
+// removed, by a Post Account term: prints both times and their ratio, target within 1.2x),
+// --plan-only (no worker processes: the plan job's work, planRun, is run in this process
+// and timed, then the bench stops), --explain (with --plan-only: pg_stat_statements and
+// auto_explain's EXPLAIN (ANALYZE, BUFFERS) of every statement of the plan over 100 ms),
+// --reuse (with --plan-only: keep the last setup of the same N), --port=P (a server of its own).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -49,74 +53,99 @@ const VERSION_CHANGE = process.argv.includes('--version-change');
 const POST_ACCOUNT = process.argv.includes('--post-account');
 const ACCOUNTS = POST_ACCOUNT ? Math.ceil(N / 2) : N;
 if (POST_ACCOUNT && (SUSPENDED > 0 || VERSION_CHANGE)) throw new Error('--post-account is measured alone (without --suspended or --version-change)');
+const PLAN_ONLY = process.argv.includes('--plan-only');
+const REUSE = PLAN_ONLY && !POST_ACCOUNT && process.argv.includes('--reuse');
+const EXPLAIN = PLAN_ONLY && process.argv.includes('--explain');
+/** The plan (roster, the run's check, the chunks) of 1,000,000 subscriptions: issue 15's target. */
+const PLAN_TARGET_S = 3;
 const root = path.resolve(import.meta.dirname, '..');
 const say = (s: string) => process.stdout.write(s + '\n');
 const secs = (ms: number) => (ms / 1000).toFixed(2);
 
-const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-billrun'), port: 54372, database: 'postgres' });
+// --port=P: a server of its own (its own data folder), so two benches can run side by side.
+const PORT = arg('--port', 54372);
+const dataDir = path.join(root, PORT === 54372 ? '.data/bench-billrun' : `.data/bench-billrun-${PORT}`);
+let server = await startEmbedded({ dataDir, port: PORT, database: 'postgres' });
 const adminUrl = server.url;
-const admin = new pg.Client({ connectionString: adminUrl });
+let admin = new pg.Client({ connectionString: adminUrl });
 await admin.connect();
-await admin.query('DROP DATABASE IF EXISTS billrun_bench WITH (FORCE)');
-await admin.query('CREATE DATABASE billrun_bench');
-await admin.end();
+if (EXPLAIN) {
+  // pg_stat_statements must be loaded when the server starts: set, restart, and reset at the end.
+  await admin.query("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+  await admin.end();
+  await server.stop();
+  server = await startEmbedded({ dataDir, port: PORT, database: 'postgres' });
+  admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query('ALTER SYSTEM RESET shared_preload_libraries');
+}
 const url = adminUrl.replace(/\/postgres$/, '/billrun_bench');
+// --reuse (with --plan-only): the subscriptions and readings of the last run of the same N are kept
+// (a setup of 1,000,000 takes minutes), its terms cancelled and its run's rows emptied.
+const reused = REUSE && (await previousSetup());
+if (!reused) {
+  await admin.query('DROP DATABASE IF EXISTS billrun_bench WITH (FORCE)');
+  await admin.query('CREATE DATABASE billrun_bench');
+}
+await admin.end();
 await migrate(url);
 const db = createPool(url, 4);
 const children: ChildProcess[] = [];
 
 try {
-  const appCode = await createApp(db, 'Bench', 'UTC', 'USD', 2);
+  const appCode = reused ? reused.appCode : await createApp(db, 'Bench', 'UTC', 'USD', 2);
   const caller: Caller = { userId: '0', appCode, email: 'bench@billrun.test', role: 'admin', tokenHash: Buffer.alloc(0) };
   // The tests' tariff (test/terms/billRun.test.ts proves its bills), not a copy of it.
   const service = waterService('WATER');
-  await makeService(db, caller, service);
+  if (!reused) await makeService(db, caller, service);
 
   let t0 = Date.now();
-  await db.query(
-    `INSERT INTO account (app_code, account_number, name, created_by, modified_by)
-     SELECT $1, 'ACC-' || g, 'Customer ' || g, 'bench', 'bench' FROM generate_series(1, $2) g`,
-    [appCode, ACCOUNTS],
-  );
-  // --post-account: a second pass gives each account its second subscription, N/2 ids on.
-  for (let pass = 0; pass < (POST_ACCOUNT ? 2 : 1); pass++) {
-    await db.query(
-      `INSERT INTO subscription (app_code, account_id, service_id, batch_id, start_date, created_by, modified_by)
-       SELECT $1, a.account_id, s.service_id, b.batch_id,
-              CASE WHEN a.account_id % 50 = 0 THEN date '2026-11-16' ELSE date '2020-01-01' END, 'bench', 'bench'
-         FROM account a, service s, batch b WHERE a.app_code = $1 AND s.app_code = $1 AND b.app_code = $1
-          AND a.account_id <= (SELECT min(account_id) FROM account WHERE app_code = $1) + $2 - 1 - $3
-        ORDER BY a.account_id`,
-      [appCode, ACCOUNTS, pass === 1 ? ACCOUNTS - (N - ACCOUNTS) : 0],
-    );
-  }
-  // Previous reading at the end of October, current at the end of November: 0 to 59 m3,
-  // so bills fall in each of the three tiers.
-  await db.query(
-    `INSERT INTO reading (app_code, subscription_id, input_code, reading_date, value, created_by)
-     SELECT $1, s.subscription_id, 'METER', d.day, CASE WHEN d.n = 1 THEN (s.subscription_id * 37) % 90000 ELSE (s.subscription_id * 37) % 90000 + (s.subscription_id * 7) % 60 END, 'bench'
-       FROM subscription s, (VALUES (1, date '2026-10-31'), (2, date '2026-11-30')) AS d(n, day) WHERE s.app_code = $1`,
-    [appCode],
-  );
-  // Every (100 / P)th subscription is suspended for 10 days; every tenth of those since
-  // October and not resumed (suspended all term: no bill).
   let unbilled = 0;
-  if (SUSPENDED > 0) {
-    const every = Math.max(1, Math.round(100 / SUSPENDED));
+  if (!reused) {
     await db.query(
-      `INSERT INTO subscription_event (app_code, subscription_id, kind, effective_date, created_by)
-       SELECT $1, s.subscription_id, k.kind, k.day, 'bench'
-         FROM subscription s, (VALUES (1, 'suspended', date '2026-11-11'), (2, 'resumed', date '2026-11-21')) AS k(n, kind, day)
-        WHERE s.app_code = $1 AND s.subscription_id % $2 = 0 AND s.subscription_id % ($2 * 10) <> 0
-        UNION ALL
-       SELECT $1, s.subscription_id, 'suspended', date '2026-10-15', 'bench'
-         FROM subscription s WHERE s.app_code = $1 AND s.subscription_id % ($2 * 10) = 0`,
-      [appCode, every],
+      `INSERT INTO account (app_code, account_number, name, created_by, modified_by)
+       SELECT $1, 'ACC-' || g, 'Customer ' || g, 'bench', 'bench' FROM generate_series(1, $2) g`,
+      [appCode, ACCOUNTS],
     );
-    unbilled = (await db.query('SELECT count(*)::int AS n FROM subscription WHERE app_code = $1 AND subscription_id % $2 = 0', [appCode, every * 10])).rows[0].n;
+    // --post-account: a second pass gives each account its second subscription, N/2 ids on.
+    for (let pass = 0; pass < (POST_ACCOUNT ? 2 : 1); pass++) {
+      await db.query(
+        `INSERT INTO subscription (app_code, account_id, service_id, batch_id, start_date, created_by, modified_by)
+         SELECT $1, a.account_id, s.service_id, b.batch_id,
+                CASE WHEN a.account_id % 50 = 0 THEN date '2026-11-16' ELSE date '2020-01-01' END, 'bench', 'bench'
+           FROM account a, service s, batch b WHERE a.app_code = $1 AND s.app_code = $1 AND b.app_code = $1
+            AND a.account_id <= (SELECT min(account_id) FROM account WHERE app_code = $1) + $2 - 1 - $3
+          ORDER BY a.account_id`,
+        [appCode, ACCOUNTS, pass === 1 ? ACCOUNTS - (N - ACCOUNTS) : 0],
+      );
+    }
+    // Previous reading at the end of October, current at the end of November: 0 to 59 m3,
+    // so bills fall in each of the three tiers.
+    await db.query(
+      `INSERT INTO reading (app_code, subscription_id, input_code, reading_date, value, created_by)
+       SELECT $1, s.subscription_id, 'METER', d.day, CASE WHEN d.n = 1 THEN (s.subscription_id * 37) % 90000 ELSE (s.subscription_id * 37) % 90000 + (s.subscription_id * 7) % 60 END, 'bench'
+         FROM subscription s, (VALUES (1, date '2026-10-31'), (2, date '2026-11-30')) AS d(n, day) WHERE s.app_code = $1`,
+      [appCode],
+    );
+    // Every (100 / P)th subscription is suspended for 10 days; every tenth of those since
+    // October and not resumed (suspended all term: no bill).
+    if (SUSPENDED > 0) {
+      const every = Math.max(1, Math.round(100 / SUSPENDED));
+      await db.query(
+        `INSERT INTO subscription_event (app_code, subscription_id, kind, effective_date, created_by)
+         SELECT $1, s.subscription_id, k.kind, k.day, 'bench'
+           FROM subscription s, (VALUES (1, 'suspended', date '2026-11-11'), (2, 'resumed', date '2026-11-21')) AS k(n, kind, day)
+          WHERE s.app_code = $1 AND s.subscription_id % $2 = 0 AND s.subscription_id % ($2 * 10) <> 0
+          UNION ALL
+         SELECT $1, s.subscription_id, 'suspended', date '2026-10-15', 'bench'
+           FROM subscription s WHERE s.app_code = $1 AND s.subscription_id % ($2 * 10) = 0`,
+        [appCode, every],
+      );
+      unbilled = (await db.query('SELECT count(*)::int AS n FROM subscription WHERE app_code = $1 AND subscription_id % $2 = 0', [appCode, every * 10])).rows[0].n;
+    }
+    await db.query('ANALYZE');
   }
-  await db.query('ANALYZE');
-  say(`setup: ${ACCOUNTS} accounts, ${N} subscriptions and 2 readings each${SUSPENDED > 0 ? `, ${SUSPENDED}% suspended (${unbilled} all term)` : ''} in ${secs(Date.now() - t0)} s`);
+  say(`setup${reused ? ' (reused)' : ''}: ${ACCOUNTS} accounts, ${N} subscriptions and 2 readings each${SUSPENDED > 0 ? `, ${SUSPENDED}% suspended (${unbilled} all term)` : ''} in ${secs(Date.now() - t0)} s`);
 
   const termId = await makeTerm(db, caller, {
     serviceCode: 'WATER',
@@ -149,6 +178,13 @@ try {
     WORKER_CONCURRENCY: String(CONCURRENCY),
     BILLRUN_CHUNK_SIZE: String(CHUNK),
   };
+  if (PLAN_ONLY) {
+    await planHere(termId, caller);
+    await db.end();
+    if (EXPLAIN) await admin.end();
+    await server.stop();
+    process.exit(0);
+  }
   const peak = new Map<number, number>();
   const sample = () => {
     for (const c of children) {
@@ -171,6 +207,7 @@ try {
       if (r.rows[0].n >= WORKERS) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    const cpuBefore = { workers: workersCpu(), db: databaseCpu() };
     const t0 = Date.now();
     await processTerm(db, caller, Number(id), undefined);
     let planned = 0;
@@ -187,6 +224,7 @@ try {
       await new Promise((r) => setTimeout(r, 50));
     }
     const runMs = Date.now() - t0;
+    const cpu = { workers: workersCpu() - cpuBefore.workers, db: databaseCpu() - cpuBefore.db };
     const check = await db.query(
       `SELECT count(*)::int AS bills, count(DISTINCT coalesce(subscription_id, -account_id))::int AS subs, min(bill_number) AS lo, max(bill_number) AS hi,
               pg_size_pretty(pg_total_relation_size('bill')) AS size FROM bill WHERE term_id = $1`,
@@ -194,7 +232,15 @@ try {
     );
     const c = check.rows[0];
     say(`run${label}: ${expected} bills in ${secs(runMs)} s (plan ${secs(planned)} s) = ${Math.round(expected / (runMs / 1000))} bills/s, ${WORKERS} worker process(es) x ${CONCURRENCY} jobs, chunks of ${CHUNK}`);
+    sayPlan(planned);
     say(`check: ${c.bills} bills, ${c.subs} distinct subscriptions (or accounts), numbers ${c.lo}..${c.hi}; bill table ${c.size}`);
+    // Where the CPU went (docs/scale.md's model): the worker processes' own, and the
+    // PostgreSQL server's (its backends, living and exited), over the run.
+    const perBill = (sec: number) => `${Math.round((sec * 1e6) / expected)} µs a bill`;
+    say(
+      `cpu: workers ${cpu.workers.toFixed(1)} s (${perBill(cpu.workers)}), PostgreSQL ${cpu.db.toFixed(1)} s (${perBill(cpu.db)}), ` +
+        `${((cpu.workers + cpu.db) / (runMs / 1000)).toFixed(2)} cores busy on average over the run`,
+    );
     for (const [pid, mib] of peak) say(`peak RSS of worker ${pid}: ${Math.round(mib)} MiB`);
     peak.clear();
     // Stop the workers before anything else runs: the term's documents would otherwise
@@ -226,7 +272,7 @@ try {
 
   if (!POST_ACCOUNT) {
     // The floor: the same bill rows, COPY'd into the same (emptied) table with its indexes.
-    const file = path.join(root, '.data/bench-billrun-floor.copy');
+    const file = path.join(root, `.data/bench-billrun-floor-${PORT}.copy`);
     const out = await db.connect();
     try {
       await pipeline(out.query(copyTo(`COPY (SELECT ${BILL_COPY_COLUMNS} FROM bill) TO STDOUT`)), fs.createWriteStream(file));
@@ -243,8 +289,102 @@ try {
     fs.rmSync(file, { force: true });
   }
 } finally {
+  if (EXPLAIN) await admin.end().catch(() => {});
   for (const ch of children) if (ch.exitCode === null) ch.kill('SIGTERM');
   await db.end();
   await server.stop();
 }
 process.exit(0);
+
+/** CPU seconds a process used (utime + stime, and with children: those it has waited for), from /proc. */
+function cpuSeconds(pid: number, withChildren: boolean): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const v = f.slice(f.lastIndexOf(')') + 2).split(' ').map(Number);
+    // Fields 14 to 17 of proc(5), counted from after the command's closing parenthesis (field 3 is v[0]).
+    const ticks = v[11]! + v[12]! + (withChildren ? v[13]! + v[14]! : 0);
+    return ticks / 100;
+  } catch {
+    return 0;
+  }
+}
+function workersCpu(): number {
+  return children.reduce((sum, c) => sum + cpuSeconds(c.pid!, true), 0);
+}
+/** The server's CPU: the postmaster with its exited backends, plus the backends still running. */
+function databaseCpu(): number {
+  const postmaster = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  let sum = cpuSeconds(postmaster, true);
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const f = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (Number(f.slice(f.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) sum += cpuSeconds(Number(d), true);
+    } catch {}
+  }
+  return sum;
+}
+
+/** --reuse: the app of the last run when it has N subscriptions, its terms cancelled and the run's tables emptied. */
+async function previousSetup(): Promise<{ appCode: number } | undefined> {
+  const c = new pg.Client({ connectionString: url });
+  try {
+    await c.connect();
+  } catch {
+    return undefined;
+  }
+  try {
+    const r = await c.query(`SELECT a.app_code, (SELECT count(*)::int FROM subscription s WHERE s.app_code = a.app_code) AS n FROM app a WHERE a.name = 'Bench'`);
+    if (r.rows[0]?.n !== N) return undefined;
+    await c.query('TRUNCATE bill, term_subscription, term_chunk, term_failure CASCADE');
+    await c.query(`UPDATE term SET status = 'Cancelled'`);
+    await c.query('DELETE FROM graphile_worker._private_jobs');
+    await c.query('VACUUM ANALYZE');
+    return { appCode: r.rows[0].app_code };
+  } finally {
+    await c.end();
+  }
+}
+
+/** The plan time against issue 15's target, scaled to 1,000,000 subscriptions when N is smaller (the plan is linear in the roster). */
+function sayPlan(ms: number) {
+  const at = (ms / 1000) * (1_000_000 / N);
+  say(`plan: ${secs(ms)} s for ${N} subscriptions${N === 1_000_000 ? '' : ` (${at.toFixed(2)} s scaled to 1,000,000)`}; ratio to the ${PLAN_TARGET_S} s target for 1,000,000 = ${(at / PLAN_TARGET_S).toFixed(2)}`);
+}
+
+/** --plan-only: the plan job's work in this process, timed from process-term to the chunks queued; --explain adds where its time went. */
+async function planHere(termId: string, caller: Caller) {
+  const explained: string[] = [];
+  let planDb = db;
+  if (EXPLAIN) {
+    await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await db.query('SELECT pg_stat_statements_reset()');
+    const options = ['auto_explain.log_min_duration=100', 'auto_explain.log_analyze=on', 'auto_explain.log_buffers=on', 'auto_explain.log_nested_statements=on', 'auto_explain.log_level=notice']
+      .map((o) => `-c ${o}`)
+      .join(' ');
+    planDb = new pg.Pool({ connectionString: url, max: 2, options: `-c session_preload_libraries=auto_explain ${options}` });
+    planDb.on('connect', (c) => c.on('notice', (n) => explained.push(n.message ?? '')));
+  }
+  const { planRun } = await import('../src/billRun/planRun.ts');
+  const t0 = Date.now();
+  await processTerm(db, caller, Number(termId), undefined);
+  const round = (await db.query('SELECT job_round FROM term WHERE term_id = $1', [termId])).rows[0].job_round;
+  // The queued plan job is not run (no worker): its work, timed here.
+  await planRun(planDb, termId, round, CHUNK, 'bench');
+  const ms = Date.now() - t0;
+  const t = (await db.query('SELECT status, chunks_total FROM term WHERE term_id = $1', [termId])).rows[0];
+  if (t.status !== 'Processing' || t.chunks_total === 0) throw new Error(`the plan left the term ${t.status} with ${t.chunks_total} chunks`);
+  say(`plan only: ${t.chunks_total} chunks of ${CHUNK} planned in process`);
+  sayPlan(ms);
+  if (!EXPLAIN) return;
+  await planDb.end();
+  const top = await db.query(
+    `SELECT round(total_exec_time)::int AS ms, calls, rows, shared_blks_hit + shared_blks_read AS blocks, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+      ORDER BY total_exec_time DESC LIMIT 12`,
+  );
+  say('pg_stat_statements, the statements of the plan by time:');
+  for (const r of top.rows) say(`  ${String(r.ms).padStart(6)} ms  ${String(r.calls).padStart(4)} calls  ${String(r.rows).padStart(8)} rows  ${String(r.blocks).padStart(8)} blocks  ${r.query}`);
+  say('auto_explain, every statement over 100 ms:');
+  for (const e of explained) say(e);
+}

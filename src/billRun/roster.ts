@@ -16,15 +16,19 @@ import { suspensionPeriodsSql } from './suspensions.ts';
  * suspensions joined to the subscriptions, was planned on tables just filled by an
  * import (no statistics yet) as a nested loop that ran the CTE again for every
  * subscription: quadratic, 74 s for 5,000 subscriptions, 275 s for 20,000 (issue 9,
- * defect 14; figures in docs/bill-run.md).
+ * defect 14; figures in docs/bill-run.md). The periods are worked out (a window over
+ * the events, then range_agg) only for a subscription that has a suspension event at
+ * all, found by one probe of the same index: run for every subscription, that subquery
+ * was 40% of the roster of a 1,000,000-subscription term (issue 15, docs/bill-run.md).
  */
 export const ROSTER_SQL = `
   INSERT INTO term_subscription (term_id, subscription_id)
   SELECT $1, s.subscription_id FROM subscription s
    WHERE s.app_code = $2 AND s.service_id = $3 AND s.batch_id = $4
      AND s.start_date <= $6 AND (s.end_date IS NULL OR s.end_date >= $5)
-     AND NOT coalesce((SELECT range_agg(x.period) FROM (${suspensionPeriodsSql('e.subscription_id = s.subscription_id')}) x)
-                      @> daterange(greatest(s.start_date, $5::date), least(s.end_date, $6::date), '[]'), false)`;
+     AND NOT (EXISTS (SELECT 1 FROM subscription_event e WHERE e.subscription_id = s.subscription_id AND e.kind IN ('suspended', 'resumed'))
+              AND coalesce((SELECT range_agg(x.period) FROM (${suspensionPeriodsSql('e.subscription_id = s.subscription_id')}) x)
+                           @> daterange(greatest(s.start_date, $5::date), least(s.end_date, $6::date), '[]'), false))`;
 
 export async function loadRoster(db: Queryable, term: TermRow): Promise<number> {
   await db.query('DELETE FROM term_subscription WHERE term_id = $1', [term.term_id]);
@@ -49,16 +53,35 @@ export async function readingWatermark(db: Queryable): Promise<string> {
 /**
  * Consecutive slices of the roster's subscription ids without a live bill (withBilled:
  * all of them), `size` each: [from, to] inclusive.
+ *
+ * One ordered pass over the roster's index that keeps only each slice's first and last
+ * row (the first by its position, the last by its position or by having no next row),
+ * so at most two rows a slice leave the window and nothing of the roster is sorted.
+ * Numbering every row and grouping by slice sorted the whole roster again (on disk at
+ * 1,000,000) and, with the bills' check, probed the bill table once per subscription
+ * even in a first round, when the term has no bill: the check per row is made only when
+ * the term has a live bill (a retry, a second chunk plan of the round). Issue 15.
  */
 export async function rosterSlices(db: Queryable, termId: string, size: number, o: { withBilled?: boolean } = {}): Promise<[string, string][]> {
-  const r = await db.query<{ from_id: string; to_id: string }>(
-    `SELECT min(subscription_id) AS from_id, max(subscription_id) AS to_id
-       FROM (SELECT ts.subscription_id, (row_number() OVER (ORDER BY ts.subscription_id) - 1) / $2 AS n
+  const billed = !o.withBilled && (await db.query(`SELECT 1 FROM bill b WHERE b.term_id = $1 AND ${LIVE_BILL} LIMIT 1`, [termId])).rowCount !== 0;
+  const r = await db.query<{ i: string; subscription_id: string; last: boolean }>(
+    `SELECT x.i, x.subscription_id, x.next IS NULL OR x.i % $2 = 0 AS last
+       FROM (SELECT ts.subscription_id, row_number() OVER w AS i, lead(ts.subscription_id) OVER w AS next
                FROM term_subscription ts
               WHERE ts.term_id = $1
-                ${o.withBilled ? '' : `AND NOT EXISTS (SELECT 1 FROM bill b WHERE b.term_id = $1 AND b.subscription_id = ts.subscription_id AND b.status NOT IN ('withdrawn', 'cancelled'))`}) x
-      GROUP BY n ORDER BY n`,
+                ${billed ? `AND NOT EXISTS (SELECT 1 FROM bill b WHERE b.term_id = $1 AND b.subscription_id = ts.subscription_id AND ${LIVE_BILL})` : ''}
+             WINDOW w AS (ORDER BY ts.subscription_id)) x
+      WHERE (x.i - 1) % $2 = 0 OR x.i % $2 = 0 OR x.next IS NULL
+      ORDER BY x.i`,
     [termId, size],
   );
-  return r.rows.map((row) => [row.from_id, row.to_id]);
+  const slices: [string, string][] = [];
+  for (const row of r.rows) {
+    if ((Number(row.i) - 1) % size === 0) slices.push([row.subscription_id, row.subscription_id]);
+    if (row.last) slices[slices.length - 1]![1] = row.subscription_id;
+  }
+  return slices;
 }
+
+/** A bill that counts (rateRoster's NOT_BILLED and the one-bill-per-subscription index say the same). */
+const LIVE_BILL = `b.status NOT IN ('withdrawn', 'cancelled')`;

@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
-import { addReadings, env, makeTerm, startRun, step, subscriptions, tariff, termOf, waitForStatus, type Sub } from '../terms/fixtures.ts';
+import { addReadings, env, makeTerm, makeTermBody, startRun, step, subscriptions, tariff, termOf, waitForStatus, type Sub } from '../terms/fixtures.ts';
 
 // The water tariff (test/fixtures/tariffs.ts), Prepaid: standing 150.00 a month; water 10 m3
 // at 50 then 70 to 30 m3; sewer 10% of water; VAT 16% of the three.
@@ -44,6 +44,20 @@ describe('a Prepaid template', () => {
     const bad = await h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: { ...prepaid(), code: 'PRE2', chargingType: 'Prepay' } });
     assert.equal(bad.status, 400, JSON.stringify(bad.body));
     assert.equal(bad.body.error.details[0].path, 'service.chargingType');
+  });
+
+  test('Post Account is refused on a Prepaid template and on a term of one, naming postType, and nothing is made', async () => {
+    const made = await h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: { ...prepaid(), code: 'PRE3', postType: 'Post Account' } });
+    assert.equal(made.status, 400, JSON.stringify(made.body));
+    assert.equal(made.body.error.details[0].path, 'service.postType');
+    const listed = await h.post('/billing/services/get-services', { method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2', serviceCode: 'PRE3' });
+    assert.equal(listed.body.data.services.length, 0);
+    const terms = async () => (await h.db.query('SELECT count(*)::int AS n FROM term')).rows[0].n;
+    const before = await terms();
+    const t = await h.post('/billing/terms/make-term', makeTermBody({ serviceCode: 'PRE', batchCode: 'ZONE-P', billingPeriodID: 99, startDate: '01/09/2026', endDate: '30/09/2026', postType: 'Post Account' }));
+    assert.equal(t.status, 400, JSON.stringify(t.body));
+    assert.equal(t.body.error.details[0].path, 'data.postType');
+    assert.equal(await terms(), before);
   });
 
   test('November: consumption in arrears, November not paid in advance billed in arrears, December in advance', async () => {

@@ -208,7 +208,7 @@ describe('tariff simulation', () => {
       assert.equal(stale.status, 409, JSON.stringify(stale.body));
       assert.equal(stale.body.error.code, 'INVALID_STATE');
       assert.equal(stale.body.error.details[0].path, 'data.simulationID');
-      assert.match(stale.body.error.message, /Run the simulation again/);
+      assert.match(stale.body.message, /Run the simulation again/);
     } finally {
       await h.db.query('UPDATE simulation_result SET current_total = current_total - 1 WHERE simulation_id = $1 AND subscription_id = $2', [sim.simulationID, sub0]);
     }
