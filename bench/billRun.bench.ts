@@ -47,7 +47,7 @@ const root = path.resolve(import.meta.dirname, '..');
 const say = (s: string) => process.stdout.write(s + '\n');
 const secs = (ms: number) => (ms / 1000).toFixed(2);
 
-const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-billrun'), port: 54372, database: 'postgres' });
+const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-billrun'), port: arg('--port', 54372), database: 'postgres' });
 const adminUrl = server.url;
 const admin = new pg.Client({ connectionString: adminUrl });
 await admin.connect();

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
 import { sumBills, totalsText } from '../rating/index.ts';
 import { billRowParts, copyBills, takeBillNumbers } from '../bills/store.ts';
+import { StoredPacker } from '../billLines/storedLines.ts';
 import { TERM_STATUS } from './termStates.ts';
 import { addChunkProgress, readTerm } from './termStore.ts';
 import { loadRosterInputs, rateRoster, runContext, yieldToEventLoop } from './rateRoster.ts';
@@ -35,10 +36,11 @@ export async function runChunk(db: pg.Pool, termId: string, round: number, chunk
   // The bill date is the day the run rates, in the app's time zone.
   const billDate = await appToday(db, term.app_code);
   const rows: [string, string][] = [];
+  const packer = new StoredPacker();
   for (let i = 0; i < rated.length; i++) {
     if (i % 256 === 255) await yieldToEventLoop();
     const r = rated[i]!;
-    rows.push(billRowParts(term.app_code, termId, billDate, term.due_date, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill, source: billSource(ctx, r.input) }));
+    rows.push(billRowParts(packer, term.app_code, termId, billDate, term.due_date, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill, source: billSource(ctx, r.input) }));
   }
   const totals = totalsText(sumBills(rated.map((r) => r.bill)));
 
@@ -57,6 +59,7 @@ export async function runChunk(db: pg.Pool, termId: string, round: number, chunk
         (function* () {
           for (const [head, tail] of rows) yield head + String(number++) + tail;
         })(),
+        packer,
       );
     }
     let newFailures = 0;
