@@ -36,52 +36,49 @@ import type { Queryable } from '../db/pool.ts';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 
-/** A prototype: its digest, its value, its leaves in order, and its lines' heads (componentCode, category). */
-type Prototype = { digest: string; json: string; value: Json; leaves: Json[]; heads: [Json, Json][] };
+/** A prototype: its digest, its value, its leaves in order, its shape, and its lines' heads (componentCode, category). */
+type Prototype = { digest: string; json: string; value: Json; leaves: Json[]; shape: Shape; heads: [Json, Json][] };
+
+/** A prototype's structure: a leaf (its index among the leaves), an array's items, an object's keys and items. */
+type Shape = { leaf: number } | { items: Shape[]; keys?: string[] };
 
 // Content-addressed, so valid in any database: the same process serves tests on many
 // databases, and a digest names the same prototype in each. Bounded: cleared when full.
 const byDigest = new Map<string, Prototype>();
 const bySignature = new Map<string, Prototype>();
 const MAX_CACHED = 10_000;
+/** The prototypes used last, tried in turn before a signature is computed (most bills of a run share a few). */
+let recent: Prototype[] = [];
+const RECENT = 8;
 
 function remember(p: Prototype, signature?: string): void {
   if (byDigest.size >= MAX_CACHED) {
     byDigest.clear();
     bySignature.clear();
+    recent = [];
   }
   byDigest.set(p.digest, p);
   if (signature !== undefined) bySignature.set(signature, p);
 }
 
-/** The leaves of a value in depth-first order, and its signature (structure and leaf types). */
-function walk(v: Json, leaves: Json[], sig: string[]): void {
-  if (v === null) {
-    leaves.push(null);
-    sig.push('z');
-  } else if (typeof v === 'string') {
+/** The shape and leaves of a parsed JSON value, leaves in depth-first order. */
+function shapeOf(v: Json, leaves: Json[]): Shape {
+  if (v === null || typeof v !== 'object') {
     leaves.push(v);
-    sig.push('s');
-  } else if (typeof v === 'number') {
-    leaves.push(v);
-    sig.push('n');
-  } else if (typeof v === 'boolean') {
-    leaves.push(v);
-    sig.push('b');
-  } else if (Array.isArray(v)) {
-    sig.push(`[${v.length}`);
-    for (let i = 0; i < v.length; i++) walk(v[i] as Json, leaves, sig);
-    sig.push(']');
-  } else {
-    sig.push('{');
-    for (const k in v) {
-      const x = v[k];
-      if (x === undefined) continue; // as JSON.stringify: an undefined field is absent
-      sig.push(JSON.stringify(k));
-      walk(x, leaves, sig);
-    }
-    sig.push('}');
+    return { leaf: leaves.length - 1 };
   }
+  if (Array.isArray(v)) return { items: v.map((x) => shapeOf(x, leaves)) };
+  const keys = Object.keys(v);
+  return { keys, items: keys.map((k) => shapeOf(v[k] as Json, leaves)) };
+}
+
+/** The signature of a parsed JSON value: its structure (keys in order, arrays' lengths). */
+function signatureOf(v: Json): string {
+  if (v === null || typeof v !== 'object') return '.';
+  if (Array.isArray(v)) return `[${v.map(signatureOf).join(',')}]`;
+  let s = '{';
+  for (const k in v) s += `${JSON.stringify(k)}:${signatureOf(v[k] as Json)},`;
+  return s + '}';
 }
 
 function headsOf(v: Json): [Json, Json][] {
@@ -94,12 +91,80 @@ function amountsOf(v: Json): Json[] {
   return v.map((l) => (l !== null && typeof l === 'object' && !Array.isArray(l) ? (l.amount ?? null) : null));
 }
 
-function makePrototype(value: Json): Prototype {
-  const json = JSON.stringify(value);
+function prototypeOf(json: string, value: Json, digest = crypto.createHash('sha256').update(json).digest('base64url').slice(0, 16)): Prototype {
   const leaves: Json[] = [];
-  walk(value, leaves, []);
-  const digest = crypto.createHash('sha256').update(json).digest('base64url').slice(0, 16);
-  return { digest, json, value: JSON.parse(json) as Json, leaves, heads: headsOf(value) };
+  const shape = shapeOf(value, leaves);
+  return { digest, json, value, leaves, shape, heads: headsOf(value) };
+}
+
+/** A diff in progress: the tokens, the next leaf's index, and the values met so far by text. */
+type Diff = { out: Json[]; skip: number; proto: Json[]; seen: Map<string, number>; base: number };
+
+/**
+ * Walks a value along a prototype's shape, adding the diff of its leaves; false when the
+ * value does not have that shape (the caller tries another prototype). Values are taken as
+ * JSON.stringify takes them: an undefined field is absent, toJSON is called.
+ */
+function diff(v: unknown, shape: Shape, d: Diff): boolean {
+  if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON: () => unknown }).toJSON();
+  if ('leaf' in shape) {
+    if (v !== null && typeof v === 'object') return false;
+    if (v === d.proto[shape.leaf]) {
+      d.skip++;
+      return true;
+    }
+    d.out.push(d.skip);
+    d.skip = 0;
+    if (typeof v === 'string') {
+      const j = d.seen.get(v);
+      if (j !== undefined && (j < 10 ? 1 : j < 100 ? 2 : j < 1000 ? 3 : 9) < v.length + 2) d.out.push(j);
+      else {
+        d.out.push(v);
+        d.seen.set(v, d.base + shape.leaf);
+      }
+    } else if (typeof v === 'number' || typeof v === 'boolean' || v === null) {
+      d.out.push([v]);
+    } else {
+      return false; // undefined, a function, a bigint: not JSON
+    }
+    return true;
+  }
+  if (v === null || typeof v !== 'object') return false;
+  const items = shape.items;
+  if (shape.keys === undefined) {
+    if (!Array.isArray(v) || v.length !== items.length) return false;
+    for (let i = 0; i < items.length; i++) if (!diff(v[i], items[i] as Shape, d)) return false;
+    return true;
+  }
+  if (Array.isArray(v)) return false;
+  const keys = shape.keys;
+  let n = 0;
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    const x = o[k];
+    if (x === undefined) continue;
+    if (k !== keys[n] || !diff(x, items[n] as Shape, d)) return false;
+    n++;
+  }
+  return n === keys.length;
+}
+
+/** The diff of a value against a prototype, or undefined when it does not fit it. */
+function diffAgainst(v: unknown, proto: Prototype): Json[] | undefined {
+  const amounts = amountsOf(v as Json);
+  if (amounts.length !== proto.heads.length) return undefined;
+  const lines = v as Record<string, unknown>[];
+  for (let i = 0; i < amounts.length; i++) {
+    const h = proto.heads[i] as [Json, Json];
+    const l = lines[i] as Record<string, unknown>;
+    if ((l.componentCode ?? null) !== h[0] || (l.category ?? null) !== h[1]) return undefined;
+  }
+  const d: Diff = { out: [proto.digest, ...amounts], skip: 0, proto: proto.leaves, seen: new Map(), base: amounts.length };
+  for (let i = 0; i < amounts.length; i++) {
+    const a = amounts[i];
+    if (typeof a === 'string' && !d.seen.has(a)) d.seen.set(a, i);
+  }
+  return diff(v, proto.shape, d) ? d.out : undefined;
 }
 
 /**
@@ -112,47 +177,31 @@ export class StoredPacker {
 
   /** The stored JSON text of a bill's lines (an array of lines) or source (an object). */
   pack(value: unknown): string {
-    const v = value as Json;
-    if (v === null || typeof v !== 'object' || (Array.isArray(v) && v.length === 0)) return JSON.stringify(v);
-    const leaves: Json[] = [];
-    const sig: string[] = [];
-    walk(v, leaves, sig);
-    // The heads SQL reads by name are part of the signature: a prototype's heads are its bills'.
-    const heads = headsOf(v);
-    const signature = sig.join('') + (heads.length > 0 ? JSON.stringify(heads) : '');
+    if (value === null || typeof value !== 'object' || (Array.isArray(value) && value.length === 0)) return JSON.stringify(value);
+    for (let i = 0; i < recent.length; i++) {
+      const proto = recent[i] as Prototype;
+      const out = diffAgainst(value, proto);
+      if (out !== undefined) {
+        if (i > 0) recent = [proto, ...recent.slice(0, i), ...recent.slice(i + 1)];
+        return this.packed(proto, out);
+      }
+    }
+    // None of the recent ones: the prototype of its structure, or this value as a new one.
+    const json = JSON.stringify(value);
+    const normal = JSON.parse(json) as Json;
+    const heads = headsOf(normal);
+    const signature = signatureOf(normal) + (heads.length > 0 ? JSON.stringify(heads) : '');
     let proto = bySignature.get(signature);
     if (proto === undefined) {
-      proto = makePrototype(v);
+      proto = prototypeOf(json, normal);
       remember(proto, signature);
     }
+    recent = [proto, ...recent.slice(0, RECENT - 1)];
+    return this.packed(proto, diffAgainst(normal, proto) as Json[]);
+  }
+
+  private packed(proto: Prototype, out: Json[]): string {
     this.used.set(proto.digest, proto);
-    const amounts = amountsOf(v);
-    const out: Json[] = [proto.digest, ...amounts];
-    // Values decoded so far (head amounts, then leaves) by their text, for references.
-    const seen = new Map<string, number>();
-    for (let i = 0; i < amounts.length; i++) {
-      const a = amounts[i];
-      if (typeof a === 'string' && !seen.has(a)) seen.set(a, i);
-    }
-    let skip = 0;
-    const p = proto.leaves;
-    for (let i = 0; i < leaves.length; i++) {
-      const x = leaves[i] as Json;
-      if (x === p[i]) {
-        skip++;
-      } else {
-        out.push(skip);
-        skip = 0;
-        if (typeof x === 'string') {
-          const j = seen.get(x);
-          // A reference only when it is shorter than the string itself.
-          out.push(j !== undefined && String(j).length < x.length + 2 ? j : x);
-        } else {
-          out.push([x]);
-        }
-      }
-      if (typeof x === 'string' && !seen.has(x)) seen.set(x, amounts.length + i);
-    }
     return JSON.stringify(out);
   }
 }
@@ -184,12 +233,7 @@ export async function loadPrototypes(db: Queryable, stored: Iterable<unknown>): 
   for (const s of stored) if (isPacked(s) && !byDigest.has(s[0] as string)) missing.add(s[0] as string);
   if (missing.size === 0) return;
   const r = await db.query<{ digest: string; value: string }>('SELECT digest, value::text AS value FROM bill_line_prototype WHERE digest = ANY($1::text[])', [[...missing]]);
-  for (const row of r.rows) {
-    const value = JSON.parse(row.value) as Json;
-    const leaves: Json[] = [];
-    walk(value, leaves, []);
-    remember({ digest: row.digest, json: row.value, value, leaves, heads: headsOf(value) });
-  }
+  for (const row of r.rows) remember(prototypeOf(row.value, JSON.parse(row.value) as Json, row.digest));
 }
 
 /**
@@ -214,19 +258,24 @@ export function decodeStored<T>(stored: unknown): T {
     at++;
   }
   for (; at < proto.leaves.length; at++) vals[k + at] = proto.leaves[at] as Json;
-  let next = k;
-  const build = (p: Json): Json => {
-    if (p === null || typeof p !== 'object') return vals[next++] as Json;
-    if (Array.isArray(p)) {
-      const a: Json[] = new Array(p.length);
-      for (let i = 0; i < p.length; i++) a[i] = build(p[i] as Json);
+  return build(proto.value, vals, k) as T;
+}
+
+/** The value of a prototype's structure with the leaves vals[base + i]. */
+function build(p: Json, vals: Json[], base: number): Json {
+  let next = base;
+  const walk = (x: Json): Json => {
+    if (x === null || typeof x !== 'object') return vals[next++] as Json;
+    if (Array.isArray(x)) {
+      const a: Json[] = new Array(x.length);
+      for (let i = 0; i < x.length; i++) a[i] = walk(x[i] as Json);
       return a;
     }
     const o: { [k: string]: Json } = {};
-    for (const key in p) o[key] = build(p[key] as Json);
+    for (const key in x) o[key] = walk(x[key] as Json);
     return o;
   };
-  return build(proto.value) as T;
+  return walk(p);
 }
 
 /** Loads the prototypes and decodes, for a reader's rows: each row's `lines` (and `source` when selected). */
