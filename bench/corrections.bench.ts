@@ -22,6 +22,7 @@ import { waterService } from '../test/fixtures/tariffs.ts';
 import { readTerm } from '../src/billRun/termStore.ts';
 import { loadRosterInputs, rateRoster, runContext } from '../src/billRun/rateRoster.ts';
 import { billRowParts, copyBills } from '../src/bills/store.ts';
+import { StoredPacker } from '../src/billLines/storedLines.ts';
 import { arg } from './args.ts';
 
 const N = arg('--n', 10_000);
@@ -122,7 +123,8 @@ try {
     const inputs = await loadRosterInputs(client, ctx, '1', '9223372036854775807');
     const { rated } = await rateRoster(ctx, inputs);
     let number = 10_000_000;
-    await copyBills(client, rated.map((x) => { const [head, tail] = billRowParts(appCode, termId, '2027-01-31', '2026-12-14', { subscriptionId: x.input.subscriptionId, accountId: x.input.accountId, bill: x.bill }); return head + String(number++) + tail; }));
+    const packer = new StoredPacker();
+    await copyBills(client, rated.map((x) => { const [head, tail] = billRowParts(packer, appCode, termId, '2027-01-31', '2026-12-14', { subscriptionId: x.input.subscriptionId, accountId: x.input.accountId, bill: x.bill }); return head + String(number++) + tail; }), packer);
   } finally {
     await client.query('ROLLBACK');
     client.release();

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
 import { sumBills, totalsText } from '../rating/index.ts';
 import { billRowParts, copyBills, takeBillNumbers } from '../bills/store.ts';
+import { StoredPacker } from '../billLines/storedLines.ts';
 import { TERM_STATUS } from './termStates.ts';
 import { addChunkProgress, readTerm, type TermRow } from './termStore.ts';
 import { loadRosterInputs, rateRoster, runContext, yieldToEventLoop, type FailedEntry, type RunContext } from './rateRoster.ts';
@@ -96,13 +97,14 @@ type RatedChunk = {
 async function subscriptionChunk(db: pg.Pool, ctx: RunContext, term: TermRow, billDate: string, fromId: string, toId: string): Promise<RatedChunk> {
   const { rated, failed } = await rateRoster(ctx, await loadRosterInputs(db, ctx, fromId, toId));
   const rows: [string, string][] = [];
+  const packer = new StoredPacker();
   for (let i = 0; i < rated.length; i++) {
     if (i % 256 === 255) await yieldToEventLoop();
     const r = rated[i]!;
-    rows.push(billRowParts(term.app_code, term.term_id, billDate, term.due_date, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill, source: billSource(ctx, r.input, r.bill) }));
+    rows.push(billRowParts(packer, term.app_code, term.term_id, billDate, term.due_date, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill, source: billSource(ctx, r.input, r.bill) }));
   }
   const totals = totalsText(sumBills(rated.map((r) => r.bill)));
-  return { rows, copy: copyBills, billed: rated.map((x) => x.input.subscriptionId), failed, totals };
+  return { rows, copy: (tx, rows) => copyBills(tx, rows, packer), billed: rated.map((x) => x.input.subscriptionId), failed, totals };
 }
 
 /** Post Account: the chunk is a range of account ids (accountRun.ts), one bill per account. */

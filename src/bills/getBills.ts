@@ -5,6 +5,7 @@ import { formatDate } from '../calendar/calendar.ts';
 import { moneyText as money } from '../rating/money.ts';
 import type { BillRecord, GetBillsData } from './schemas.ts';
 import { explainLine } from './explain.ts';
+import { decodeBillRows } from '../billLines/storedLines.ts';
 import { localTimeSql } from '../calendar/calendar.ts';
 import { accountBillFields, accountBillLines, groupInputsSql } from './accountBillRecord.ts';
 import type { StoredGroup } from './accountBills.ts';
@@ -66,6 +67,7 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
       ORDER BY b.bill_id LIMIT $8`,
     values: [appCode, f.termID ?? null, f.accountID ?? null, f.billID ?? null, f.billNumber ?? null, f.status ?? null, f.afterBillID ?? 0, f.limit ?? 100],
   });
+  await decodeBillRows(db, r.rows);
   return r.rows.map((b) => ({
     billID: Number(b.bill_id),
     billNumber: Number(b.bill_number),

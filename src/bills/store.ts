@@ -6,6 +6,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { Queryable } from '../db/pool.ts';
 import type { RatedBill } from '../rating/index.ts';
 import { addBillEntries } from '../ledger/store.ts';
+import { savePrototypes, type StoredPacker } from '../billLines/storedLines.ts';
 
 export type NewBill = {
   subscriptionId: string;
@@ -26,23 +27,31 @@ export const copyText = (s: string) => (s.indexOf('\\') === -1 ? s : s.replaceAl
 /**
  * A bill's COPY row (columns as BILL_COPY_COLUMNS) in two parts around its number, built
  * before the write transaction so that the transaction, which holds the app's bill-number
- * counter, only streams text.
+ * counter, only streams text. Lines and source in their stored (packed) form: the same
+ * packer goes to copyBills / copyRebills, which save its prototypes first.
  */
-export function billRowParts(appCode: number, termId: string, billDate: string, dueDate: string, b: NewBill): [string, string] {
+export function billRowParts(packer: StoredPacker, appCode: number, termId: string, billDate: string, dueDate: string, b: NewBill): [string, string] {
   const r = b.bill;
   return [
     `${appCode}\t${termId}\t${b.subscriptionId}\t${b.accountId}\t`,
     `\t${billDate}\t${dueDate}\t${r.activePeriod.start}\t${r.activePeriod.end}\t${r.charges}\t${r.tax}\t${r.total}\t` +
-      `${r.balanceBroughtForward}\t${r.totalDue}\t${r.estimated ? 't' : 'f'}\t${copyText(JSON.stringify(r.lines))}\t` +
-      `${b.source === undefined ? '\\N' : copyText(JSON.stringify(b.source))}\n`,
+      `${r.balanceBroughtForward}\t${r.totalDue}\t${r.estimated ? 't' : 'f'}\t${copyText(packer.pack(r.lines))}\t` +
+      `${b.source === undefined ? '\\N' : copyText(storedSource(packer, b.source))}\n`,
   ];
 }
+
+// A Prepaid bill's source stays plain JSON: the next run finds the advances billed earlier
+// with SQL on source.prepaid (billRun/prepaid.ts, the partial index of migration 057).
+// Either form reads back through decodeStored.
+const storedSource = (packer: StoredPacker, source: unknown): string =>
+  typeof source === 'object' && source !== null && (source as { prepaid?: unknown }).prepaid !== undefined ? JSON.stringify(source) : packer.pack(source);
 
 /**
  * Writes rows (billRowParts joined by their numbers) with one COPY. Rows are
  * streamed in slices so a chunk's bills never sit in memory as one huge string.
  */
-export async function copyBills(client: pg.PoolClient, rows: Iterable<string>): Promise<void> {
+export async function copyBills(client: pg.PoolClient, rows: Iterable<string>, packer: StoredPacker): Promise<void> {
+  await savePrototypes(client, packer);
   const stream = client.query(copyFrom(`COPY bill (${BILL_COPY_COLUMNS}) FROM STDIN`));
   await pipeline(Readable.from(slices(rows)), stream);
 }
@@ -91,7 +100,13 @@ export async function withdrawTermBills(db: Queryable, termId: string): Promise<
  * and linked to the cancelled bill it replaces, so the correction writes each bill once
  * instead of writing a draft and updating it.
  */
-export async function copyRebills(client: pg.PoolClient, rows: Iterable<{ parts: [string, string]; number: bigint; correctsBillId: string }>, postedAt: string): Promise<void> {
+export async function copyRebills(
+  client: pg.PoolClient,
+  rows: Iterable<{ parts: [string, string]; number: bigint; correctsBillId: string }>,
+  postedAt: string,
+  packer: StoredPacker,
+): Promise<void> {
+  await savePrototypes(client, packer);
   const stream = client.query(copyFrom(`COPY bill (${BILL_COPY_COLUMNS}, status, posted_at, corrects_bill_id) FROM STDIN`));
   await pipeline(
     Readable.from(

@@ -16,6 +16,7 @@ import { lockAccounts } from '../settlement/store.ts';
 import { settleAccounts, settleTheseAccounts } from '../settlement/settleAccounts.ts';
 import { pairWholeReversals } from '../settlement/pairReversals.ts';
 import { billRowParts, copyRebills, takeBillNumbers } from '../bills/store.ts';
+import { StoredPacker } from '../billLines/storedLines.ts';
 import { loadRosterInputs, rateRoster, runContext, type RosterInput } from '../billRun/rateRoster.ts';
 import type { TermRow } from '../billRun/termStore.ts';
 import { queueTermDeliveries } from '../delivery/store.ts';
@@ -169,15 +170,16 @@ async function rebill(tx: pg.PoolClient, term: TermRow, bills: readonly LockedBi
   if (problems.length > 0) throw validationFailed(problems.slice(0, 100), 'The bills cannot be rebilled; nothing was cancelled.');
 
   let number = await takeBillNumbers(tx, term.app_code, rated.length);
+  const packer = new StoredPacker();
   const rows = rated.map((r) => {
     const old = bySub.get(r.input.subscriptionId)!;
     return {
-      parts: billRowParts(term.app_code, term.term_id, today, old.rebill_due, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill }),
+      parts: billRowParts(packer, term.app_code, term.term_id, today, old.rebill_due, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill }),
       number: number++,
       correctsBillId: old.bill_id,
     };
   });
-  await copyRebills(tx, rows, await transactionTime(tx));
+  await copyRebills(tx, rows, await transactionTime(tx), packer);
   const posted = await rebillsOf(tx, term.term_id, bills.map((b) => b.bill_id));
   await addBillEntries(tx, [...posted.values()].map((p) => p.billId), by);
   const totals = new Map(rated.map((r) => [r.input.subscriptionId, { charges: r.bill.charges, tax: r.bill.tax, total: r.bill.total }]));

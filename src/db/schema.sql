@@ -215,6 +215,13 @@ TABLE bill_document
   CONSTRAINT bill_document_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'rendered'::text, 'failed'::text])))
   CREATE INDEX bill_document_term_idx ON bill_document (term_id, status, bill_id)
 
+TABLE bill_line_prototype
+  digest text NOT NULL
+  value json NOT NULL
+  heads json NOT NULL
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINT bill_line_prototype_pkey PRIMARY KEY (digest)
+
 TABLE bill_mismatch
   term_id bigint NOT NULL
   round integer NOT NULL
@@ -974,6 +981,7 @@ TABLE worker_heartbeat
   beat_at timestamp with time zone NOT NULL DEFAULT now()
   CONSTRAINT worker_heartbeat_pkey PRIMARY KEY (pool_id)
 
+FUNCTION bill_line_heads(lines json)
 FUNCTION billrun_now(clock_offset interval)
 FUNCTION billrun_session_changed()
 FUNCTION billrun_today(time_zone text)

@@ -8,6 +8,8 @@ import type { RatedLine } from '../rating/index.ts';
 import { moneyText } from '../rating/money.ts';
 import { formatDate as dmyFromIso } from '../calendar/calendar.ts';
 import { explainLine } from '../bills/explain.ts';
+import { decodeStored, loadPrototypes } from '../billLines/storedLines.ts';
+import { Dec } from '../rating/money.ts';
 import type { BillColumns } from '../bills/getBills.ts';
 import { groupInputsSql } from '../bills/accountBillRecord.ts';
 import { splitGroups, type StoredGroup } from '../bills/accountBills.ts';
@@ -45,7 +47,7 @@ type Row = BillColumns & {
   definition: TemplateOnBill;
   groups: StoredGroup[] | null;
   connection_inputs: Record<string, Record<string, unknown>> | null;
-  history: { bill_number: string; bill_date: string; period_start: string; period_end: string; total: string; consumption: string | null }[];
+  history: { bill_number: string; bill_date: string; period_start: string; period_end: string; total: string; lines: unknown }[];
 };
 
 export type BillDocumentSource = { billId: string; data: DocumentData; invoiceTemplateId: number; emailTemplateId: number | null; email: string | null; deliveryPreference: string };
@@ -60,7 +62,7 @@ export async function loadDocumentData(db: Queryable, appCode: number, billIds: 
             CASE WHEN $3 THEN coalesce((
               SELECT json_agg(h ORDER BY h.bill_id DESC) FROM (
                 SELECT p.bill_id, p.bill_number::text, p.bill_date, p.period_start, p.period_end, p.total::text,
-                       (SELECT sum((l->'trace'->'reading'->>'consumption')::numeric) FROM json_array_elements(p.lines) l)::text AS consumption
+                       p.lines
                   FROM bill p WHERE p.account_id = b.account_id AND p.bill_id < b.bill_id AND p.status NOT IN ('withdrawn', 'cancelled')
                  ORDER BY p.bill_id DESC LIMIT ${HISTORY}) h), '[]') ELSE '[]' END AS history
        FROM bill b
@@ -73,6 +75,8 @@ export async function loadDocumentData(db: Queryable, appCode: number, billIds: 
       ORDER BY b.bill_id`,
     [appCode, billIds, withHistory],
   );
+  await loadPrototypes(db, r.rows.flatMap((b) => [b.lines, ...b.history.map((h) => h.lines)]));
+  for (const b of r.rows) b.lines = decodeStored<RatedLine[]>(b.lines);
   return r.rows.map(toSource);
 }
 
@@ -86,6 +90,24 @@ const lineData = (l: RatedLine) => ({
   amount: l.amount,
   explanation: explainLine(l),
 });
+
+/**
+ * The consumption a bill's history row shows: the sum of its lines' read consumption, or
+ * null when none has a reading; as PostgreSQL's numeric sum wrote it when this was SQL
+ * (the scale of the most precise term: "7.50" stays "7.50").
+ */
+function consumptionOf(stored: unknown): string | null {
+  let sum: Dec | null = null;
+  let scale = 0;
+  for (const l of decodeStored<RatedLine[]>(stored)) {
+    const c = l.trace?.reading?.consumption;
+    if (c === undefined || c === null) continue;
+    const dot = c.indexOf('.');
+    scale = Math.max(scale, dot === -1 ? 0 : c.length - dot - 1);
+    sum = (sum ?? new Dec(0)).plus(c);
+  }
+  return sum === null ? null : sum.toFixed(scale);
+}
 
 function toSource(b: Row): BillDocumentSource {
   const m = (x: string) => moneyText(x, b.minor_units);
@@ -160,7 +182,7 @@ function toSource(b: Row): BillDocumentSource {
         periodStart: dmyFromIso(h.period_start),
         periodEnd: dmyFromIso(h.period_end),
         total: m(h.total),
-        consumption: h.consumption ?? '',
+        consumption: consumptionOf(h.lines) ?? '',
       })),
     },
   };

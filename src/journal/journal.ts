@@ -78,11 +78,11 @@ export async function journalRows(db: Queryable, appCode: number, from: string, 
   );
   const byLine = await db.query<Sums & { kind: string; category: string | null; component_code: string }>(
     `WITH ${TERM_DIMENSIONS}
-     SELECT to_char(le.entry_date, 'YYYY-MM-DD') AS date, le.kind, ${DIMENSIONS}, l.category, l."componentCode" AS component_code,
+     SELECT to_char(le.entry_date, 'YYYY-MM-DD') AS date, le.kind, ${DIMENSIONS}, l.category, l.component_code,
             coalesce(sum(l.amount) FILTER (WHERE l.amount > 0), 0)::text AS positive,
             coalesce(sum(l.amount) FILTER (WHERE l.amount < 0), 0)::text AS negative, count(*)::int AS legs
        ${FROM_ENTRIES}
-      CROSS JOIN LATERAL json_to_recordset(b.lines) AS l("componentCode" text, category text, amount numeric)
+      CROSS JOIN LATERAL bill_line_heads(b.lines) AS l
       WHERE ${IN_PERIOD} AND le.kind = ANY($4::text[])
       GROUP BY le.entry_date, le.kind, 3, 4, 5, 6`,
     [appCode, from, to, Object.keys(BILL_KINDS)],

@@ -58,13 +58,14 @@ export async function checkLedger(db: Queryable, caller: Caller, ref: AccountRef
   );
 
   const lines = await db.query<{ account_id: string; entry_id: string; line_no: number; paid: string; line_amount: string | null }>(
-    `SELECT al.account_id, al.entry_id, al.line_no, al.paid, (b.lines -> (al.line_no - 1) ->> 'amount') AS line_amount
+    `SELECT al.account_id, al.entry_id, al.line_no, al.paid, l.amount::text AS line_amount
        FROM (SELECT account_id, debit_entry_id AS entry_id, bill_id, line_no, sum(amount) AS paid
                FROM allocation
               WHERE app_code = $1 AND released_at IS NULL AND line_no IS NOT NULL AND bill_id IS NOT NULL${only('account_id')}
               GROUP BY account_id, debit_entry_id, bill_id, line_no) al
        JOIN bill b ON b.bill_id = al.bill_id
-      WHERE (b.lines -> (al.line_no - 1) ->> 'amount') IS NULL OR al.paid > (b.lines -> (al.line_no - 1) ->> 'amount')::numeric
+       LEFT JOIN LATERAL (SELECT h.amount FROM bill_line_heads(b.lines) h WHERE h.line_no = al.line_no) l ON true
+      WHERE l.amount IS NULL OR al.paid > l.amount
       ORDER BY al.entry_id, al.line_no LIMIT ${MAX_LISTED}`,
     params,
   );

@@ -1,5 +1,6 @@
 // The ledger's reads: an account statement with a running balance, the open bills with
 // what is still due (line by line), and the ageing of what is owed across an app.
+import { decodeBillRows } from '../billLines/storedLines.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Caller } from '../auth/roles.ts';
 import { validationFailed, type ErrorDetail } from '../errors.ts';
@@ -135,6 +136,7 @@ export async function getOpenBills(db: Queryable, caller: Caller, q: OpenBillsQu
       LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
     params,
   );
+  await decodeBillRows(db, r.rows);
   const paidRows = await livePaid(
     db,
     r.rows.filter((b) => !new Dec(b.open_amount).eq(b.amount)).map((b) => b.entry_id),

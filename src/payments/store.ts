@@ -239,7 +239,7 @@ export async function paymentAllocations(db: Queryable, paymentIds: readonly str
   if (paymentIds.length === 0) return [];
   const r = await db.query<AllocationRow>(
     `SELECT al.payment_id, al.bill_id, b.bill_number, de.kind AS debit_kind, al.line_no,
-            b.lines -> (al.line_no - 1) ->> 'componentCode' AS component_code,
+            (SELECT h.component_code FROM bill_line_heads(b.lines) h WHERE h.line_no = al.line_no) AS component_code,
             al.amount, al.method, al.settlement_method,
             ${localTimeSql('al.allocated_at')} AS allocated_at,
             ${localTimeSql('al.released_at')} AS released_at, al.release_reason

@@ -67,16 +67,16 @@ export async function minorUnitsOf(db: Queryable, appCode: number): Promise<numb
 export type BillLineRow = { bill_id: string; line_no: number; amount: string; category: string | null };
 
 /**
- * The lines of the bills, in each bill's order: bill.lines is a JSON array (json or jsonb) and a line's
- * number is its place in it, from 1. The one place that reads bill lines.
+ * The lines of the bills, in each bill's order: a line's number is its place in bill.lines, from 1
+ * (bill_line_heads, migration 075, reads either stored form). The one place settlement reads bill lines.
  */
 export async function loadBillLines(db: Queryable, billIds: readonly string[]): Promise<BillLineRow[]> {
   if (billIds.length === 0) return [];
   const r = await db.query<BillLineRow>(
-    `SELECT b.bill_id, l.n::integer AS line_no, (l.line->>'amount')::numeric AS amount, l.line->>'category' AS category
-       FROM bill b CROSS JOIN LATERAL jsonb_array_elements(b.lines::jsonb) WITH ORDINALITY AS l(line, n)
+    `SELECT b.bill_id, l.line_no, l.amount, l.category
+       FROM bill b CROSS JOIN LATERAL bill_line_heads(b.lines) AS l
       WHERE b.bill_id = ANY($1::bigint[])
-      ORDER BY b.bill_id, l.n`,
+      ORDER BY b.bill_id, l.line_no`,
     [billIds],
   );
   return r.rows;

@@ -2,6 +2,7 @@
 // bill run's own path (src/billRun/rateRoster.ts, then the rating core), and compared
 // with what is stored, to the last decimal. Used by verify-bill (one bill) and by the
 // term's verification jobs (a chunk of bills); it writes nothing.
+import { decodeBillRows } from '../billLines/storedLines.ts';
 import type { Queryable } from '../db/pool.ts';
 import { Dec, type RatedLine, type RoundingMode, ROUNDING_MODES } from '../rating/index.ts';
 import { readTerm } from '../billRun/termStore.ts';
@@ -189,6 +190,8 @@ async function readingProblems(db: Queryable, items: { key: number; input: Roste
  * Answers one verification per bill, in the order given.
  */
 export async function verifyBills(db: Queryable, bills: StoredBill[]): Promise<BillVerification[]> {
+  // Lines and source as stored (either form, src/billLines/storedLines.ts), decoded in place.
+  await decodeBillRows(db, bills);
   // A Post Account bill is verified group by group, each as the subscription bill it was rated as.
   if (bills.some(isAccountBill)) {
     const flat: StoredBill[] = [];
