@@ -1,11 +1,13 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import { operation, requestSchema, type Services } from '../http/operation.ts';
+import { operation, RawFile, requestSchema, type Services } from '../http/operation.ts';
 import { CancelBillData, CancelTermData, Correction, CreditNoteRecord, EstimatedBills, EstimatedBillsData, GetCreditNotesData, RebillEstimatesData } from './schemas.ts';
 import { cancelBill } from './cancelBill.ts';
 import { cancelAndRebillTerm } from './cancelTerm.ts';
 import { getCreditNotes } from './getCreditNotes.ts';
 import { getEstimatedBills, rebillEstimates } from './estimates.ts';
+import { getCreditNoteDocument } from './creditNoteDocument.ts';
+import { Id } from '../primitives.ts';
 
 const TAG = 'corrections';
 
@@ -69,5 +71,22 @@ export async function correctionRoutes(app: FastifyInstance, services: Services)
     body: requestSchema({ method: 'Update', action: 'Rebill Estimates' }, { data: RebillEstimatesData }),
     data: Type.Object({ ...Correction.properties, spreadReadings: Type.Integer({ description: 'estimates corrected to their spread value' }) }),
     handler: async (body, ctx) => rebillEstimates(ctx.db, ctx.caller, body.data),
+  });
+
+  // The credit note's PDF, under the documents' path beside get-bill-document; made here
+  // because a credit note is the corrections' (documents/ stays below corrections/).
+  operation(app, services, {
+    path: '/billing/documents/get-credit-note-document',
+    headers: { 'X-Billrun-Document-Sha256': 'the SHA-256 of the PDF, checked against the stored one' },
+    role: 'viewer',
+    tag: 'documents',
+    summary: "A credit note's PDF",
+    description:
+      'The credit note (get-credit-notes) as a document (application/pdf): its number and date, the bill it cancels, the rebill that replaces it, the lines reversed and the totals credited. Made with the bills\' renderer at the first read and kept; its checksum is checked and sent in X-Billrun-Document-Sha256.',
+    raw: { types: ['application/pdf'] },
+    body: requestSchema({ method: 'Retrieve', action: 'Retrieve Credit Note Document' }, { data: Type.Object({ creditNoteID: Id }, { additionalProperties: false }) }),
+    data: RawFile,
+    handler: async (body, ctx) =>
+      getCreditNoteDocument(ctx.db, ctx.caller.appCode, body.data.creditNoteID, (k, v) => ctx.reply.header(k, v)),
   });
 }

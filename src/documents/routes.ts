@@ -131,21 +131,6 @@ export async function documentRoutes(app: FastifyInstance, services: Services): 
   });
 
   operation(app, services, {
-    path: '/billing/documents/get-credit-note-document',
-    headers: { 'X-Billrun-Document-Sha256': 'the SHA-256 of the PDF, checked against the stored one' },
-    role: 'viewer',
-    tag: TAG,
-    summary: "A credit note's PDF",
-    description:
-      'The credit note (get-credit-notes) as a document (application/pdf): its number and date, the bill it cancels, the rebill that replaces it, the lines reversed and the totals credited. Made with the bills\' renderer at the first read and kept; its checksum is checked and sent in X-Billrun-Document-Sha256.',
-    raw: { types: ['application/pdf'] },
-    body: requestSchema({ method: 'Retrieve', action: 'Retrieve Credit Note Document' }, { data: Type.Object({ creditNoteID: Id }, { additionalProperties: false }) }),
-    data: RawFile,
-    handler: async (body, ctx) =>
-      (await import('./creditNoteDocument.ts')).getCreditNoteDocument(ctx.db, ctx.caller.appCode, body.data.creditNoteID, (k, v) => ctx.reply.header(k, v)),
-  });
-
-  operation(app, services, {
     path: '/billing/documents/get-bill-documents',
     role: 'viewer',
     tag: TAG,

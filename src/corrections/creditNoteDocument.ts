@@ -11,12 +11,12 @@ import { AppError, notFound } from '../errors.ts';
 import type { RawAnswer } from '../http/operation.ts';
 import { formatDate } from '../calendar/calendar.ts';
 import { moneyText } from '../rating/money.ts';
-import { readCreditNotes } from '../corrections/store.ts';
-import { loadDocumentData } from './billContext.ts';
-import type { BillLineData, DocumentData } from './context.ts';
-import { DEFAULT_CREDIT_NOTE_BODY } from './defaults.ts';
-import { compileInvoice, invoiceBlocks } from './render.ts';
-import { renderPdf } from './pdf.ts';
+import { readCreditNotes } from './store.ts';
+import { loadDocumentData } from '../documents/billContext.ts';
+import type { BillLineData, DocumentData } from '../documents/context.ts';
+import { DEFAULT_CREDIT_NOTE_BODY } from '../documents/defaults.ts';
+import { compileInvoice, invoiceBlocks } from '../documents/render.ts';
+import { renderPdf } from '../documents/pdf.ts';
 
 export type CreditNoteDocumentData = DocumentData & {
   creditNote: {
