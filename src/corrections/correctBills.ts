@@ -20,6 +20,7 @@ import { StoredPacker } from '../billLines/storedLines.ts';
 import { loadRosterInputs, rateRoster, runContext, type RosterInput } from '../billRun/rateRoster.ts';
 import type { TermRow } from '../billRun/termStore.ts';
 import { queueTermDeliveries } from '../delivery/store.ts';
+import { addDocumentPlanJob } from '../documents/jobs.ts';
 import { compareIds } from '../settlement/core.ts';
 import { creditNoteOf, correctionEffect, sumEffects, type CorrectionEffect } from './amounts.ts';
 import { insertCreditNotes, markCancelled, rebillsOf, takeCreditNoteNumbers, transactionTime, type LockedBill, type NewCreditNote } from './store.ts';
@@ -94,8 +95,12 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
   const whole = new Set(bills.filter((b) => !paired.has(entries.get(b.bill_id)!)).map((b) => b.account_id));
   await settleTheseAccounts(tx, appCode, accountIds.filter((a) => whole.has(a)), o.by);
   await settleAccounts(tx, appCode, accountIds.filter((a) => !whole.has(a)), o.by);
-  // The rebills' e-mails go with their posting, as a bill run's do.
-  if (o.rebill) await queueTermDeliveries(tx, term.term_id, o.by);
+  // The rebills' documents and e-mails, as a bill run's: the term's document plan marks
+  // the bills without a document (the rebills) and renders them.
+  if (o.rebill) {
+    await addDocumentPlanJob(tx, term.term_id);
+    await queueTermDeliveries(tx, term.term_id, o.by);
+  }
   // Per-bill events, written when an endpoint subscribes (docs/webhooks.md): each credit
   // note, and each rebill as the bill run's postings announce theirs.
   await recordPerBillEvents(

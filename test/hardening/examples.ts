@@ -39,6 +39,8 @@ export type Refs = {
   simulationID: number;
   /** A bill-cycle schedule of the template and batch (issue 16). */
   scheduleID: number;
+  /** The credit note of the first bill, cancelled and rebilled (billID is then the rebill; issue 12). */
+  creditNoteID: number;
 };
 
 export type Example = {
@@ -183,6 +185,7 @@ export const EXAMPLES: Record<string, Example> = {
   '/billing/documents/update-document-template': { role: 'admin', body: (r) => env('Update', 'Update Document Template', { templateID: r.templateID, name: 'Plain', body: '# {{ app.name }}' }) },
   '/billing/documents/archive-document-template': { role: 'admin', body: (r) => env('Update', 'Archive Document Template', { templateID: r.templateID, archiveStatus: 0 }) },
   '/billing/documents/preview-document-template': { role: 'viewer', body: (r) => env('Retrieve', 'Preview Document Template', { kind: 'invoice', templateID: r.templateID, version: 1 }) },
+  '/billing/documents/get-credit-note-document': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Credit Note Document', { creditNoteID: r.creditNoteID }) },
   '/billing/documents/get-bill-document': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Bill Document', { billID: r.billID }) },
   '/billing/documents/get-bill-documents': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Bill Documents', { termID: r.termID, status: 'rendered', afterBillID: 0, limit: 10 }) },
   // Nothing is missing or failed, so the allowed call queues no job.
@@ -275,6 +278,7 @@ export const MISSING: Record<string, string | number> = {
   userID: 987654321,
   simulationID: 987654321,
   scheduleID: 987654321,
+  creditNoteID: 987654321,
 };
 
 /** The value of Refs that a field of that name names. */
@@ -360,9 +364,15 @@ export async function setupRecords(
     'x-billrun-term-id',
   );
   await ok('/billing/terms/load-subscriptions', term('Load Term Subscriptions', { termID: r.loadedTermID }));
-  const bills = await ok('/billing/bills/get-bills', env('Retrieve', 'Retrieve Bills', { accountID: r.accountID }));
-  r.billID = bills.body.data.bills[0].billID;
-  r.billNumber = bills.body.data.bills[0].billNumber;
+  // The posted bill cancelled by a credit note and rebilled: the examples name the rebill.
+  const first = (await ok('/billing/bills/get-bills', env('Retrieve', 'Retrieve Bills', { accountID: r.accountID }))).body.data.bills[0];
+  const corrected = (await ok('/billing/bills/cancel-bill', env('Update', 'Cancel Bill', { billID: first.billID, reason: 'meter misread', rebill: true }))).body.data.creditNotes[0];
+  r.creditNoteID = corrected.creditNoteID;
+  r.billID = corrected.rebillID;
+  r.billNumber = corrected.rebillNumber;
+  // A credit note's PDF is made at its first read and kept: made here, so reads change nothing.
+  const note = await h.post('/billing/documents/get-credit-note-document', env('Retrieve', 'Retrieve Credit Note Document', { creditNoteID: r.creditNoteID }), token);
+  assert.equal(note.status, 200);
   r.paymentReference = `${prefix}-PAY-1`;
   r.paymentID = header(
     await ok('/billing/payments/make-payment', env('Create', 'Create Payment', { accountNumber: r.accountNumber, amount: '20.00', paymentDate: '01/12/2026', reference: r.paymentReference, channel: 'bank' })),
