@@ -62,8 +62,11 @@ describe("a test app's clock", () => {
     const back = await setClock({ now: plusDays(start.now, 5) });
     assert.equal(back.status, 400);
     assert.match(back.body.error.details[0].message, /only moves forward/);
-    // The now it shows may be set again: not a step back.
-    assert.equal((await setClock({ now: moved.now })).status, 200);
+    // The now it shows may be set again: not a step back (shown to the second). Unless a
+    // second ticked over between the read and the set (a loaded machine): then read again.
+    let same = 0;
+    for (let i = 0; i < 5 && same !== 200; i++) same = (await setClock({ now: (await clock()).now })).status;
+    assert.equal(same, 200);
     assert.equal((await clock()).today, '10/02/2027');
 
     // A reading dated on the app's new today is accepted; on the day after, refused.
