@@ -111,12 +111,13 @@ async function subscriptionChunk(db: pg.Pool, ctx: RunContext, term: TermRow, bi
 async function accountChunk(db: pg.Pool, ctx: RunContext, term: TermRow, billDate: string, fromId: string, toId: string): Promise<RatedChunk> {
   const { bills, failed } = await rateAccounts(ctx, await loadAccountInputs(db, ctx, fromId, toId));
   const rows: [string, string][] = [];
+  const packer = new StoredPacker();
   const billed: string[] = [];
   for (let i = 0; i < bills.length; i++) {
     if (i % 256 === 255) await yieldToEventLoop();
     const e = bills[i]!;
-    rows.push(accountBillRowParts(term.app_code, term.term_id, billDate, term.due_date, { accountId: e.accountId, bill: e.bill, source: accountBillSource(ctx, e) }));
+    rows.push(accountBillRowParts(packer, term.app_code, term.term_id, billDate, term.due_date, { accountId: e.accountId, bill: e.bill, source: accountBillSource(ctx, e) }));
     for (const s of e.subscriptions) billed.push(s.input.subscriptionId);
   }
-  return { rows, copy: copyAccountBills, billed, failed, totals: totalsText(sumAccountBills(bills)) };
+  return { rows, copy: (tx, rows) => copyAccountBills(tx, rows, packer), billed, failed, totals: totalsText(sumAccountBills(bills)) };
 }
