@@ -21,7 +21,9 @@
 // --plan-only (no worker processes: the plan job's work, planRun, is run in this process
 // and timed, then the bench stops), --explain (with --plan-only: pg_stat_statements and
 // auto_explain's EXPLAIN (ANALYZE, BUFFERS) of every statement of the plan over 100 ms),
-// --reuse (with --plan-only: keep the last setup of the same N), --port=P (a server of its own).
+// --reuse (with --plan-only: keep the last setup of the same N), --port=P (a server of its own),
+// --cpu-prof (each worker process writes a V8 CPU profile to .data/profiles/ when the run ends:
+// open it in Chrome's DevTools, or summarise it with `node bench/profile.ts FILE`).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,6 +59,7 @@ const POST_ACCOUNT = process.argv.includes('--post-account');
 const ACCOUNTS = POST_ACCOUNT ? Math.ceil(N / 2) : N;
 if (POST_ACCOUNT && (SUSPENDED > 0 || VERSION_CHANGE)) throw new Error('--post-account is measured alone (without --suspended or --version-change)');
 const PLAN_ONLY = process.argv.includes('--plan-only');
+const CPU_PROF = process.argv.includes('--cpu-prof');
 const REUSE = PLAN_ONLY && !POST_ACCOUNT && process.argv.includes('--reuse');
 const EXPLAIN = PLAN_ONLY && process.argv.includes('--explain');
 /** The plan (roster, the run's check, the chunks) of 1,000,000 subscriptions: issue 15's target. */
@@ -202,7 +205,8 @@ try {
   const runTerm = async (id: string, expected: number, label: string) => {
     await db.query('DELETE FROM worker_heartbeat');
     for (let i = 0; i < WORKERS; i++) {
-      children.push(spawn(process.execPath, [path.join(root, 'src/main.ts'), 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+      const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, '.data/profiles')}`] : [];
+      children.push(spawn(process.execPath, [...prof, path.join(root, 'src/main.ts'), 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
     }
     // Let the workers connect and migrate-check before the clock starts.
     for (;;) {
@@ -264,8 +268,9 @@ try {
     // Stop the workers before anything else runs: the term's documents would otherwise
     // be rendered alongside the next run.
     // SIGKILL: the term is done, and a stop would wait for a document job to finish.
+    // --cpu-prof: a profile is written only by a process that exits by itself (SIGINT is a stop).
     for (const ch of children.splice(0)) {
-      ch.kill('SIGKILL');
+      ch.kill(CPU_PROF ? 'SIGINT' : 'SIGKILL');
       await new Promise((r) => (ch.exitCode !== null ? r(null) : ch.once('exit', r)));
     }
     await db.query(`DELETE FROM graphile_worker._private_jobs`);

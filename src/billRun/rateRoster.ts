@@ -109,9 +109,8 @@ const NOT_BILLED = `AND NOT EXISTS (SELECT 1 FROM bill b WHERE b.term_id = $1 AN
  * bill in this term yet (so a chunk run twice rates nothing twice); withBilled: every one
  * of them, billed or not (a tariff simulation rates a processed term's roster again).
  *
- * Suspensions come from the subscriptions' history in the same statement: one range
- * scan of the event index over the chunk's ids, aggregated per subscription that has
- * any, joined by hash (see suspensions.ts for what the dates mean).
+ * Suspensions come from the subscriptions' history (loadSuspensions; suspensions.ts
+ * says what the dates mean).
  *
  * Readings, per metered input, over the subscription's active part of the term (from
  * the later of the term's and the subscription's start to the earlier of their ends):
@@ -139,38 +138,28 @@ export async function loadRosterInputs(
     end_date: string | null;
     unmetered_inputs: Record<string, string | number>;
     balance: string;
-    suspended: [string | null, string | null][] | null;
   }>(
-    `WITH suspended AS (
-       SELECT x.subscription_id, json_agg(json_build_array(lower(x.period), upper(x.period) - 1)) AS periods
-         FROM (${suspensionPeriodsSql(o.ids === undefined ? 'e.subscription_id BETWEEN $2 AND $3' : 'e.subscription_id = ANY($4::bigint[])')}) x
-        GROUP BY x.subscription_id)
-     SELECT s.subscription_id, s.account_id, s.start_date, s.end_date, s.unmetered_inputs, ac.balance, u.periods AS suspended
+    `SELECT s.subscription_id, s.account_id, s.start_date, s.end_date, s.unmetered_inputs, ac.balance
        FROM term_subscription ts
        JOIN subscription s ON s.subscription_id = ts.subscription_id
        JOIN account ac ON ac.account_id = s.account_id
-       LEFT JOIN suspended u ON u.subscription_id = ts.subscription_id
       WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3
         ${o.withBilled ? '' : NOT_BILLED}${only}
       ORDER BY ts.subscription_id`,
     o.ids === undefined ? [ctx.termId, fromId, toId] : [ctx.termId, fromId, toId, o.ids],
   );
-  const inputs: RosterInput[] = subs.rows.map((s) => {
-    const input: RosterInput = {
-      subscriptionId: s.subscription_id,
-      accountId: s.account_id,
-      startDate: s.start_date,
-      endDate: s.end_date,
-      unmetered: s.unmetered_inputs,
-      balance: s.balance,
-      readings: {},
-    };
-    const suspended = suspendedPeriods(s.suspended, s.start_date);
-    if (suspended !== undefined) input.suspended = suspended;
-    return input;
-  });
+  const inputs: RosterInput[] = subs.rows.map((s) => ({
+    subscriptionId: s.subscription_id,
+    accountId: s.account_id,
+    startDate: s.start_date,
+    endDate: s.end_date,
+    unmetered: s.unmetered_inputs,
+    balance: s.balance,
+    readings: {},
+  }));
   if (inputs.length === 0) return inputs;
   const byId = new Map(inputs.map((i) => [i.subscriptionId, i]));
+  await loadSuspensions(db, byId, fromId, toId, o.ids);
   await loadPrepaidAdvances(db, ctx, byId, fromId, toId);
   if (ctx.meteredCodes.length === 0) return inputs;
   const readings = await db.query<ReadingsRow>(
@@ -186,6 +175,29 @@ export async function loadRosterInputs(
   }
   if (ctx.versions !== undefined) await loadChangeReadings(db, ctx, byId, fromId, toId);
   return inputs;
+}
+
+/**
+ * The suspensions of the chunk's subscriptions, from their history: one range scan of
+ * the event index over the chunk's ids (or its id list), aggregated per subscription
+ * that has any, and joined here. A statement of its own, not a join in the roster's: the
+ * join's estimate (no statistics on a roster just written) made PostgreSQL run the
+ * aggregate again for every roster row, 5,000 times a chunk, each a probe of the index
+ * for every id of a Post Account chunk's list (25,000,000 probes: docs/bill-run.md).
+ */
+async function loadSuspensions(db: Queryable, byId: Map<string, RosterInput>, fromId: string, toId: string, ids?: string[]): Promise<void> {
+  const r = await db.query<{ subscription_id: string; periods: [string | null, string | null][] }>(
+    `SELECT x.subscription_id, json_agg(json_build_array(lower(x.period), upper(x.period) - 1)) AS periods
+       FROM (${suspensionPeriodsSql(ids === undefined ? 'e.subscription_id BETWEEN $1 AND $2' : 'e.subscription_id = ANY($1::bigint[])')}) x
+      GROUP BY x.subscription_id`,
+    ids === undefined ? [fromId, toId] : [ids],
+  );
+  for (const row of r.rows) {
+    const input = byId.get(row.subscription_id);
+    if (input === undefined) continue;
+    const suspended = suspendedPeriods(row.periods, input.startDate);
+    if (suspended !== undefined) input.suspended = suspended;
+  }
 }
 
 /**
