@@ -206,7 +206,8 @@ try {
     await db.query('DELETE FROM worker_heartbeat');
     for (let i = 0; i < WORKERS; i++) {
       const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, '.data/profiles')}`] : [];
-      children.push(spawn(process.execPath, [...prof, path.join(root, 'src/main.ts'), 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+      if (process.env.BENCH_NODE_FLAGS) prof.push(...process.env.BENCH_NODE_FLAGS.split(' '));
+      children.push(spawn(process.execPath, [...prof, path.join(root, 'src/main.ts'), 'worker'], { env, stdio: ['ignore', process.env.BENCH_NODE_FLAGS ? 'inherit' : 'ignore', 'inherit'] }));
     }
     // Let the workers connect and migrate-check before the clock starts.
     for (;;) {

@@ -46,16 +46,17 @@ type Shape = { leaf: number } | { items: Shape[]; keys?: string[] };
 // databases, and a digest names the same prototype in each. Bounded: cleared when full.
 const byDigest = new Map<string, Prototype>();
 const bySignature = new Map<string, Prototype>();
+const byHash = new Map<number, Prototype>();
 const MAX_CACHED = 10_000;
-/** The prototypes used last, tried in turn before a signature is computed (most bills of a run share a few). */
-let recent: Prototype[] = [];
-const RECENT = 8;
+/** The prototype used last, tried first: most bills of a run share it with the bill before. */
+let last: Prototype | undefined;
 
 function remember(p: Prototype, signature?: string): void {
   if (byDigest.size >= MAX_CACHED) {
     byDigest.clear();
     bySignature.clear();
-    recent = [];
+    byHash.clear();
+    last = undefined;
   }
   byDigest.set(p.digest, p);
   if (signature !== undefined) bySignature.set(signature, p);
@@ -79,6 +80,41 @@ function signatureOf(v: Json): string {
   let s = '{';
   for (const k in v) s += `${JSON.stringify(k)}:${signatureOf(v[k] as Json)},`;
   return s + '}';
+}
+
+/**
+ * A 32-bit hash of a value's structure as JSON.stringify reads it (toJSON called, undefined
+ * fields absent): keys in order, arrays' lengths, and each line's componentCode and
+ * category. Numbers only, no text built: it finds the prototype of a value that the last
+ * one does not fit. Two structures may share a hash; diffAgainst is the exact check.
+ */
+function structureHash(v: unknown, h: number): number {
+  if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON: () => unknown }).toJSON();
+  if (v === null || typeof v !== 'object') return mix(h, 1);
+  if (Array.isArray(v)) {
+    h = mix(h, 2 + v.length * 8);
+    for (let i = 0; i < v.length; i++) h = structureHash(v[i], h);
+    return mix(h, 3);
+  }
+  h = mix(h, 4);
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    const x = o[k];
+    if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
+    h = mix(h, idOf(k));
+    h = (k === 'componentCode' || k === 'category') && typeof x === 'string' ? mix(h, idOf(x)) : structureHash(x, h);
+  }
+  return mix(h, 5);
+}
+const mix = (h: number, x: number) => Math.imul(h ^ x, 16777619) >>> 0;
+const ids = new Map<string, number>();
+function idOf(k: string): number {
+  let id = ids.get(k);
+  if (id === undefined) {
+    if (ids.size > 100_000) ids.clear();
+    ids.set(k, (id = ids.size + 16));
+  }
+  return id;
 }
 
 function headsOf(v: Json): [Json, Json][] {
@@ -178,26 +214,33 @@ export class StoredPacker {
   /** The stored JSON text of a bill's lines (an array of lines) or source (an object). */
   pack(value: unknown): string {
     if (value === null || typeof value !== 'object' || (Array.isArray(value) && value.length === 0)) return JSON.stringify(value);
-    for (let i = 0; i < recent.length; i++) {
-      const proto = recent[i] as Prototype;
-      const out = diffAgainst(value, proto);
-      if (out !== undefined) {
-        if (i > 0) recent = [proto, ...recent.slice(0, i), ...recent.slice(i + 1)];
-        return this.packed(proto, out);
+    if (last !== undefined) {
+      const out = diffAgainst(value, last);
+      if (out !== undefined) return this.packed(last, out);
+    }
+    // Not the last one's: the prototype last met with the same structure hash, or
+    // (stringified, parsed) the prototype of its signature, or this value as a new one.
+    // Trying eight recent prototypes in turn, then a JSON.parse of the value's JSON for its
+    // signature, was a third of a worker's time on bills of two segments, whose lines come
+    // in several structures (issue 12: consumption split by days or by readings).
+    const hash = structureHash(value, 2166136261);
+    let proto = byHash.get(hash);
+    let out = proto === undefined ? undefined : diffAgainst(value, proto);
+    if (proto === undefined || out === undefined) {
+      const json = JSON.stringify(value);
+      const normal = JSON.parse(json) as Json;
+      const heads = headsOf(normal);
+      const signature = signatureOf(normal) + (heads.length > 0 ? JSON.stringify(heads) : '');
+      proto = bySignature.get(signature);
+      if (proto === undefined) {
+        proto = prototypeOf(json, normal);
+        remember(proto, signature);
       }
+      byHash.set(hash, proto);
+      out = diffAgainst(normal, proto) as Json[];
     }
-    // None of the recent ones: the prototype of its structure, or this value as a new one.
-    const json = JSON.stringify(value);
-    const normal = JSON.parse(json) as Json;
-    const heads = headsOf(normal);
-    const signature = signatureOf(normal) + (heads.length > 0 ? JSON.stringify(heads) : '');
-    let proto = bySignature.get(signature);
-    if (proto === undefined) {
-      proto = prototypeOf(json, normal);
-      remember(proto, signature);
-    }
-    recent = [proto, ...recent.slice(0, RECENT - 1)];
-    return this.packed(proto, diffAgainst(normal, proto) as Json[]);
+    last = proto;
+    return this.packed(proto, out);
   }
 
   private packed(proto: Prototype, out: Json[]): string {

@@ -5,7 +5,7 @@ import { billRowParts, copyBills, takeBillNumbers } from '../bills/store.ts';
 import { StoredPacker } from '../billLines/storedLines.ts';
 import { TERM_STATUS } from './termStates.ts';
 import { addChunkProgress, readTerm, type TermRow } from './termStore.ts';
-import { loadRosterInputs, rateRoster, runContext, yieldToEventLoop, type FailedEntry, type RunContext } from './rateRoster.ts';
+import { loadRosterInputs, rateEach, runContext, yieldToEventLoop, type FailedEntry, type RunContext } from './rateRoster.ts';
 import { accountBillSource, isPostAccount, loadAccountInputs, rateAccounts, sumAccountBills } from './accountRun.ts';
 import { accountBillRowParts, copyAccountBills } from '../bills/accountBills.ts';
 import { addFinishJob } from './jobs.ts';
@@ -93,18 +93,24 @@ type RatedChunk = {
   totals: ReturnType<typeof totalsText>;
 };
 
-/** Post Subscription: the chunk is a range of subscription ids, one bill each. */
+/** Post Subscription: the chunk is a range of subscription ids, one bill each; each bill becomes its row as it is rated. */
 async function subscriptionChunk(db: pg.Pool, ctx: RunContext, term: TermRow, billDate: string, fromId: string, toId: string): Promise<RatedChunk> {
-  const { rated, failed } = await rateRoster(ctx, await loadRosterInputs(db, ctx, fromId, toId));
   const rows: [string, string][] = [];
+  const billed: string[] = [];
+  const failed: FailedEntry[] = [];
+  const sums = sumBills([]);
   const packer = new StoredPacker();
-  for (let i = 0; i < rated.length; i++) {
-    if (i % 256 === 255) await yieldToEventLoop();
-    const r = rated[i]!;
-    rows.push(billRowParts(packer, term.app_code, term.term_id, billDate, term.due_date, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill, source: billSource(ctx, r.input, r.bill) }));
-  }
-  const totals = totalsText(sumBills(rated.map((r) => r.bill)));
-  return { rows, copy: (tx, rows) => copyBills(tx, rows, packer), billed: rated.map((x) => x.input.subscriptionId), failed, totals };
+  await rateEach(
+    ctx,
+    await loadRosterInputs(db, ctx, fromId, toId),
+    (r) => {
+      rows.push(billRowParts(packer, term.app_code, term.term_id, billDate, term.due_date, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill, source: billSource(ctx, r.input, r.bill) }));
+      billed.push(r.input.subscriptionId);
+      sumBills([r.bill], sums);
+    },
+    (f) => failed.push(f),
+  );
+  return { rows, copy: (tx, rows) => copyBills(tx, rows, packer), billed, failed, totals: totalsText(sums) };
 }
 
 /** Post Account: the chunk is a range of account ids (accountRun.ts), one bill per account. */
