@@ -2,6 +2,7 @@
 // consumption far from the subscription's own history; and estimates of missing
 // readings from that history. The rules are the rating core's (meterReadings.ts,
 // readingHistory.ts); here is the SQL that feeds them.
+import type pg from 'pg';
 import type { Queryable } from '../db/pool.ts';
 import { estimateReading, meterConsumption, prepareTariff, RatingError, unusualConsumption as unusual, UNUSUAL_FACTOR, type MeterHistory } from '../rating/index.ts';
 import { meterReadingsOf, READINGS_SQL, type ReadingsRow, type RunContext } from './rateRoster.ts';
@@ -59,14 +60,31 @@ export const BLOCKING_CODES: readonly string[] = ['MISSING_READING', 'NEGATIVE_C
  * are returned: other reading errors are the subscription's failure in the run, as after
  * validate-term. At most `limit`.
  *
- * It does not rate whole bills: one pass of SQL over the roster, with no bill arithmetic,
- * keeps the plan a tenth of the run (docs/bill-run.md).
+ * It does not rate whole bills: SQL over the roster, with no bill arithmetic, keeps the
+ * plan a small part of the run (docs/bill-run.md). It reads the committed roster (planRun
+ * commits it first), on the pool's connections.
  */
-export async function blockingExceptions(db: Queryable, ctx: RunContext, limit = 100000): Promise<TermException[]> {
+export async function blockingExceptions(db: pg.Pool, ctx: RunContext, limit = 100000): Promise<TermException[]> {
   if (ctx.meteredCodes.length === 0) return [];
-  // One pass over the whole roster before any bill may be written, so let PostgreSQL
-  // share it between cores (a quarter faster on two; the settings end with the transaction).
-  await db.query('SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0; SET LOCAL min_parallel_table_scan_size = 0');
+  // Two slices of the roster, each on a connection of its own, so that PostgreSQL works on
+  // two cores: as one statement (which PostgreSQL would not run in parallel: lateral
+  // lookups), a million subscriptions took 6 s of one core (issue 15, docs/bill-run.md).
+  // Halves of the roster's id range (read off its key's two ends), not of its rows: counting
+  // them cost a tenth of the check.
+  const ends = await db.query<{ lo: string | null; hi: string | null }>(
+    `SELECT (SELECT min(subscription_id) FROM term_subscription WHERE term_id = $1) AS lo,
+            (SELECT max(subscription_id) FROM term_subscription WHERE term_id = $1) AS hi`,
+    [ctx.termId],
+  );
+  const { lo, hi } = ends.rows[0]!;
+  if (lo === null || hi === null) return [];
+  const mid = (BigInt(lo) + BigInt(hi)) / 2n;
+  const parts = await Promise.all([exceptionsIn(db, ctx, lo, String(mid)), exceptionsIn(db, ctx, String(mid + 1n), hi)]);
+  return parts.flat().slice(0, limit);
+}
+
+/** The blocking exceptions of the roster subscriptions with ids in [fromId, toId], in id order. */
+async function exceptionsIn(db: Queryable, ctx: RunContext, fromId: string, toId: string): Promise<TermException[]> {
   // Only the meters in doubt are joined to their subscription (OFFSET 0 keeps the filter
   // inside): joined first, every roster row cost an index probe of subscription, a fifth
   // of the check (issue 15, docs/bill-run.md).
@@ -76,7 +94,7 @@ export async function blockingExceptions(db: Queryable, ctx: RunContext, limit =
               WHERE y.cur_date IS NULL OR y.prev_date IS NULL OR y.cur_value < y.prev_value OFFSET 0) x
        JOIN subscription s ON s.subscription_id = x.subscription_id
       ORDER BY x.subscription_id, x.code`,
-    [ctx.termId, '0', NO_MARK, ctx.start, ctx.end, ctx.watermark ?? NO_MARK, ctx.meteredCodes],
+    [ctx.termId, fromId, toId, ctx.start, ctx.end, ctx.watermark ?? NO_MARK, ctx.meteredCodes],
   );
   const byCode = meters(ctx);
   const out: TermException[] = [];
@@ -95,7 +113,6 @@ export async function blockingExceptions(db: Queryable, ctx: RunContext, limit =
         message: err.message,
         ...(err.details?.[0] ? { path: err.details[0].path } : {}),
       });
-      if (out.length >= limit) break;
     }
   }
   return out;

@@ -39,32 +39,43 @@ export async function planRun(db: pg.Pool, termId: string, round: number, chunkS
   const before = await readTerm(db, termId);
   if (before && !before.approved_at) mark = await inTransaction(db, (tx) => readingWatermark(tx));
 
+  // The roster, committed before the check: a Processing term's roster changes only here,
+  // and a plan run again after a crash finds it loaded.
+  const loaded = await inTransaction(db, async (tx) => {
+    const t = await lockTerm(tx, null, termId);
+    if (!toPlan(t, round)) return undefined;
+    if (!t.roster_loaded_at) await recordRoster(tx, t.term_id, await loadRoster(tx, t));
+    return readTerm(tx, termId);
+  });
+  if (!toPlan(loaded, round)) return;
+  // The run's own check when validate-term was skipped, on slices of the roster side by
+  // side (checkReadings.ts): one statement over a million subscriptions used one core for
+  // three quarters of the plan while the other waited (issue 15, docs/bill-run.md).
+  // The chunks' bounds are worked out beside it, from the same committed roster (Post
+  // Account: slices of accounts, so no account is split across chunks, accountRun.ts).
+  const ctx = loaded.approved_at ? undefined : await runContext(db, loaded, mark);
+  const [exceptions, slices] = await Promise.all([
+    ctx === undefined || loaded.validated_at ? [] : blockingExceptions(db, ctx),
+    isPostAccount(loaded) ? accountSlices(db, loaded.term_id, chunkSize) : rosterSlices(db, loaded.term_id, chunkSize),
+  ]);
+
   await inTransaction(db, async (tx) => {
     const t = await lockTerm(tx, null, termId);
     if (!toPlan(t, round)) return;
-    if (!t.roster_loaded_at) {
-      await recordRoster(tx, t.term_id, await loadRoster(tx, t));
-    }
-    if (!t.approved_at) {
-      const ctx = await runContext(tx, t, mark);
-      if (!t.validated_at) {
-        const exceptions = await blockingExceptions(tx, ctx);
-        if (exceptions.length > 0) {
-          const failed = moveTerm(t.status, 'fail');
-          const lastError = `validation found ${exceptions.length} exception(s) that would make bills wrong; no bill was made`;
-          await markCheckFailed(tx, t.term_id, failed, by, {
-            lastError,
-            exceptions: exceptions.slice(0, STORED_EXCEPTIONS),
-            exceptionCount: exceptions.length,
-          });
-          await recordTermEvent(tx, t, 'term.failed', failed, { lastError, exceptionCount: exceptions.length });
-          return;
-        }
+    if (ctx !== undefined && !t.approved_at) {
+      if (exceptions.length > 0 && !t.validated_at) {
+        const failed = moveTerm(t.status, 'fail');
+        const lastError = `validation found ${exceptions.length} exception(s) that would make bills wrong; no bill was made`;
+        await markCheckFailed(tx, t.term_id, failed, by, {
+          lastError,
+          exceptions: exceptions.slice(0, STORED_EXCEPTIONS),
+          exceptionCount: exceptions.length,
+        });
+        await recordTermEvent(tx, t, 'term.failed', failed, { lastError, exceptionCount: exceptions.length });
+        return;
       }
       await recordRunApproval(tx, t.term_id, mark, ctx.meteredCodes.length > 0);
     }
-    // Post Account: slices of accounts, so no account is split across chunks (accountRun.ts).
-    const slices = isPostAccount(t) ? await accountSlices(tx, t.term_id, chunkSize) : await rosterSlices(tx, t.term_id, chunkSize);
     await tx.query(
       `INSERT INTO term_chunk (term_id, round, chunk_no, from_id, to_id)
        SELECT $1, $2, n - 1, f, l FROM unnest($3::bigint[], $4::bigint[]) WITH ORDINALITY AS u(f, l, n)`,
