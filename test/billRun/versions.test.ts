@@ -6,19 +6,10 @@ import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { makeTerm, startRun, step, subscriptions, tariff, waitForStatus } from '../terms/fixtures.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
+import { doubledWater } from '../fixtures/tariffs.ts';
 
 // Version 2: the standing charge and every water rate doubled.
-const doubled = (): ServiceDefinition => {
-  const t = tariff();
-  return {
-    ...t,
-    components: [
-      { code: 'STANDING', name: 'Standing charge', model: 'flat', amount: '300.00' },
-      { code: 'WATER', name: 'Water', model: 'graduated', input: 'METER', tiers: [{ upTo: 10, rate: '100' }, { upTo: 30, rate: '140' }, { upTo: null, rate: '180' }] },
-      ...(t.components ?? []).slice(2),
-    ],
-  };
-};
+const doubled = () => doubledWater(tariff());
 const update = (h: Harness, service: ServiceDefinition, effectiveFrom?: string) =>
   h.post('/billing/services/update-service', { method: 'Update', action: 'Update Package', apiVersion: 'v2', service, ...(effectiveFrom === undefined ? {} : { effectiveFrom }) });
 const versions = (h: Harness) =>

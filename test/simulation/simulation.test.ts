@@ -5,43 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { makeTerm, startRun, step, subscriptions, tariff, waitForStatus, type Sub } from '../terms/fixtures.ts';
-import { waterService } from '../fixtures/tariffs.ts';
-
-const env = (method: string, action: string, data: unknown) => ({ method, action, apiVersion: 'v2', data });
-const simulate = (h: Harness, data: Record<string, unknown>, token?: string) => h.post('/billing/simulations/simulate-tariff', env('Create', 'Simulate Tariff', data), token);
-const results = (h: Harness, data: Record<string, unknown>, token?: string) =>
-  h.post('/billing/simulations/get-simulation-results', env('Retrieve', 'Retrieve Simulation Results', data), token);
-const list = (h: Harness, data: Record<string, unknown> = {}, token?: string) => h.post('/billing/simulations/get-simulations', env('Retrieve', 'Retrieve Simulations', data), token);
-
-/** The water tariff's pricing arrays, with the second tier's rate replaced. */
-function draftWith(tier2: string) {
-  const s = waterService();
-  const components = structuredClone(s.components!) as any[];
-  components[1].tiers[1].rate = tier2;
-  return { values: s.values, meteredInputs: s.meteredInputs, components };
-}
-
-async function simulated(h: Harness, data: Record<string, unknown>) {
-  const r = await simulate(h, data);
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  assert.equal(r.headers.get('x-billrun-simulation-id'), String(r.body.data.simulation.simulationID));
-  return r.body.data.simulation;
-}
-
-async function allResults(h: Harness, simulationID: number, extra: Record<string, unknown> = {}) {
-  const r = await results(h, { simulationID, limit: 1000, ...extra });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.body.data.results as any[];
-}
-
-async function waitForSimulation(h: Harness, simulationID: number) {
-  for (let i = 0; i < 300; i++) {
-    const s = (await list(h, { simulationID })).body.data.simulations[0];
-    if (s.status === 'Done' || s.status === 'Failed') return s;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`simulation ${simulationID} did not finish`);
-}
+import { allResults, amounts, draftWith, env, list, results, simulate, simulated, waitForSimulation } from './fixtures.ts';
 
 // Consumption 5, 20 and 45 m3 in November 2026 on the water tariff (standing 150; tiers
 // 10 @ 50, 20 @ 70, rest @ 90; sewer 10% of water; VAT 16% of all three), worked by hand:
@@ -57,7 +21,6 @@ const TABLE = [
   { used: 20, current: ['1470.00', '235.20', '1705.20'], draft: ['1547.00', '247.52', '1794.52'], difference: ['77.00', '12.32', '89.32'] },
   { used: 45, current: ['3725.00', '596.00', '4321.00'], draft: ['3879.00', '620.64', '4499.64'], difference: ['154.00', '24.64', '178.64'] },
 ];
-const amounts = (x: any) => [x.charges, x.tax, x.total];
 
 describe('tariff simulation', () => {
   let h: Harness;
