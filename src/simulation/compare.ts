@@ -30,10 +30,23 @@ export function billConsumption(bill: RatedBill): Dec {
   return sum;
 }
 
-/** Each input rated by ctx.tariff and by the draft, in the inputs' order. */
+/**
+ * The context the draft side is rated by: the term's, with the draft as its one tariff over
+ * the whole term, in place of every version in force (docs/simulation.md, "A term that spans
+ * a version change"). The term's `versions` must go: rateBill rates by them when a term has
+ * them and never reads `tariff`, so a draft set beside them was ignored and every difference
+ * on such a term was zero (issue 13). Every rating of the draft (the chunks, a page of
+ * results rated again, the solve's tries) takes its context from here.
+ */
+export function draftContext(ctx: RunContext, draft: Tariff): RunContext {
+  const { versions: _termVersions, ...rest } = ctx;
+  return { ...rest, tariff: draft };
+}
+
+/** Each input rated by the term's tariff (its versions in force) and by the draft, in the inputs' order. */
 export async function rateBothWays(ctx: RunContext, draft: Tariff, inputs: RosterInput[]): Promise<Comparison[]> {
   const current = await rateRoster(ctx, inputs);
-  const drafted = await rateRoster({ ...ctx, tariff: draft }, inputs);
+  const drafted = await rateRoster(draftContext(ctx, draft), inputs);
   const side = (r: Awaited<ReturnType<typeof rateRoster>>) => {
     const bills = new Map<string, RatedBill>();
     for (const x of r.rated) bills.set(x.input.subscriptionId, x.bill);

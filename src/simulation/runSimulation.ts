@@ -13,7 +13,7 @@ import { moneyText } from '../rating/money.ts';
 import { readTerm } from '../billRun/termStore.ts';
 import { loadRosterInputs, rateRoster, runContext, type RosterInput, type RunContext } from '../billRun/rateRoster.ts';
 import { rosterSlices } from '../billRun/roster.ts';
-import { rateBothWays } from './compare.ts';
+import { draftContext, rateBothWays } from './compare.ts';
 import { locateRate, solveRate, withRate, type RateAddress } from './solve.ts';
 import { addChunkJobs, addFinishJob } from './jobs.ts';
 import { summarize } from './summary.ts';
@@ -60,7 +60,7 @@ async function solveDraft(db: Queryable, sim: SimulationRow, chunkSize: number):
   // Only the inputs both tariffs rate and the current revenue are kept, not the bills:
   // the search holds the roster's inputs and one rating's bills at a time.
   let rateable = await wholeRoster(db, ctx, chunkSize);
-  const draftBills = new Map((await rateRoster({ ...ctx, tariff: draft }, rateable)).rated.map((r) => [r.input.subscriptionId, r.bill[measure]]));
+  const draftBills = new Map((await rateRoster(draftContext(ctx, draft), rateable)).rated.map((r) => [r.input.subscriptionId, r.bill[measure]]));
   let current = new Dec(0);
   let asSent = new Dec(0);
   const both: RosterInput[] = [];
@@ -77,7 +77,7 @@ async function solveDraft(db: Queryable, sim: SimulationRow, chunkSize: number):
   const step = new Dec(1).div(new Dec(10).pow(ctx.minorUnits));
   const revenue = async (rate: Dec) => {
     const tried = withRate(draft, located, rate.toFixed());
-    const r = await rateRoster({ ...ctx, tariff: tried }, rateable);
+    const r = await rateRoster(draftContext(ctx, tried), rateable);
     return r.rated.reduce((s, x) => s.plus(x.bill[measure]), new Dec(0));
   };
   // The draft as sent was rated above: its revenue over the same subscriptions is the search's first rate's.
