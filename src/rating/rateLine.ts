@@ -37,13 +37,82 @@ export function rateLine(
   settings: LineSettings,
   source: { reading?: ReadingTrace; input?: InputTrace; unit?: string; decimals?: number },
 ): { line: RatedLine; amount: Dec } {
+  const core = lineCore(component, quantity, context, settings, source.decimals);
+  // A new line and trace for each bill, in the order rated before the cache was kept (the
+  // JSON of a bill is the same byte for byte); the trace's parts below the top are the
+  // cache's, shared by the bills that rated alike, so nothing may change them in place.
+  const trace = { ...core.modelTrace } as LineTrace;
+  if (source.reading !== undefined) trace.reading = source.reading;
+  if (source.input !== undefined) trace.input = source.input;
+  if (core.proration !== undefined) trace.proration = core.proration;
+  if (core.limit !== undefined) trace.limit = core.limit;
+  trace.unrounded = core.unrounded;
+  trace.rounding = settings.rounding;
+  const line = { componentCode: component.code, name: component.name, category: component.category, quantity: core.quantity } as RatedLine;
+  if (source.unit !== undefined) line.unit = source.unit;
+  if (core.rate !== undefined) line.rate = core.rate;
+  line.amount = core.amountText;
+  line.trace = trace;
+  return { line, amount: core.amount };
+}
+
+/** What a line is, whatever the bill: the model's answer, proration, limits, rounding. */
+type LineCore = {
+  modelTrace: ModelResult['trace'];
+  proration?: LineTrace['proration'];
+  limit?: LineTrace['limit'];
+  unrounded: string;
+  quantity: string;
+  rate?: string;
+  amount: Dec;
+  amountText: string;
+};
+
+// Lines already rated, per component, by what they were rated from (lineKey). Most bills of
+// a run rate alike: the standing charge of every subscription connected all term, the water
+// of every meter that used 12 m3 (rating was a third of a worker's time, issue 15). The
+// rating core is pure, so a line rated again from the same values is the same line.
+const cores = new WeakMap<PreparedComponent, Map<string, LineCore>>();
+const CORES_PER_COMPONENT = 20_000;
+
+function lineCore(component: PreparedComponent, quantity: Dec, context: ModelContext, settings: LineSettings, decimals: number | undefined): LineCore {
+  let byKey = cores.get(component);
+  if (byKey === undefined) cores.set(component, (byKey = new Map()));
+  const key = lineKey(component, quantity, context, settings, decimals);
+  let core = byKey.get(key);
+  if (core === undefined) {
+    core = rateCore(component, quantity, context, settings, decimals);
+    if (byKey.size >= CORES_PER_COMPONENT) byKey.clear();
+    byKey.set(key, core);
+  }
+  return core;
+}
+
+/**
+ * Everything rateCore reads, as text: the quantity, the context (ModelContext: each of its
+ * fields is here; a field added there must be added here), the amounts of the components
+ * this one depends on, the settings and the decimals the quantity is shown with.
+ */
+function lineKey(component: PreparedComponent, quantity: Dec, context: ModelContext, settings: LineSettings, decimals: number | undefined): string {
+  let key = `${quantity.toString()}|${context.activeDays}|${context.termDays}|${context.minorUnits}|${settings.minorUnits}|${settings.rounding}|${decimals ?? ''}`;
+  if (context.readingDays !== undefined) key += `|r${context.readingDays.toString()}`;
+  const seg = context.segment;
+  if (seg !== undefined) key += `|s${seg.version},${seg.start},${seg.end},${seg.billDays}`;
+  const sus = context.suspended;
+  if (sus !== undefined) {
+    key += `|u${sus.days}`;
+    for (const p of sus.periods) key += `,${p.start}:${p.end}`;
+  }
+  for (const i of component.dependsOn) key += `|a${context.amounts[i]?.toString() ?? '-'}`;
+  return key;
+}
+
+function rateCore(component: PreparedComponent, quantity: Dec, context: ModelContext, settings: LineSettings, decimals: number | undefined): LineCore {
   // prepareTariff made the component from its model: the model is there.
   const model = chargeModel(component.model) as Dispatch;
   const result = model.rate(component, quantity, context) as ModelResult;
   let amount = result.amount;
-  const trace = { ...result.trace } as LineTrace;
-  if (source.reading !== undefined) trace.reading = source.reading;
-  if (source.input !== undefined) trace.input = source.input;
+  const core = { modelTrace: result.trace } as LineCore;
 
   let minimum = component.minimum;
   let maximum = component.maximum;
@@ -54,49 +123,38 @@ export function rateLine(
     amount = scale(amount);
     if (minimum !== null) minimum = scale(minimum);
     if (maximum !== null) maximum = scale(maximum);
-    trace.proration = {
+    const proration: NonNullable<LineTrace['proration']> = {
       activeDays: factor.days,
       termDays: factor.of,
       factor: `${factor.days}/${factor.of}`,
       before: before.toFixed(),
       after: amount.toFixed(),
     };
-    if (factor.basis !== undefined) trace.proration.basis = factor.basis;
+    if (factor.basis !== undefined) proration.basis = factor.basis;
     if (context.suspended !== undefined) {
-      trace.proration.suspendedDays = context.suspended.days;
-      trace.proration.suspended = context.suspended.periods;
+      proration.suspendedDays = context.suspended.days;
+      proration.suspended = context.suspended.periods;
     }
+    core.proration = proration;
   }
   if (minimum !== null && amount.lt(minimum)) {
-    trace.limit = { minimum: minimum.toFixed(), applied: 'minimum', before: amount.toFixed() };
-    if (maximum !== null) trace.limit.maximum = maximum.toFixed();
+    core.limit = { minimum: minimum.toFixed(), applied: 'minimum', before: amount.toFixed() };
+    if (maximum !== null) core.limit.maximum = maximum.toFixed();
     amount = minimum;
   } else if (maximum !== null && amount.gt(maximum)) {
-    trace.limit = { maximum: maximum.toFixed(), applied: 'maximum', before: amount.toFixed() };
-    if (minimum !== null) trace.limit.minimum = minimum.toFixed();
+    core.limit = { maximum: maximum.toFixed(), applied: 'maximum', before: amount.toFixed() };
+    if (minimum !== null) core.limit.minimum = minimum.toFixed();
     amount = maximum;
   }
-  trace.unrounded = amount.toFixed();
-  trace.rounding = settings.rounding;
+  core.unrounded = amount.toFixed();
   const rounded = roundMoney(amount, settings.minorUnits, settings.rounding);
 
   const shown = result.quantity ?? quantity;
-  const line = {
-    componentCode: component.code,
-    name: component.name,
-    category: component.category,
-    quantity:
-      model.lineQuantity === 'base'
-        ? formatMoney(shown, settings.minorUnits)
-        : model.lineQuantity === 'one'
-          ? '1'
-          : shown.toFixed(source.decimals),
-  } as RatedLine;
-  if (source.unit !== undefined) line.unit = source.unit;
-  if (result.rate !== undefined) line.rate = result.rate.toFixed();
-  line.amount = formatMoney(rounded, settings.minorUnits);
-  line.trace = trace;
-  return { line, amount: rounded };
+  core.quantity = model.lineQuantity === 'base' ? formatMoney(shown, settings.minorUnits) : model.lineQuantity === 'one' ? '1' : shown.toFixed(decimals);
+  if (result.rate !== undefined) core.rate = result.rate.toFixed();
+  core.amount = rounded;
+  core.amountText = formatMoney(rounded, settings.minorUnits);
+  return core;
 }
 
 /**
