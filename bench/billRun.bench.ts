@@ -65,6 +65,8 @@ const EXPLAIN = PLAN_ONLY && process.argv.includes('--explain');
 /** The plan (roster, the run's check, the chunks) of 1,000,000 subscriptions: issue 15's target. */
 const PLAN_TARGET_S = 3;
 const root = path.resolve(import.meta.dirname, '..');
+// Workers started as `npm run worker` starts them (its Node flags too): package.json's script is the one owner.
+const WORKER_COMMAND = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.worker as string).split(/\s+/).slice(1);
 const say = (s: string) => process.stdout.write(s + '\n');
 const secs = (ms: number) => (ms / 1000).toFixed(2);
 
@@ -207,7 +209,7 @@ try {
     for (let i = 0; i < WORKERS; i++) {
       const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, '.data/profiles')}`] : [];
       if (process.env.BENCH_NODE_FLAGS) prof.push(...process.env.BENCH_NODE_FLAGS.split(' '));
-      children.push(spawn(process.execPath, [...prof, path.join(root, 'src/main.ts'), 'worker'], { env, stdio: ['ignore', process.env.BENCH_NODE_FLAGS ? 'inherit' : 'ignore', 'inherit'] }));
+      children.push(spawn(process.execPath, [...prof, ...WORKER_COMMAND], { env, cwd: root, stdio: ['ignore', process.env.BENCH_NODE_FLAGS ? 'inherit' : 'ignore', 'inherit'] }));
     }
     // Let the workers connect and migrate-check before the clock starts.
     for (;;) {
