@@ -1,5 +1,6 @@
 // SQL for terms: the term row, its roster and failures. Every query is scoped by app.
 import type { Queryable } from '../db/pool.ts';
+import { filters, statementName } from '../db/filters.ts';
 import type { TermStatus } from './termStates.ts';
 import { localTimeSql } from '../calendar/calendar.ts';
 
@@ -84,16 +85,16 @@ export type TermFilter = { termID?: number; serviceCode?: string; batchCode?: st
 export type TermListExtra = { name: string; columns: string };
 
 export async function listTerms<X extends object = object>(db: Queryable, appCode: number, f: TermFilter, extra?: TermListExtra): Promise<(TermRow & X)[]> {
-  const r = await db.query<TermRow & X>({
-    name: extra ? `list-terms+${extra.name}` : 'list-terms',
-    text: `SELECT ${COLUMNS}${extra ? `, ${extra.columns}` : ''}${FROM}
-     WHERE t.app_code = $1
-       AND ($2::bigint IS NULL OR t.term_id = $2) AND ($3::text IS NULL OR s.service_code = $3)
-       AND ($4::text IS NULL OR b.batch_code = $4) AND ($5::int IS NULL OR t.billing_period_id = $5)
-       AND ($6::text IS NULL OR t.status = $6)
-     ORDER BY t.term_id`,
-    values: [appCode, f.termID ?? null, f.serviceCode ?? null, f.batchCode ?? null, f.billingPeriodID ?? null, f.status ?? null],
-  });
+  const w = filters('t.app_code = $1', appCode);
+  if (f.termID !== undefined) w.add((p) => `t.term_id = ${p}`, f.termID);
+  if (f.serviceCode !== undefined) w.add((p) => `s.service_code = ${p}`, f.serviceCode);
+  if (f.batchCode !== undefined) w.add((p) => `b.batch_code = ${p}`, f.batchCode);
+  if (f.billingPeriodID !== undefined) w.add((p) => `t.billing_period_id = ${p}`, f.billingPeriodID);
+  if (f.status !== undefined) w.add((p) => `t.status = ${p}`, f.status);
+  const text = `SELECT ${COLUMNS}${extra ? `, ${extra.columns}` : ''}${FROM}
+     WHERE ${w.sql()}
+     ORDER BY t.term_id`;
+  const r = await db.query<TermRow & X>({ name: statementName(extra ? `list-terms+${extra.name}` : 'list-terms', text), text, values: w.params });
   return r.rows;
 }
 

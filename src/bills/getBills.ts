@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import { validationFailed } from '../errors.ts';
+import { filters, statementName } from '../db/filters.ts';
 import type { RatedLine } from '../rating/index.ts';
 import { formatDate } from '../calendar/calendar.ts';
 import { moneyText as money } from '../rating/money.ts';
@@ -51,9 +52,14 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
   if (f.termID === undefined && f.accountID === undefined && f.billID === undefined && f.billNumber === undefined) {
     throw validationFailed([{ path: 'data', message: 'give termID, accountID, billID or billNumber' }]);
   }
-  const r = await db.query<BillRow>({
-    name: 'get-bills',
-    text: `SELECT b.bill_id, b.bill_number, b.term_id, b.subscription_id, b.account_id, ac.account_number, b.bill_date, b.due_date,
+  const w = filters('b.app_code = $1', appCode);
+  if (f.termID !== undefined) w.add((p) => `b.term_id = ${p}`, f.termID);
+  if (f.accountID !== undefined) w.add((p) => `b.account_id = ${p}`, f.accountID);
+  if (f.billID !== undefined) w.add((p) => `b.bill_id = ${p}`, f.billID);
+  if (f.billNumber !== undefined) w.add((p) => `b.bill_number = ${p}`, f.billNumber);
+  if (f.status !== undefined) w.add((p) => `b.status = ${p}`, f.status);
+  w.add((p) => `b.bill_id > ${p}`, f.afterBillID ?? 0);
+  const text = `SELECT b.bill_id, b.bill_number, b.term_id, b.subscription_id, b.account_id, ac.account_number, b.bill_date, b.due_date,
             b.period_start, b.period_end, b.charges, b.tax, b.total, b.balance_brought_forward, b.total_due, b.estimated,
             b.status, ${localTimeSql('b.posted_at')} AS posted_at, b.lines, a.minor_units, b.corrects_bill_id,
             b.groups, ${groupInputsSql('b')} AS connection_inputs,
@@ -61,12 +67,9 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
             cn.reason AS cn_reason, cn.rebill_id AS cn_rebill_id
        FROM bill b JOIN account ac ON ac.account_id = b.account_id JOIN app a ON a.app_code = b.app_code
        LEFT JOIN credit_note cn ON cn.bill_id = b.bill_id
-      WHERE b.app_code = $1 AND ($2::bigint IS NULL OR b.term_id = $2) AND ($3::bigint IS NULL OR b.account_id = $3)
-        AND ($4::bigint IS NULL OR b.bill_id = $4) AND ($5::bigint IS NULL OR b.bill_number = $5)
-        AND ($6::text IS NULL OR b.status = $6) AND b.bill_id > $7
-      ORDER BY b.bill_id LIMIT $8`,
-    values: [appCode, f.termID ?? null, f.accountID ?? null, f.billID ?? null, f.billNumber ?? null, f.status ?? null, f.afterBillID ?? 0, f.limit ?? 100],
-  });
+      WHERE ${w.sql()}
+      ORDER BY b.bill_id LIMIT $${w.params.length + 1}`;
+  const r = await db.query<BillRow>({ name: statementName('get-bills', text), text, values: [...w.params, f.limit ?? 100] });
   await decodeBillRows(db, r.rows);
   return r.rows.map((b) => ({
     billID: Number(b.bill_id),
