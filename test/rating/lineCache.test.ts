@@ -1,0 +1,57 @@
+// rateLine keeps the lines it rated per component, by what they were rated from
+// (src/rating/rateLine.ts, lineCore): a bill rated alike to an earlier one takes its lines
+// from there. These tests say what must not leak from one bill into another through it.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { rateBill, type RateBillInput } from '../../src/rating/rateBill.ts';
+import { fullBillTariff } from './fixtures.ts';
+
+const JANUARY = { start: '2025-01-01', end: '2025-01-31' };
+
+describe('lines rated alike, from the cache', () => {
+  const tariff = fullBillTariff();
+  const input = (previous: string, current: string, over: Partial<RateBillInput> = {}): RateBillInput => ({
+    tariff,
+    term: JANUARY,
+    subscription: { startDate: '2020-01-01' },
+    readings: { water: { previous: { date: '2024-12-31', value: previous }, current: { date: '2025-01-31', value: current } } },
+    minorUnits: 2,
+    ...over,
+  });
+
+  test('two meters that used the same 37 m3 from other readings: the same amounts, each its own readings in the trace', () => {
+    const a = rateBill(input('1234', '1271'));
+    const b = rateBill(input('500', '537'));
+    assert.deepEqual(
+      a.lines.map((l) => l.amount),
+      b.lines.map((l) => l.amount),
+    );
+    assert.equal(a.lines[1]!.trace.reading!.previous.value, '1234');
+    assert.equal(b.lines[1]!.trace.reading!.previous.value, '500');
+    // Hand-worked: 10 x 48.75 + 20 x 61.20 + 7 x 83.10 = 487.50 + 1224.00 + 581.70 = 2293.20.
+    assert.equal(b.lines[1]!.amount, '2293.20');
+  });
+
+  test('a bill rated again is the same JSON, byte for byte, and a change to one bill\'s trace reaches no other', () => {
+    const first = JSON.stringify(rateBill(input('1234', '1271')));
+    const again = rateBill(input('1234', '1271'));
+    assert.equal(JSON.stringify(again), first);
+    // What the segments and Prepaid do to a rated line: a field set on its trace.
+    (again.lines[0]!.trace as Record<string, unknown>).prepaid = { basis: 'arrears' };
+    assert.equal(JSON.stringify(rateBill(input('1234', '1271'))), first);
+  });
+
+  test('what a line depends on besides its quantity tells lines apart: days connected, suspensions, the amounts a percentage is of', () => {
+    const whole = rateBill(input('0', '10'));
+    const half = rateBill(input('0', '10', { subscription: { startDate: '2025-01-17' } }));
+    const suspended = rateBill(input('0', '10', { subscription: { startDate: '2020-01-01', suspended: [{ start: '2025-01-01', end: '2025-01-15' }] } }));
+    // 250.00 for 15 of 31 days, and for 16 of 31 (suspended 1 to 15 January).
+    assert.deepEqual([whole.lines[0]!.amount, half.lines[0]!.amount, suspended.lines[0]!.amount], ['250.00', '120.97', '129.03']);
+    assert.equal(suspended.lines[0]!.trace.proration!.suspendedDays, 15);
+    assert.equal(half.lines[0]!.trace.proration!.suspendedDays, undefined);
+    // The sewer line is 10% of the water line: same quantity 10, so the same water, so the same sewer.
+    const more = rateBill(input('0', '11'));
+    assert.notEqual(more.lines[2]!.amount, whole.lines[2]!.amount);
+    assert.equal(whole.lines[2]!.amount, '48.75');
+  });
+});
