@@ -22,7 +22,8 @@ import type { TermRow } from '../billRun/termStore.ts';
 import { queueTermDeliveries } from '../delivery/store.ts';
 import { addDocumentPlanJob } from '../documents/jobs.ts';
 import { compareIds } from '../settlement/core.ts';
-import { creditNoteOf, correctionEffect, sumEffects, type CorrectionEffect } from './amounts.ts';
+import { reverseLateCharges } from '../lateCharges/reverseLateCharges.ts';
+import { creditNoteOf, correctionEffect, sumAmounts, sumEffects, type CorrectionEffect } from './amounts.ts';
 import { insertCreditNotes, markCancelled, rebillsOf, takeCreditNoteNumbers, transactionTime, type LockedBill, type NewCreditNote } from './store.ts';
 
 export const ORIGINS = ['cancel-bill', 'cancel-and-rebill', 'estimates'] as const;
@@ -39,6 +40,8 @@ export type CorrectedBill = {
   rebillNumber: string | null;
   accountId: string;
   effect: CorrectionEffect;
+  /** The cancelled bill's late charge, reversed with it (null: it had none). */
+  lateChargeReversed: string | null;
 };
 
 /** Subscriptions per roster read of a rebill (as a bill run's chunk). */
@@ -87,12 +90,26 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
     };
   });
   const noteIds = await insertCreditNotes(tx, appCode, notes, { date: today, reason: o.reason, origin: o.origin, by: o.by });
+  // A cancelled bill's late charge is reversed with it, by its credit note (the rebill is
+  // charged afresh when it is late in its turn: docs/late-charges.md); written before
+  // settlement, which pairs each reversal with the charge it takes back.
+  const lateReversed = await reverseLateCharges(
+    tx,
+    appCode,
+    bills.map((b, i) => ({ billId: b.bill_id, creditNoteId: noteIds.get(b.bill_id)!, creditNoteNumber: numbers[i]! })),
+    today,
+    o.by,
+  );
 
-  // A bill nothing had paid is simply paired with its credit note (set-based); an account
-  // whose cancelled bill had been paid is settled whole (what paid it released, then
-  // spent by the method); the others only if they hold credit for the rebill.
-  const paired = await pairWholeReversals(tx, appCode, [...entries.values()], o.by);
-  const whole = new Set(bills.filter((b) => !paired.has(entries.get(b.bill_id)!)).map((b) => b.account_id));
+  // A bill (or late charge) nothing had paid is simply paired with its reversal
+  // (set-based); an account where one had been paid is settled whole (what paid it
+  // released, then spent by the method); the others only if they hold credit for the rebill.
+  const reversals = [
+    ...bills.map((b) => ({ entryId: entries.get(b.bill_id)!, accountId: b.account_id })),
+    ...[...lateReversed.values()].map((l) => ({ entryId: l.entryId, accountId: l.accountId })),
+  ];
+  const paired = await pairWholeReversals(tx, appCode, reversals.map((r) => r.entryId), o.by);
+  const whole = new Set(reversals.filter((r) => !paired.has(r.entryId)).map((r) => r.accountId));
   await settleTheseAccounts(tx, appCode, accountIds.filter((a) => whole.has(a)), o.by);
   await settleAccounts(tx, appCode, accountIds.filter((a) => !whole.has(a)), o.by);
   // The rebills' documents and e-mails, as a bill run's: the term's document plan marks
@@ -119,6 +136,7 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
         amount: notes[i]!.amount,
         reason: o.reason,
         rebillID: rebills.has(b.bill_id) ? Number(rebills.get(b.bill_id)!.billId) : null,
+        lateChargeReversed: lateReversed.get(b.bill_id)?.amount ?? null,
       },
     })),
   );
@@ -135,6 +153,7 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
       rebillNumber: nb?.billNumber ?? null,
       accountId: b.account_id,
       effect: correctionEffect(b, nb?.total ?? null),
+      lateChargeReversed: lateReversed.get(b.bill_id)?.amount ?? null,
     };
   });
 }
@@ -202,6 +221,7 @@ export function correctionSummary(corrected: readonly CorrectedBill[], minorUnit
     credited: m(effect.credited),
     rebilledAmount: m(effect.rebilled),
     change: m(effect.change),
+    lateChargesReversed: m(sumAmounts(corrected.map((c) => c.lateChargeReversed))),
     creditNotes: corrected.slice(0, listed).map((c) => ({
       creditNoteID: Number(c.creditNoteId),
       creditNoteNumber: Number(c.creditNoteNumber),
@@ -212,6 +232,7 @@ export function correctionSummary(corrected: readonly CorrectedBill[], minorUnit
       accountID: Number(c.accountId),
       amount: m(c.effect.credited),
       rebillAmount: c.rebillId === null ? null : m(c.effect.rebilled),
+      lateChargeReversed: c.lateChargeReversed === null ? null : m(c.lateChargeReversed),
     })),
   };
 }

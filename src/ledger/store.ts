@@ -103,6 +103,31 @@ export async function addBillReversalEntries(
 }
 
 /**
+ * The entries taking back late charges whose bill a credit note cancelled
+ * (lateCharges/reverseLateCharges.ts): minus the charge, kind 'adjustment' as the charge
+ * is, tied to the same bill, reversing the charge's entry (settlement pairs the two and
+ * frees what had paid the charge), dated `date`. Answers each entry's id by the entry it
+ * reverses.
+ */
+export async function addLateChargeReversalEntries(
+  db: Queryable,
+  e: { date: string; by: string; rows: readonly { chargeEntryId: string; description: string }[] },
+): Promise<Map<string, string>> {
+  if (e.rows.length === 0) return new Map();
+  const r = await db.query<{ entry_id: string; reverses_entry_id: string }>(
+    `INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, bill_id, reverses_entry_id, description, created_by)
+     SELECT c.app_code, c.account_id, $3, 'adjustment', -c.amount, c.bill_id, c.entry_id, t.description, $4
+       FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS t(entry_id, description, n)
+       JOIN ledger_entry c ON c.entry_id = t.entry_id AND c.kind = 'adjustment'
+      ORDER BY t.n
+     RETURNING entry_id, reverses_entry_id`,
+    [e.rows.map((x) => x.chargeEntryId), e.rows.map((x) => x.description), e.date, e.by],
+  );
+  if (r.rows.length !== e.rows.length) throw new Error('a late charge to reverse has no adjustment entry');
+  return new Map(r.rows.map((x) => [x.reverses_entry_id, x.entry_id]));
+}
+
+/**
  * A next entry id for each of `n` entries, taken from the table's own sequence, so a
  * writer can tie each new entry to its row elsewhere (a deposit) without matching on text.
  */
