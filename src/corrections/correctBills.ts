@@ -1,7 +1,7 @@
 // The one way posted bills are corrected: cancel-bill, a term's cancel-and-rebill and the
 // cascade from estimates all come here, on a locked term and its locked bills, in the
 // caller's transaction. Each bill gets a credit note (gapless number, a ledger entry
-// reversing it), then a new bill rated with the data as it is now through the bill run's
+// reversing it, its late charge reversed with it), then a new bill rated with the data as it is now through the bill run's
 // own code (billRun/rateRoster.ts), posted and linked to the bill it corrects; then
 // settlement runs once over the accounts: the credit note pays the cancelled bill, what
 // payments had settled on it is released and goes, by the template's method
@@ -71,6 +71,10 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
     by: o.by,
   });
   await markCancelled(tx, bills.map((b) => b.bill_id));
+  // A cancelled bill's late charge is reversed with it (the rebill is charged afresh when
+  // it is late in its turn: docs/late-charges.md): before the rebill, which brings forward
+  // the balance without it, and before settlement, which pairs each reversal with its charge.
+  const lateReversed = await reverseLateCharges(tx, appCode, bills.map((b, i) => ({ billId: b.bill_id, creditNoteNumber: numbers[i]! })), today, o.by);
 
   let rebills = new Map<string, { billId: string; billNumber: string; total: { charges: string; tax: string; total: string } }>();
   if (o.rebill) rebills = await rebill(tx, term, bills, today, o.by, o.at);
@@ -90,16 +94,6 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
     };
   });
   const noteIds = await insertCreditNotes(tx, appCode, notes, { date: today, reason: o.reason, origin: o.origin, by: o.by });
-  // A cancelled bill's late charge is reversed with it, by its credit note (the rebill is
-  // charged afresh when it is late in its turn: docs/late-charges.md); written before
-  // settlement, which pairs each reversal with the charge it takes back.
-  const lateReversed = await reverseLateCharges(
-    tx,
-    appCode,
-    bills.map((b, i) => ({ billId: b.bill_id, creditNoteId: noteIds.get(b.bill_id)!, creditNoteNumber: numbers[i]! })),
-    today,
-    o.by,
-  );
 
   // A bill (or late charge) nothing had paid is simply paired with its reversal
   // (set-based); an account where one had been paid is settled whole (what paid it

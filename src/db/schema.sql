@@ -543,17 +543,14 @@ TABLE late_charge_day
 TABLE late_charge_reversal
   late_charge_id bigint NOT NULL
   app_code integer NOT NULL
-  credit_note_id bigint NOT NULL
   entry_id bigint NOT NULL
   created_at timestamp with time zone NOT NULL DEFAULT now()
   created_by text NOT NULL
   CONSTRAINT late_charge_reversal_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
-  CONSTRAINT late_charge_reversal_credit_note_id_fkey FOREIGN KEY (credit_note_id) REFERENCES credit_note(credit_note_id)
   CONSTRAINT late_charge_reversal_entry_id_fkey FOREIGN KEY (entry_id) REFERENCES ledger_entry(entry_id)
   CONSTRAINT late_charge_reversal_entry_id_key UNIQUE (entry_id)
   CONSTRAINT late_charge_reversal_late_charge_id_fkey FOREIGN KEY (late_charge_id) REFERENCES late_charge(late_charge_id)
   CONSTRAINT late_charge_reversal_pkey PRIMARY KEY (late_charge_id)
-  CREATE INDEX late_charge_reversal_credit_note_idx ON late_charge_reversal (credit_note_id)
 
 TABLE ledger_entry
   entry_id bigint NOT NULL IDENTITY

@@ -33,14 +33,15 @@ export async function getLateCharges(db: Queryable, caller: Caller, q: LateCharg
     reversal_date: string | null;
   }>(
     `SELECT lc.late_charge_id, lc.bill_id, b.bill_number, lc.account_id, ac.account_number, lc.charge_date, lc.overdue, lc.amount,
-            lc.entry_id, lc.trace, a.minor_units, r.entry_id AS reversal_entry_id, r.credit_note_id, cn.credit_note_number,
+            lc.entry_id, lc.trace, a.minor_units, r.entry_id AS reversal_entry_id, cn.credit_note_id, cn.credit_note_number,
             cn.credit_date AS reversal_date
        FROM late_charge lc
        JOIN bill b ON b.bill_id = lc.bill_id
        JOIN account ac ON ac.account_id = lc.account_id
        JOIN app a ON a.app_code = lc.app_code
        LEFT JOIN late_charge_reversal r ON r.late_charge_id = lc.late_charge_id
-       LEFT JOIN credit_note cn ON cn.credit_note_id = r.credit_note_id
+       -- the credit note that cancelled the bill reversed its charge (migration 093)
+       LEFT JOIN credit_note cn ON cn.bill_id = lc.bill_id AND r.late_charge_id IS NOT NULL
       WHERE ${where}
       ORDER BY lc.late_charge_id DESC
       LIMIT $4 OFFSET $5`,

@@ -4,12 +4,14 @@
 // charges it when it is late in its turn (late_charge is UNIQUE per bill). Without this,
 // the cancelled bill kept its charge and its rebill was charged again: one debt, two late
 // charges (issue 12). Called by corrections/correctBills.ts only, on bills and accounts it
-// has locked, before settlement runs over those accounts.
+// has locked, before the rebill is rated (it brings forward the balance without the
+// charge) and before settlement runs over those accounts. The credit note is found by the
+// bill (credit_note.bill_id is unique), so its row may be written after this.
 import type { Queryable } from '../db/pool.ts';
 import { addLateChargeReversalEntries } from '../ledger/store.ts';
 import { chargesToReverse, insertLateChargeReversals } from './store.ts';
 
-export type CancelledBill = { billId: string; creditNoteId: string; creditNoteNumber: string };
+export type CancelledBill = { billId: string; creditNoteNumber: string };
 
 /** A late charge reversed: its amount and the entry that reverses it, by the cancelled bill. */
 export type LateChargeReversed = { accountId: string; amount: string; entryId: string };
@@ -41,7 +43,7 @@ export async function reverseLateCharges(
     db,
     appCode,
     by,
-    charges.map((c) => ({ lateChargeId: c.late_charge_id, creditNoteId: noteOf.get(c.bill_id)!.creditNoteId, entryId: entries.get(c.entry_id)! })),
+    charges.map((c) => ({ lateChargeId: c.late_charge_id, entryId: entries.get(c.entry_id)! })),
   );
   return new Map(charges.map((c) => [c.bill_id, { accountId: c.account_id, amount: c.amount, entryId: entries.get(c.entry_id)! }]));
 }

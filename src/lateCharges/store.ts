@@ -197,13 +197,12 @@ export async function insertLateChargeReversals(
   db: Queryable,
   appCode: number,
   by: string,
-  rows: readonly { lateChargeId: string; creditNoteId: string; entryId: string }[],
+  rows: readonly { lateChargeId: string; entryId: string }[],
 ): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
-    `INSERT INTO late_charge_reversal (late_charge_id, app_code, credit_note_id, entry_id, created_by)
-     SELECT t.late_charge_id, $1, t.credit_note_id, t.entry_id, $2
-       FROM unnest($3::bigint[], $4::bigint[], $5::bigint[]) AS t(late_charge_id, credit_note_id, entry_id)`,
-    [appCode, by, rows.map((x) => x.lateChargeId), rows.map((x) => x.creditNoteId), rows.map((x) => x.entryId)],
+    `INSERT INTO late_charge_reversal (late_charge_id, app_code, entry_id, created_by)
+     SELECT t.late_charge_id, $1, t.entry_id, $2 FROM unnest($3::bigint[], $4::bigint[]) AS t(late_charge_id, entry_id)`,
+    [appCode, by, rows.map((x) => x.lateChargeId), rows.map((x) => x.entryId)],
   );
 }

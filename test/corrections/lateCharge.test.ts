@@ -48,6 +48,9 @@ describe('a late charge on a cancelled bill', () => {
     const done = await ok('/billing/terms/cancel-and-rebill', envelope('Update', 'Cancel And Rebill Term', { termID, reason: 'misread meters' }));
     const [, , , newLate, newPaid] = await billsOf({ termID });
     assert.deepEqual([newLate.correctsBillID, newLate.total, newLate.dueDate], [oldLate.billID, '1258.60', '14/12/2026']);
+    // The charge is reversed before the rebill is made: it brings forward no reversed charge.
+    assert.deepEqual([newLate.balanceBroughtForward, newLate.totalDue], ['0.00', '1258.60']);
+    assert.deepEqual([newPaid.balanceBroughtForward, newPaid.totalDue], ['-1739.30', '-480.70']);
 
     // The job run again (twice): the rebill, unpaid past its grace, is charged; the
     // cancelled bill's charge was reversed, so the debt carries one.
@@ -60,22 +63,22 @@ describe('a late charge on a cancelled bill', () => {
         ['bill', '1705.20', oldLate.billID, false],
         ['adjustment', '34.10', oldLate.billID, false],
         ['bill_reversal', '-1705.20', oldLate.billID, true],
-        ['bill', '1258.60', newLate.billID, false],
         ['adjustment', '-34.10', oldLate.billID, true],
+        ['bill', '1258.60', newLate.billID, false],
         ['adjustment', '25.17', newLate.billID, false],
       ],
     );
     assert.equal(st.closingBalance, '1283.77');
     assert.deepEqual((await standing(late!.accountId)).map((c) => [c.billID, c.overdue, c.amount]), [[newLate.billID, '1258.60', '25.17']]);
     const noteLate = done.creditNotes.find((c: any) => c.billID === oldLate.billID);
-    assert.equal(st.entries[4].description, `Late payment charge on bill ${oldLate.billNumber} reversed by credit note ${noteLate.creditNoteNumber}`);
-    assert.equal(st.entries[4].reversesEntryID, st.entries[1].entryID);
+    assert.equal(st.entries[3].description, `Late payment charge on bill ${oldLate.billNumber} reversed by credit note ${noteLate.creditNoteNumber}`);
+    assert.equal(st.entries[3].reversesEntryID, st.entries[1].entryID);
 
     // The correction's answer and get-late-charges show the reversal and its credit note.
     assert.deepEqual([done.cancelled, done.rebilled, done.credited, done.rebilledAmount, done.change, done.lateChargesReversed], [2, 2, '3410.40', '2517.20', '-893.20', '68.20']);
     assert.deepEqual(done.creditNotes.map((c: any) => c.lateChargeReversed), ['34.10', '34.10']);
     const old = (await lateCharges(h, { billID: oldLate.billID }))[0];
-    assert.deepEqual(old.reversed, { entryID: st.entries[4].entryID, creditNoteID: noteLate.creditNoteID, creditNoteNumber: noteLate.creditNoteNumber, date: '31/01/2027' });
+    assert.deepEqual(old.reversed, { entryID: st.entries[3].entryID, creditNoteID: noteLate.creditNoteID, creditNoteNumber: noteLate.creditNoteNumber, date: '31/01/2027' });
 
     // Settlement followed: what paid the bill and its late charge pays the rebill; the rest
     // is credit, and a paid rebill is not charged.
