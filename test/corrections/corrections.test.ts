@@ -116,6 +116,11 @@ describe('corrections after posting', () => {
       ],
     );
     assert.match(st.entries[2].description, new RegExp(`^Credit note ${done.creditNotes[0].creditNoteNumber} cancelling bill ${oldPaid.billNumber}$`));
+    // The credit note's number is a field of its own on its entry, not only in the description.
+    assert.deepEqual(
+      st.entries.map((e: any) => [e.creditNoteID, e.creditNoteNumber]),
+      [[null, null], [null, null], [done.creditNotes[0].creditNoteID, done.creditNotes[0].creditNoteNumber], [null, null]],
+    );
     assert.equal(st.closingBalance, '-446.60');
     await ledgerOk();
 

@@ -73,6 +73,11 @@ describe('a late charge on a cancelled bill', () => {
     const noteLate = done.creditNotes.find((c: any) => c.billID === oldLate.billID);
     assert.equal(st.entries[3].description, `Late payment charge on bill ${oldLate.billNumber} reversed by credit note ${noteLate.creditNoteNumber}`);
     assert.equal(st.entries[3].reversesEntryID, st.entries[1].entryID);
+    // Both entries the credit note made name it in fields of their own.
+    assert.deepEqual(
+      st.entries.map((e: any) => e.creditNoteNumber),
+      [null, null, noteLate.creditNoteNumber, noteLate.creditNoteNumber, null, null],
+    );
 
     // The correction's answer and get-late-charges show the reversal and its credit note.
     assert.deepEqual([done.cancelled, done.rebilled, done.credited, done.rebilledAmount, done.change, done.lateChargesReversed], [2, 2, '3410.40', '2517.20', '-893.20', '68.20']);
