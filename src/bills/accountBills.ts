@@ -29,10 +29,13 @@ export function accountBillRowParts(
   ];
 }
 
+/** The columns of accountBillRowParts' rows. */
+export const ACCOUNT_BILL_COPY_COLUMNS = `${BILL_COPY_COLUMNS}, groups`;
+
 /** Writes account bill rows (accountBillRowParts joined by their numbers) with one COPY. */
 export async function copyAccountBills(client: pg.PoolClient, rows: Iterable<string>, packer: StoredPacker): Promise<void> {
   await savePrototypes(client, packer);
-  const stream = client.query(copyFrom(`COPY bill (${BILL_COPY_COLUMNS}, groups) FROM STDIN`));
+  const stream = client.query(copyFrom(`COPY bill (${ACCOUNT_BILL_COPY_COLUMNS}) FROM STDIN`));
   await pipeline(Readable.from(slices(rows)), stream);
 }
 

@@ -96,18 +96,19 @@ export async function withdrawTermBills(db: Queryable, termId: string): Promise<
 }
 
 /**
- * A rebill's COPY (corrections/): a bill run's row (billRowParts) written posted at once
- * and linked to the cancelled bill it replaces, so the correction writes each bill once
- * instead of writing a draft and updating it.
+ * A rebill's COPY (corrections/): a bill run's row (billRowParts, or accountBillRowParts
+ * with its `columns`) written posted at once and linked to the cancelled bill it replaces,
+ * so the correction writes each bill once instead of writing a draft and updating it.
  */
 export async function copyRebills(
   client: pg.PoolClient,
   rows: Iterable<{ parts: [string, string]; number: bigint; correctsBillId: string }>,
   postedAt: string,
   packer: StoredPacker,
+  columns = BILL_COPY_COLUMNS,
 ): Promise<void> {
   await savePrototypes(client, packer);
-  const stream = client.query(copyFrom(`COPY bill (${BILL_COPY_COLUMNS}, status, posted_at, corrects_bill_id) FROM STDIN`));
+  const stream = client.query(copyFrom(`COPY bill (${columns}, status, posted_at, corrects_bill_id) FROM STDIN`));
   await pipeline(
     Readable.from(
       slices(

@@ -50,3 +50,10 @@ export function sumEffects(effects: readonly CorrectionEffect[]): CorrectionEffe
   }
   return { credited: credited.toFixed(), rebilled: rebilled.toFixed(), change: rebilled.minus(credited).toFixed() };
 }
+
+/** The sum of amounts, none counting as zero (the late charges a correction reversed). */
+export function sumAmounts(amounts: readonly (string | null)[]): string {
+  let total = new Dec(0);
+  for (const a of amounts) if (a !== null) total = total.plus(a);
+  return total.toFixed();
+}

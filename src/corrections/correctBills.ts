@@ -1,8 +1,9 @@
 // The one way posted bills are corrected: cancel-bill, a term's cancel-and-rebill and the
 // cascade from estimates all come here, on a locked term and its locked bills, in the
 // caller's transaction. Each bill gets a credit note (gapless number, a ledger entry
-// reversing it), then a new bill rated with the data as it is now through the bill run's
-// own code (billRun/rateRoster.ts), posted and linked to the bill it corrects; then
+// reversing it, its late charge reversed with it), then a new bill rated with the data as
+// it is now through the bill run's own code (billRun/rateRoster.ts; a Post Account bill
+// by billRun/accountRun.ts), posted and linked to the bill it corrects; then
 // settlement runs once over the accounts: the credit note pays the cancelled bill, what
 // payments had settled on it is released and goes, by the template's method
 // (Chronology: oldest due first), to the account's open bills, the rebill among them.
@@ -16,13 +17,16 @@ import { lockAccounts } from '../settlement/store.ts';
 import { settleAccounts, settleTheseAccounts } from '../settlement/settleAccounts.ts';
 import { pairWholeReversals } from '../settlement/pairReversals.ts';
 import { billRowParts, copyRebills, takeBillNumbers } from '../bills/store.ts';
+import { ACCOUNT_BILL_COPY_COLUMNS, accountBillRowParts } from '../bills/accountBills.ts';
 import { StoredPacker } from '../billLines/storedLines.ts';
-import { loadRosterInputs, rateRoster, runContext, type RosterInput } from '../billRun/rateRoster.ts';
+import { loadRosterInputs, rateRoster, runContext, type RosterInput, type RunContext } from '../billRun/rateRoster.ts';
+import { ACCOUNT_HELD_BACK, accountBillSource, loadAccountInputs, rateAccounts } from '../billRun/accountRun.ts';
 import type { TermRow } from '../billRun/termStore.ts';
 import { queueTermDeliveries } from '../delivery/store.ts';
 import { addDocumentPlanJob } from '../documents/jobs.ts';
 import { compareIds } from '../settlement/core.ts';
-import { creditNoteOf, correctionEffect, sumEffects, type CorrectionEffect } from './amounts.ts';
+import { reverseLateCharges } from '../lateCharges/reverseLateCharges.ts';
+import { creditNoteOf, correctionEffect, sumAmounts, sumEffects, type BillAmounts, type CorrectionEffect } from './amounts.ts';
 import { insertCreditNotes, markCancelled, rebillsOf, takeCreditNoteNumbers, transactionTime, type LockedBill, type NewCreditNote } from './store.ts';
 
 export const ORIGINS = ['cancel-bill', 'cancel-and-rebill', 'estimates'] as const;
@@ -39,15 +43,19 @@ export type CorrectedBill = {
   rebillNumber: string | null;
   accountId: string;
   effect: CorrectionEffect;
+  /** The cancelled bill's late charge, reversed with it (null: it had none). */
+  lateChargeReversed: string | null;
 };
 
-/** Subscriptions per roster read of a rebill (as a bill run's chunk). */
+/** Subscriptions (or accounts) per roster read of a rebill (as a bill run's chunk). */
 const REBILL_SLICE = 5000;
 
 /**
  * Cancels `bills` (posted bills of the locked `term`, locked) and, when asked, rebills
  * them. A subscription that cannot be rated now fails the whole correction with its
  * reason (nothing is written): a bill is not cancelled for a rebill that cannot be made.
+ * An account bill (Post Account) is rebilled whole: every roster subscription of its
+ * account rated again, one new account bill.
  */
 export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: readonly LockedBill[], o: CorrectionOptions): Promise<CorrectedBill[]> {
   if (bills.length === 0) return [];
@@ -68,8 +76,12 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
     by: o.by,
   });
   await markCancelled(tx, bills.map((b) => b.bill_id));
+  // A cancelled bill's late charge is reversed with it (the rebill is charged afresh when
+  // it is late in its turn: docs/late-charges.md): before the rebill, which brings forward
+  // the balance without it, and before settlement, which pairs each reversal with its charge.
+  const lateReversed = await reverseLateCharges(tx, appCode, bills.map((b, i) => ({ billId: b.bill_id, creditNoteNumber: numbers[i]! })), today, o.by);
 
-  let rebills = new Map<string, { billId: string; billNumber: string; total: { charges: string; tax: string; total: string } }>();
+  let rebills = new Map<string, Rebill>();
   if (o.rebill) rebills = await rebill(tx, term, bills, today, o.by, o.at);
 
   const notes: NewCreditNote[] = bills.map((b, i) => {
@@ -88,11 +100,15 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
   });
   const noteIds = await insertCreditNotes(tx, appCode, notes, { date: today, reason: o.reason, origin: o.origin, by: o.by });
 
-  // A bill nothing had paid is simply paired with its credit note (set-based); an account
-  // whose cancelled bill had been paid is settled whole (what paid it released, then
-  // spent by the method); the others only if they hold credit for the rebill.
-  const paired = await pairWholeReversals(tx, appCode, [...entries.values()], o.by);
-  const whole = new Set(bills.filter((b) => !paired.has(entries.get(b.bill_id)!)).map((b) => b.account_id));
+  // A bill (or late charge) nothing had paid is simply paired with its reversal
+  // (set-based); an account where one had been paid is settled whole (what paid it
+  // released, then spent by the method); the others only if they hold credit for the rebill.
+  const reversals = [
+    ...bills.map((b) => ({ entryId: entries.get(b.bill_id)!, accountId: b.account_id })),
+    ...[...lateReversed.values()].map((l) => ({ entryId: l.entryId, accountId: l.accountId })),
+  ];
+  const paired = await pairWholeReversals(tx, appCode, reversals.map((r) => r.entryId), o.by);
+  const whole = new Set(reversals.filter((r) => !paired.has(r.entryId)).map((r) => r.accountId));
   await settleTheseAccounts(tx, appCode, accountIds.filter((a) => whole.has(a)), o.by);
   await settleAccounts(tx, appCode, accountIds.filter((a) => !whole.has(a)), o.by);
   // The rebills' documents and e-mails, as a bill run's: the term's document plan marks
@@ -119,6 +135,7 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
         amount: notes[i]!.amount,
         reason: o.reason,
         rebillID: rebills.has(b.bill_id) ? Number(rebills.get(b.bill_id)!.billId) : null,
+        lateChargeReversed: lateReversed.get(b.bill_id)?.amount ?? null,
       },
     })),
   );
@@ -135,62 +152,115 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
       rebillNumber: nb?.billNumber ?? null,
       accountId: b.account_id,
       effect: correctionEffect(b, nb?.total ?? null),
+      lateChargeReversed: lateReversed.get(b.bill_id)?.amount ?? null,
     };
   });
 }
 
-/** Rates the bills' subscriptions again with every reading as it is now, writes and posts the new bills. */
-async function rebill(tx: pg.PoolClient, term: TermRow, bills: readonly LockedBill[], today: string, by: string, at: string) {
+/** A rebill as the correction links it: the new bill and its amounts. */
+type Rebill = { billId: string; billNumber: string; total: BillAmounts };
+
+/** A rebill rated and made into its COPY row, before it has a number. */
+type RatedRebill = { parts: [string, string]; correctsBillId: string; total: BillAmounts };
+
+/**
+ * Rates the bills again with every reading as it is now, through the bill run's own code
+ * (a subscription bill as a Post Subscription chunk rates it, an account bill as a Post
+ * Account chunk does), then writes and posts the new bills, numbered in one block. Any
+ * bill that cannot be rated fails the whole correction, each named with its reason.
+ */
+async function rebill(tx: pg.PoolClient, term: TermRow, bills: readonly LockedBill[], today: string, by: string, at: string): Promise<Map<string, Rebill>> {
   // No watermark: the readings as they are now (corrections since the run included).
-  // A Post Account bill (no subscription_id, migration 060) is not rebilled by these operations
-  // (docs/corrections.md): refused before anything is cancelled.
-  const accountBills = bills.filter((b) => b.subscription_id === null);
-  if (accountBills.length > 0) {
-    throw validationFailed(
-      accountBills.slice(0, 100).map((b) => ({ path: at, message: `bill ${b.bill_number} is a Post Account bill: it can be cancelled (rebill false), not rebilled` })),
-      'The bills cannot be rebilled; nothing was cancelled.',
-    );
-  }
   const ctx = await runContext(tx, term, null);
-  const bySub = new Map(bills.map((b) => [b.subscription_id, b]));
-  const subs = [...bySub.keys()].sort(compareIds);
-  const inputs: RosterInput[] = [];
-  for (let i = 0; i < subs.length; i += REBILL_SLICE) {
-    const slice = subs.slice(i, i + REBILL_SLICE);
-    // The bill run's own read of a roster range; the range may hold subscriptions
-    // without a live bill that are not being corrected (a run's failures): left out.
-    for (const input of await loadRosterInputs(tx, ctx, slice[0]!, slice[slice.length - 1]!)) {
-      if (bySub.has(input.subscriptionId)) inputs.push(input);
-    }
-  }
-  const { rated, failed } = await rateRoster(ctx, inputs);
-  const problems: ErrorDetail[] = failed.map((f) => ({
-    path: at,
-    message: `bill ${bySub.get(f.input.subscriptionId)!.bill_number} (subscription ${f.input.subscriptionId}) cannot be rated again: ${f.code}: ${f.reason}`,
-  }));
-  const found = new Set(inputs.map((x) => x.subscriptionId));
-  for (const b of bills) {
-    if (!found.has(b.subscription_id)) problems.push({ path: at, message: `bill ${b.bill_number}: subscription ${b.subscription_id} is not on the term's roster` });
-  }
+  const packer = new StoredPacker();
+  const problems: ErrorDetail[] = [];
+  const work: RebillWork = { term, ctx, today, packer, problems, at };
+  // A Post Account bill has no subscription (migration 060).
+  const bySubscription = await subscriptionRebills(tx, work, bills.filter((b) => b.subscription_id !== null));
+  const byAccount = await accountRebills(tx, work, bills.filter((b) => b.subscription_id === null));
   if (problems.length > 0) throw validationFailed(problems.slice(0, 100), 'The bills cannot be rebilled; nothing was cancelled.');
 
-  let number = await takeBillNumbers(tx, term.app_code, rated.length);
-  const packer = new StoredPacker();
-  const rows = rated.map((r) => {
-    const old = bySub.get(r.input.subscriptionId)!;
-    return {
-      parts: billRowParts(packer, term.app_code, term.term_id, today, old.rebill_due, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill }),
-      number: number++,
-      correctsBillId: old.bill_id,
-    };
-  });
-  await copyRebills(tx, rows, await transactionTime(tx), packer);
+  let number = await takeBillNumbers(tx, term.app_code, bySubscription.length + byAccount.length);
+  const postedAt = await transactionTime(tx);
+  const numbered = (rows: RatedRebill[]) => rows.map((r) => ({ ...r, number: number++ }));
+  if (bySubscription.length > 0) await copyRebills(tx, numbered(bySubscription), postedAt, packer);
+  if (byAccount.length > 0) await copyRebills(tx, numbered(byAccount), postedAt, packer, ACCOUNT_BILL_COPY_COLUMNS);
   const posted = await rebillsOf(tx, term.term_id, bills.map((b) => b.bill_id));
   await addBillEntries(tx, [...posted.values()].map((p) => p.billId), by);
-  const totals = new Map(rated.map((r) => [r.input.subscriptionId, { charges: r.bill.charges, tax: r.bill.tax, total: r.bill.total }]));
-  const subOf = new Map(bills.map((b) => [b.bill_id, b.subscription_id]));
-  return new Map([...posted.entries()].map(([oldId, p]) => [oldId, { ...p, total: totals.get(subOf.get(oldId)!)! }]));
+  const totals = new Map([...bySubscription, ...byAccount].map((r) => [r.correctsBillId, r.total]));
+  return new Map([...posted.entries()].map(([oldId, p]) => [oldId, { ...p, total: totals.get(oldId)! }]));
 }
+
+type RebillWork = { term: TermRow; ctx: RunContext; today: string; packer: StoredPacker; problems: ErrorDetail[]; at: string };
+
+/** Subscription bills: their subscriptions read by the run's roster read and rated by rateRoster. */
+async function subscriptionRebills(tx: pg.PoolClient, w: RebillWork, bills: readonly LockedBill[]): Promise<RatedRebill[]> {
+  if (bills.length === 0) return [];
+  const bySub = new Map(bills.map((b) => [b.subscription_id!, b]));
+  const inputs = await rosterInputsOf(bySub, (x) => x.subscriptionId, (from, to) => loadRosterInputs(tx, w.ctx, from, to));
+  const { rated, failed } = await rateRoster(w.ctx, inputs);
+  for (const f of failed) {
+    w.problems.push({
+      path: w.at,
+      message: `bill ${bySub.get(f.input.subscriptionId)!.bill_number} (subscription ${f.input.subscriptionId}) cannot be rated again: ${f.code}: ${f.reason}`,
+    });
+  }
+  const found = new Set(inputs.map((x) => x.subscriptionId));
+  for (const b of bills) {
+    if (!found.has(b.subscription_id!)) w.problems.push({ path: w.at, message: `bill ${b.bill_number}: subscription ${b.subscription_id} is not on the term's roster` });
+  }
+  return rated.map((r) => {
+    const old = bySub.get(r.input.subscriptionId)!;
+    const parts = billRowParts(w.packer, w.term.app_code, w.term.term_id, w.today, old.rebill_due, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill });
+    return { parts, correctsBillId: old.bill_id, total: amountsOf(r.bill) };
+  });
+}
+
+/**
+ * Post Account bills (docs/bill-run.md, "Post Account"): each account's roster
+ * subscriptions read by the run's account read and rated into one account bill by
+ * rateAccounts, as a Post Account chunk makes it; its source recorded for verify-bill.
+ */
+async function accountRebills(tx: pg.PoolClient, w: RebillWork, bills: readonly LockedBill[]): Promise<RatedRebill[]> {
+  if (bills.length === 0) return [];
+  // One live account bill per account and term (bill_one_per_account): one bill each.
+  const byAccount = new Map(bills.map((b) => [b.account_id, b]));
+  const inputs = await rosterInputsOf(byAccount, (x) => x.accountId, (from, to) => loadAccountInputs(tx, w.ctx, from, to));
+  const { bills: rated, failed } = await rateAccounts(w.ctx, inputs);
+  // The subscriptions that could not be rated; the others of their accounts are held back by them.
+  for (const f of failed.filter((x) => x.code !== ACCOUNT_HELD_BACK)) {
+    w.problems.push({
+      path: w.at,
+      message: `bill ${byAccount.get(f.input.accountId)!.bill_number} (account ${f.input.accountId}): subscription ${f.input.subscriptionId} cannot be rated again: ${f.code}: ${f.reason}`,
+    });
+  }
+  const found = new Set(inputs.map((x) => x.accountId));
+  for (const b of bills) {
+    if (!found.has(b.account_id)) w.problems.push({ path: w.at, message: `bill ${b.bill_number}: account ${b.account_id} has no subscription on the term's roster` });
+  }
+  return rated.map((e) => {
+    const old = byAccount.get(e.accountId)!;
+    const parts = accountBillRowParts(w.packer, w.term.app_code, w.term.term_id, w.today, old.rebill_due, { accountId: e.accountId, bill: e.bill, source: accountBillSource(w.ctx, e) });
+    return { parts, correctsBillId: old.bill_id, total: amountsOf(e.bill) };
+  });
+}
+
+/**
+ * The roster inputs of the keys (subscription or account ids) being rebilled, read in
+ * id ranges of REBILL_SLICE keys by the run's own read of a range; a range may hold
+ * others without a live bill that are not being corrected (a run's failures): left out.
+ */
+async function rosterInputsOf<T>(keys: ReadonlyMap<string, T>, keyOf: (x: RosterInput) => string, read: (from: string, to: string) => Promise<RosterInput[]>): Promise<RosterInput[]> {
+  const ids = [...keys.keys()].sort(compareIds);
+  const inputs: RosterInput[] = [];
+  for (let i = 0; i < ids.length; i += REBILL_SLICE) {
+    const slice = ids.slice(i, i + REBILL_SLICE);
+    for (const input of await read(slice[0]!, slice[slice.length - 1]!)) if (keys.has(keyOf(input))) inputs.push(input);
+  }
+  return inputs;
+}
+
+const amountsOf = (b: BillAmounts): BillAmounts => ({ charges: b.charges, tax: b.tax, total: b.total });
 
 /** The answer of a correction: counts, the sums, and its first credit notes. */
 export function correctionSummary(corrected: readonly CorrectedBill[], minorUnits: number, listed = 100) {
@@ -202,6 +272,7 @@ export function correctionSummary(corrected: readonly CorrectedBill[], minorUnit
     credited: m(effect.credited),
     rebilledAmount: m(effect.rebilled),
     change: m(effect.change),
+    lateChargesReversed: m(sumAmounts(corrected.map((c) => c.lateChargeReversed))),
     creditNotes: corrected.slice(0, listed).map((c) => ({
       creditNoteID: Number(c.creditNoteId),
       creditNoteNumber: Number(c.creditNoteNumber),
@@ -212,6 +283,7 @@ export function correctionSummary(corrected: readonly CorrectedBill[], minorUnit
       accountID: Number(c.accountId),
       amount: m(c.effect.credited),
       rebillAmount: c.rebillId === null ? null : m(c.effect.rebilled),
+      lateChargeReversed: c.lateChargeReversed === null ? null : m(c.lateChargeReversed),
     })),
   };
 }

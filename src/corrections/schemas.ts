@@ -30,6 +30,9 @@ export const Correction = Type.Object({
   credited: Money,
   rebilledAmount: Money,
   change: Type.String({ description: 'rebilledAmount - credited: what the accounts owe more (< 0: less)' }),
+  lateChargesReversed: Type.String({
+    description: "the cancelled bills' late payment charges, reversed with them (taken off the accounts besides `change`; a rebill is charged afresh when it is late)",
+  }),
   creditNotes: Type.Array(
     Type.Object({
       creditNoteID: Type.Integer(),
@@ -41,6 +44,7 @@ export const Correction = Type.Object({
       accountID: Type.Integer(),
       amount: Money,
       rebillAmount: Nullable(Money),
+      lateChargeReversed: Nullable(Money),
     }),
     { description: 'the first 100' },
   ),

@@ -7,7 +7,8 @@ export type LockedBill = {
   bill_id: string;
   bill_number: string;
   term_id: string;
-  subscription_id: string;
+  /** null: a Post Account bill (migration 060). */
+  subscription_id: string | null;
   account_id: string;
   status: string;
   charges: string;

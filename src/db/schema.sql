@@ -540,6 +540,18 @@ TABLE late_charge_day
   CONSTRAINT late_charge_day_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT late_charge_day_pkey PRIMARY KEY (app_code, charge_date)
 
+TABLE late_charge_reversal
+  late_charge_id bigint NOT NULL
+  app_code integer NOT NULL
+  entry_id bigint NOT NULL
+  created_at timestamp with time zone NOT NULL DEFAULT now()
+  created_by text NOT NULL
+  CONSTRAINT late_charge_reversal_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT late_charge_reversal_entry_id_fkey FOREIGN KEY (entry_id) REFERENCES ledger_entry(entry_id)
+  CONSTRAINT late_charge_reversal_entry_id_key UNIQUE (entry_id)
+  CONSTRAINT late_charge_reversal_late_charge_id_fkey FOREIGN KEY (late_charge_id) REFERENCES late_charge(late_charge_id)
+  CONSTRAINT late_charge_reversal_pkey PRIMARY KEY (late_charge_id)
+
 TABLE ledger_entry
   entry_id bigint NOT NULL IDENTITY
   app_code integer NOT NULL

@@ -27,13 +27,21 @@ export async function getLateCharges(db: Queryable, caller: Caller, q: LateCharg
     entry_id: string;
     trace: StoredLateChargeTrace;
     minor_units: number;
+    reversal_entry_id: string | null;
+    credit_note_id: string | null;
+    credit_note_number: string | null;
+    reversal_date: string | null;
   }>(
     `SELECT lc.late_charge_id, lc.bill_id, b.bill_number, lc.account_id, ac.account_number, lc.charge_date, lc.overdue, lc.amount,
-            lc.entry_id, lc.trace, a.minor_units
+            lc.entry_id, lc.trace, a.minor_units, r.entry_id AS reversal_entry_id, cn.credit_note_id, cn.credit_note_number,
+            cn.credit_date AS reversal_date
        FROM late_charge lc
        JOIN bill b ON b.bill_id = lc.bill_id
        JOIN account ac ON ac.account_id = lc.account_id
        JOIN app a ON a.app_code = lc.app_code
+       LEFT JOIN late_charge_reversal r ON r.late_charge_id = lc.late_charge_id
+       -- the credit note that cancelled the bill reversed its charge (migration 093)
+       LEFT JOIN credit_note cn ON cn.bill_id = lc.bill_id AND r.late_charge_id IS NOT NULL
       WHERE ${where}
       ORDER BY lc.late_charge_id DESC
       LIMIT $4 OFFSET $5`,
@@ -51,6 +59,10 @@ export async function getLateCharges(db: Queryable, caller: Caller, q: LateCharg
       amount: money(x.amount, x.minor_units),
       entryID: Number(x.entry_id),
       trace: x.trace,
+      reversed:
+        x.reversal_entry_id === null
+          ? null
+          : { entryID: Number(x.reversal_entry_id), creditNoteID: Number(x.credit_note_id), creditNoteNumber: Number(x.credit_note_number), date: formatDate(x.reversal_date!) },
     })),
     paging: { limit, offset, total },
   };

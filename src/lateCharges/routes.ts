@@ -41,6 +41,18 @@ const LateCharge = Type.Object({
     },
     { description: 'how the amount was reached' },
   ),
+  reversed: Type.Union(
+    [
+      Type.Object({
+        entryID: Type.Integer({ description: 'the ledger entry taking it back (kind adjustment, minus the charge, tied to the bill)' }),
+        creditNoteID: Type.Integer(),
+        creditNoteNumber: Type.Integer({ description: 'the credit note that cancelled the bill' }),
+        date: Type.String({ description: 'dd/mm/yyyy, the credit note\'s date' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'null while the charge stands; reversed with its bill when a credit note cancels it (docs/late-charges.md)' },
+  ),
 });
 
 export async function lateChargeRoutes(app: FastifyInstance, services: Services): Promise<void> {

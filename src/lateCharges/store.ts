@@ -171,3 +171,38 @@ export async function queueDay(db: Queryable, task: string, appCode: number, cha
     [task, appCode, chargeDate],
   );
 }
+
+export type ChargeToReverse = { late_charge_id: string; bill_id: string; bill_number: string; account_id: string; amount: string; entry_id: string };
+
+/**
+ * The late charges of these bills not reversed yet, in bill order. Read under the
+ * caller's locks (the bills, then their accounts): a late-charge page that charged one of
+ * them committed before the accounts' lock was granted, so it is seen here.
+ */
+export async function chargesToReverse(db: Queryable, billIds: readonly string[]): Promise<ChargeToReverse[]> {
+  if (billIds.length === 0) return [];
+  const r = await db.query<ChargeToReverse>(
+    `SELECT lc.late_charge_id, lc.bill_id, b.bill_number, lc.account_id, lc.amount, lc.entry_id
+       FROM late_charge lc JOIN bill b ON b.bill_id = lc.bill_id
+      WHERE lc.bill_id = ANY($1::bigint[])
+        AND NOT EXISTS (SELECT 1 FROM late_charge_reversal r WHERE r.late_charge_id = lc.late_charge_id)
+      ORDER BY lc.bill_id`,
+    [billIds],
+  );
+  return r.rows;
+}
+
+/** The reversal rows (migration 093); the primary key refuses a second reversal of a charge. */
+export async function insertLateChargeReversals(
+  db: Queryable,
+  appCode: number,
+  by: string,
+  rows: readonly { lateChargeId: string; entryId: string }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `INSERT INTO late_charge_reversal (late_charge_id, app_code, entry_id, created_by)
+     SELECT t.late_charge_id, $1, t.entry_id, $2 FROM unnest($3::bigint[], $4::bigint[]) AS t(late_charge_id, entry_id)`,
+    [appCode, by, rows.map((x) => x.lateChargeId), rows.map((x) => x.entryId)],
+  );
+}

@@ -37,15 +37,24 @@ export async function getStatement(db: Queryable, caller: Caller, q: StatementQu
     payment_id: string | null;
     reference: string | null;
     reverses_entry_id: string | null;
+    credit_note_id: string | null;
+    credit_note_number: string | null;
     running: string;
     created_by: string;
   }>(
     `SELECT e.entry_id, e.entry_date, e.kind, e.amount, e.description, e.bill_id, b.bill_number, e.payment_id, p.reference,
-            e.reverses_entry_id, e.created_by,
+            e.reverses_entry_id, coalesce(cn.credit_note_id, lcn.credit_note_id) AS credit_note_id,
+            coalesce(cn.credit_note_number, lcn.credit_note_number) AS credit_note_number, e.created_by,
             sum(e.amount) OVER (ORDER BY e.entry_date, e.entry_id) AS running
        FROM ledger_entry e
        LEFT JOIN bill b ON b.bill_id = e.bill_id
        LEFT JOIN payment p ON p.payment_id = e.payment_id
+       -- The credit note of the entry: its own (a bill_reversal), or the one that cancelled
+       -- the bill whose late charge it reverses (migration 093). Both by unique keys.
+       LEFT JOIN credit_note cn ON cn.entry_id = e.entry_id
+       LEFT JOIN late_charge_reversal lr ON lr.entry_id = e.entry_id
+       LEFT JOIN late_charge lc ON lc.late_charge_id = lr.late_charge_id
+       LEFT JOIN credit_note lcn ON lcn.bill_id = lc.bill_id
       WHERE e.account_id = $1 AND ($2::date IS NULL OR e.entry_date >= $2::date) AND e.entry_date <= $3::date
       ORDER BY e.entry_date, e.entry_id`,
     [account.account_id, from, to],
@@ -68,6 +77,8 @@ export async function getStatement(db: Queryable, caller: Caller, q: StatementQu
       paymentID: e.payment_id === null ? null : Number(e.payment_id),
       reference: e.reference,
       reversesEntryID: e.reverses_entry_id === null ? null : Number(e.reverses_entry_id),
+      creditNoteID: e.credit_note_id === null ? null : Number(e.credit_note_id),
+      creditNoteNumber: e.credit_note_number === null ? null : Number(e.credit_note_number),
       createdBy: e.created_by,
     };
   });

@@ -37,6 +37,8 @@ const StatementEntry = named('StatementEntry', Type.Object({
   paymentID: Nullable(Type.Integer()),
   reference: Nullable(Type.String()),
   reversesEntryID: Nullable(Type.Integer()),
+  creditNoteID: Nullable(Type.Integer({ description: "the credit note that made the entry: a bill_reversal's, or the one whose bill took its late charge with it (an adjustment)" })),
+  creditNoteNumber: Nullable(Type.Integer({ description: 'its gapless number (get-credit-notes, get-credit-note-document)' })),
   createdBy: Type.String(),
 }));
 

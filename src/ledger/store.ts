@@ -87,19 +87,57 @@ export async function addBillReversalEntries(
   db: Queryable,
   e: { billIds: readonly string[]; descriptions: readonly string[]; date: string; by: string },
 ): Promise<Map<string, string>> {
-  if (e.billIds.length === 0) return new Map();
-  const r = await db.query<{ entry_id: string; bill_id: string }>(
+  return addReversalEntries(db, 'bill_reversal', e.billIds, e.descriptions, e.date, e.by);
+}
+
+/**
+ * The entries taking back late charges whose bill a credit note cancelled
+ * (lateCharges/reverseLateCharges.ts): minus the charge, kind 'adjustment' as the charge
+ * is, tied to the same bill, reversing the charge's entry (settlement pairs the two and
+ * frees what had paid the charge), dated `date`. Answers each entry's id by the entry it
+ * reverses.
+ */
+export async function addLateChargeReversalEntries(
+  db: Queryable,
+  e: { date: string; by: string; rows: readonly { chargeEntryId: string; description: string }[] },
+): Promise<Map<string, string>> {
+  return addReversalEntries(db, 'adjustment', e.rows.map((x) => x.chargeEntryId), e.rows.map((x) => x.description), e.date, e.by);
+}
+
+/** What each kind of reversing entry reverses, found by its key, and the column its key comes back in. */
+const REVERSED = {
+  // a cancelled bill: the bill's own entry (its amount is the bill's total)
+  bill_reversal: { join: `c.bill_id = t.key AND c.kind = 'bill'`, key: 'bill_id', missing: 'a cancelled bill has no ledger entry of its own' },
+  // a late charge: its adjustment entry
+  adjustment: { join: `c.entry_id = t.key AND c.kind = 'adjustment'`, key: 'reverses_entry_id', missing: 'a late charge to reverse has no adjustment entry' },
+} as const;
+
+/**
+ * One entry reversing each entry found by its key: minus its amount, on its account,
+ * tied to its bill, `reverses_entry_id` set, in one statement. Answers each new entry's
+ * id by key.
+ */
+async function addReversalEntries(
+  db: Queryable,
+  kind: keyof typeof REVERSED,
+  keys: readonly string[],
+  descriptions: readonly string[],
+  date: string,
+  by: string,
+): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const how = REVERSED[kind];
+  const r = await db.query<{ entry_id: string; key: string }>(
     `INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, bill_id, reverses_entry_id, description, created_by)
-     SELECT b.app_code, b.account_id, $3, 'bill_reversal', -b.total, b.bill_id, be.entry_id, t.description, $4
-       FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS t(bill_id, description, n)
-       JOIN bill b ON b.bill_id = t.bill_id
-       JOIN ledger_entry be ON be.bill_id = b.bill_id AND be.kind = 'bill'
+     SELECT c.app_code, c.account_id, $3, $5, -c.amount, c.bill_id, c.entry_id, t.description, $4
+       FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS t(key, description, n)
+       JOIN ledger_entry c ON ${how.join}
       ORDER BY t.n
-     RETURNING entry_id, bill_id`,
-    [e.billIds, e.descriptions, e.date, e.by],
+     RETURNING entry_id, ${how.key} AS key`,
+    [keys, descriptions, date, by, kind],
   );
-  if (r.rows.length !== e.billIds.length) throw new Error('a cancelled bill has no ledger entry of its own');
-  return new Map(r.rows.map((x) => [x.bill_id, x.entry_id]));
+  if (r.rows.length !== keys.length) throw new Error(how.missing);
+  return new Map(r.rows.map((x) => [x.key, x.entry_id]));
 }
 
 /**

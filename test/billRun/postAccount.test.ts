@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
-import { addReadings, env, makeTerm, startRun, step, tariff, termOf, waitForStatus } from '../terms/fixtures.ts';
+import { postAccountCustomer as account, env, makeTerm, startRun, step, tariff, termOf, waitForStatus } from '../terms/fixtures.ts';
 import { docEnv, fetchFile, hasPoppler, pdfText } from '../documents/support.ts';
 import { storeInOldForm } from '../support/storedBills.ts';
 
@@ -18,34 +18,6 @@ import { storeInOldForm } from '../support/storedBills.ts';
 const A = { charges: '5510.00', tax: '881.60', total: '6391.60', balanceBroughtForward: '40.00', totalDue: '6431.60' };
 const B = { charges: '2280.00', tax: '364.80', total: '2644.80', balanceBroughtForward: '40.00', totalDue: '2684.80' };
 const C = { charges: '5085.00', tax: '813.60', total: '5898.60', balanceBroughtForward: '40.00', totalDue: '5938.60' };
-
-/** An account with one subscription per consumption (null: no reading in the term), balance 40.00, readings 100 on 31/10. */
-async function account(h: Harness, name: string, used: (number | null)[]): Promise<{ accountId: string; subs: string[] }> {
-  const a = await h.db.query<{ account_id: string }>(
-    `INSERT INTO account (app_code, account_number, name, created_by, modified_by) VALUES ($1, $2, $2, 'fixture', 'fixture') RETURNING account_id`,
-    [h.appCode, name],
-  );
-  const accountId = a.rows[0]!.account_id;
-  await h.db.query(`INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, created_by) VALUES ($1, $2, '2026-01-01', 'opening_balance', 40, 'fixture')`, [h.appCode, accountId]);
-  const subs: string[] = [];
-  for (let i = 0; i < used.length; i++) {
-    const s = await h.db.query<{ subscription_id: string }>(
-      `INSERT INTO subscription (app_code, account_id, service_id, batch_id, start_date, connection_inputs, created_by, modified_by)
-       SELECT $1, $2, s.service_id, b.batch_id, '2000-01-01', $3, 'fixture', 'fixture'
-         FROM service s JOIN batch b ON b.app_code = s.app_code AND b.batch_code = 'ZONE-A'
-        WHERE s.app_code = $1 AND s.service_code = 'WATER' RETURNING subscription_id`,
-      [h.appCode, accountId, JSON.stringify({ METER_NO: `${name}-M${i + 1}` })],
-    );
-    subs.push(s.rows[0]!.subscription_id);
-  }
-  const rows: [string, string, number][] = [];
-  used.forEach((u, i) => {
-    rows.push([subs[i]!, '2026-10-31', 100]);
-    if (u !== null) rows.push([subs[i]!, '2026-11-30', 100 + u]);
-  });
-  await addReadings(h, rows);
-  return { accountId, subs };
-}
 
 const getBills = async (h: Harness, data: Record<string, unknown>) => {
   const r = await h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data });

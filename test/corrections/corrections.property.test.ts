@@ -1,10 +1,11 @@
 // Corrections over random sequences on PostgreSQL: bills (posted terms of the water
-// tariff), payments, payment reversals, misread meters corrected, bills cancelled with or
-// without a rebill, whole terms cancelled and rebilled, through the real operations. After
-// each sequence: every account's balance is the sum of its ledger entries (check-ledger
-// proves the rest), every credit note is paired with exactly one cancelled bill (and its
-// rebill, if any), nothing pays a cancelled bill but its credit note, and the credit-note
-// numbers run without gaps.
+// tariff), payments, payment reversals, misread meters corrected, late charges, bills
+// cancelled with or without a rebill, whole terms cancelled and rebilled, through the real
+// operations. After each sequence: every account's balance is the sum of its ledger
+// entries (check-ledger proves the rest), every credit note is paired with exactly one
+// cancelled bill (and its rebill, if any), nothing pays a cancelled bill but its credit
+// note, every late charge of a cancelled bill is reversed with it (and no other), and the
+// credit-note numbers run without gaps.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -17,6 +18,7 @@ import { checkLedger } from '../../src/ledger/checkLedger.ts';
 import { settleAccounts } from '../../src/settlement/settleAccounts.ts';
 import { cancelBill } from '../../src/corrections/cancelBill.ts';
 import { cancelAndRebillTerm } from '../../src/corrections/cancelTerm.ts';
+import { chargeLateCharges } from '../../src/lateCharges/chargeLateCharges.ts';
 import { Dec } from '../../src/rating/money.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { makeTemplate, tariff } from '../terms/fixtures.ts';
@@ -27,7 +29,8 @@ type Step =
   | { op: 'reverse'; which: number }
   | { op: 'misread'; account: number; month: number; delta: number }
   | { op: 'cancel'; which: number; rebill: boolean }
-  | { op: 'cancelTerm'; which: number; rebill: boolean };
+  | { op: 'cancelTerm'; which: number; rebill: boolean }
+  | { op: 'late' };
 
 const ACCOUNTS = 3;
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -37,6 +40,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('misread' as const), account: fc.nat(ACCOUNTS - 1), month: fc.nat(11), delta: fc.integer({ min: -49, max: 49 }) }), weight: 2 },
   { arbitrary: fc.record({ op: fc.constant('cancel' as const), which: fc.nat(40), rebill: fc.boolean() }), weight: 3 },
   { arbitrary: fc.record({ op: fc.constant('cancelTerm' as const), which: fc.nat(12), rebill: fc.boolean() }), weight: 2 },
+  { arbitrary: fc.record({ op: fc.constant('late' as const) }), weight: 1 },
 );
 
 const amount = (cents: number) => new Dec(cents).div(100).toFixed(2);
@@ -55,7 +59,9 @@ describe('corrections over random sequences (database)', () => {
 
   before(async () => {
     h = await startHarness();
-    await makeTemplate(h, tariff());
+    // Every bill of the sequences (2025) is past its grace on the tests' today: the late
+    // step charges each one still unpaid, once.
+    await makeTemplate(h, tariff('WATER', { lateCharge: { graceDays: 10, percentage: '2', minimum: '5' } }));
     service = (
       await h.db.query(
         `SELECT s.service_id, v.service_version_id FROM service s JOIN service_version v ON v.service_id = s.service_id AND v.version = s.current_version
@@ -155,6 +161,8 @@ describe('corrections over random sequences (database)', () => {
                 assert.ok(err instanceof AppError && err.code === 'INVALID_STATE', String(err));
                 assert.equal(status, 'cancelled');
               }
+            } else if (s.op === 'late') {
+              await chargeLateCharges(h.db, h.appCode, '2027-01-31', 'property');
             } else {
               if (terms.length === 0) continue;
               const termId = terms[s.which % terms.length]!;
@@ -216,6 +224,19 @@ describe('corrections over random sequences (database)', () => {
           [h.appCode],
         );
         assert.deepEqual(paying.rows, []);
+        // A late charge is reversed exactly when its bill is cancelled, by an entry taking it
+        // back whole; so a debt (a bill and its rebills) never carries two live late charges.
+        const lateWrong = await h.db.query(
+          `SELECT lc.late_charge_id FROM late_charge lc
+             JOIN bill b ON b.bill_id = lc.bill_id
+             LEFT JOIN late_charge_reversal r ON r.late_charge_id = lc.late_charge_id
+             LEFT JOIN ledger_entry e ON e.entry_id = r.entry_id
+            WHERE lc.app_code = $1
+              AND ((b.status = 'cancelled') <> (r.late_charge_id IS NOT NULL)
+                   OR (r.late_charge_id IS NOT NULL AND (e.amount <> -lc.amount OR e.reverses_entry_id <> lc.entry_id OR e.bill_id <> lc.bill_id)))`,
+          [h.appCode],
+        );
+        assert.deepEqual(lateWrong.rows, []);
         const numbers = await h.db.query('SELECT credit_note_number::int AS n FROM credit_note WHERE app_code = $1 ORDER BY 1', [h.appCode]);
         assert.deepEqual(numbers.rows.map((x) => x.n), numbers.rows.map((_, i) => i + 1));
       }),
@@ -228,5 +249,8 @@ describe('corrections over random sequences (database)', () => {
     const made = await h.db.query('SELECT count(*)::int AS n, count(rebill_id)::int AS r FROM credit_note WHERE app_code = $1', [h.appCode]);
     // Not vacuous: the sequences did cancel and rebill.
     assert.ok(made.rows[0].n > 10 && made.rows[0].r > 5, JSON.stringify(made.rows[0]));
+    const reversed = await h.db.query('SELECT count(*)::int AS n FROM late_charge_reversal WHERE app_code = $1', [h.appCode]);
+    // Not vacuous either: late charges were made and some went with their bills.
+    assert.ok(reversed.rows[0].n > 0, 'no late charge was reversed');
   });
 });

@@ -7,9 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { paymentsSinceLastBill } from '../../src/ledger/billingSummary.ts';
-import { env, makeTerm, startRun, step, subscriptions, tariff, waitForStatus, type Sub } from '../terms/fixtures.ts';
-
-const envelope = (method: string, action: string, data: unknown) => ({ method, action, apiVersion: 'v2', data });
+import { makeTerm, startRun, subscriptions, tariff } from '../terms/fixtures.ts';
+import { correctionCalls, envelope } from './support.ts';
 
 describe('corrections after posting', () => {
   let h: Harness;
@@ -20,33 +19,7 @@ describe('corrections after posting', () => {
   });
   after(() => close());
 
-  async function ok(path: string, body: unknown, token = h.tokens.biller) {
-    const r = await h.post(path, body, token);
-    assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
-    return r.body.data;
-  }
-
-  /** Makes, runs and posts a term of the batch; answers its id. */
-  async function postedTerm(data: Record<string, unknown>): Promise<number> {
-    const termID = await makeTerm(h, data);
-    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
-    assert.equal((await step(h, 'process-term', 'Process Term', { termID })).status, 200);
-    const t = await waitForStatus(h, termID, ['Processed', 'Failed']);
-    assert.equal(t.status, 'Processed', JSON.stringify(t));
-    assert.equal(t.counts.failures, 0);
-    assert.equal((await step(h, 'post-term', 'Post Term', { termID })).status, 200);
-    return termID;
-  }
-
-  const billsOf = async (filter: Record<string, unknown>) => (await ok('/billing/bills/get-bills', envelope('Retrieve', 'Retrieve Bills', filter), h.tokens.viewer)).bills;
-  const accountNumberOf = async (s: Sub) => (await h.db.query('SELECT account_number FROM account WHERE account_id = $1', [s.accountId])).rows[0].account_number as string;
-  const statementOf = async (s: Sub) =>
-    (await ok('/billing/ledger/get-statement', envelope('Retrieve', 'Retrieve Statement', { accountNumber: await accountNumberOf(s) }), h.tokens.viewer)).statement;
-  const ledgerOk = async () => {
-    const c = (await ok('/billing/ledger/check-ledger', envelope('Retrieve', 'Check Ledger', {}), h.tokens.viewer)).check;
-    assert.deepEqual(c.problems, []);
-    assert.equal(c.ok, true);
-  };
+  const { ok, postedTerm, billsOf, accountNumberOf, statementOf, ledgerOk, correctReading } = correctionCalls(() => h);
 
   test('a posted term cancelled and rebilled after a reading is corrected: credit notes, new bills, payments moved, the statement shows all three', async () => {
     const [paid, part] = await subscriptions(h, { n: 2, readings: [['2026-10-31', 100], ['2026-11-30', 120]] });
@@ -65,10 +38,7 @@ describe('corrections after posting', () => {
     await ok('/billing/payments/make-payment', envelope('Create', 'Create Payment', { accountNumber: await accountNumberOf(part!), amount: '1000.00', paymentDate: '10/12/2026', reference: 'COR-2', channel: 'bank' }));
 
     // The meter was misread: 115, not 120, on 30/11 (both subscriptions).
-    for (const s of [paid!, part!]) {
-      const r = await h.db.query("SELECT reading_id FROM reading WHERE subscription_id = $1 AND reading_date = '2026-11-30'", [s.subscriptionId]);
-      await ok('/billing/readings/correct-reading', envelope('Update', 'Correct Reading', { readingID: Number(r.rows[0].reading_id), value: '115', note: 'misread' }));
-    }
+    for (const s of [paid!, part!]) await correctReading(s, '2026-11-30', '115');
     // A viewer may not; a biller may.
     const viewer = await h.post('/billing/terms/cancel-and-rebill', envelope('Update', 'Cancel And Rebill Term', { termID, reason: 'misread meters' }), h.tokens.viewer);
     assert.equal(viewer.status, 403);
@@ -146,6 +116,11 @@ describe('corrections after posting', () => {
       ],
     );
     assert.match(st.entries[2].description, new RegExp(`^Credit note ${done.creditNotes[0].creditNoteNumber} cancelling bill ${oldPaid.billNumber}$`));
+    // The credit note's number is a field of its own on its entry, not only in the description.
+    assert.deepEqual(
+      st.entries.map((e: any) => [e.creditNoteID, e.creditNoteNumber]),
+      [[null, null], [null, null], [done.creditNotes[0].creditNoteID, done.creditNotes[0].creditNoteNumber], [null, null]],
+    );
     assert.equal(st.closingBalance, '-446.60');
     await ledgerOk();
 

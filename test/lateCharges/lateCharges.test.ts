@@ -13,6 +13,7 @@ import { startWorker } from '../../src/jobs/worker.ts';
 import { tariff } from '../terms/fixtures.ts';
 import { makeAccount, postBill, type TestAccount, type World } from '../settlement/fixtures.ts';
 import { eventually } from '../documents/support.ts';
+import { lateCharges, runOnce } from './support.ts';
 import { queueNewDays } from '../../src/lateCharges/store.ts';
 import { LATE_CHARGE_TASKS } from '../../src/lateCharges/tasks.ts';
 import { LATE_CHARGE_LANES } from '../../src/lateCharges/chargeLateCharges.ts';
@@ -32,24 +33,6 @@ async function worldOf(h: Harness, code: string): Promise<World> {
   const row = r.rows[0]!;
   return { appCode: h.appCode, serviceId: row.service_id, versionId: row.service_version_id, batchId: row.batch_id };
 }
-
-/** Queues today's run through HTTP and waits until a run of today has finished after the call. */
-async function runOnce(h: Harness): Promise<void> {
-  const since = (await h.db.query<{ now: Date }>('SELECT now() AS now')).rows[0]!.now;
-  const r = await h.post('/billing/late-charges/run-late-charges', env('Create', 'Run Late Charges'));
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  assert.equal(r.body.data.chargeDate, '31/01/2027');
-  await eventually(async () => {
-    const d = await h.db.query(`SELECT 1 FROM late_charge_day WHERE app_code = $1 AND charge_date = '2027-01-31' AND finished_at > $2`, [h.appCode, since]);
-    return d.rowCount === 1 ? true : undefined;
-  }, 'the late-charge run finished', 60_000);
-}
-
-const lateCharges = async (h: Harness, data: Record<string, unknown> = {}) => {
-  const r = await h.post('/billing/late-charges/get-late-charges', env('Retrieve', 'Retrieve Late Charges', data), h.tokens.viewer);
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.body.data.lateCharges as any[];
-};
 
 const pay = (accountNumber: string, amount: string, reference: string) =>
   env('Create', 'Create Payment', { accountNumber, amount, paymentDate: '10/01/2027', reference, channel: 'bank' });

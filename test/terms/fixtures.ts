@@ -96,6 +96,38 @@ export async function subscriptions(
   return out;
 }
 
+/**
+ * An account (number `name`) with one subscription per consumption (null: no reading in
+ * November 2026) to the WATER template in ZONE-A, balance 40.00, readings 100 on 31/10/2026;
+ * each subscription's METER_NO is `name`-M1, -M2 ... (the Post Account tests' customers).
+ */
+export async function postAccountCustomer(h: Harness, name: string, used: (number | null)[]): Promise<{ accountId: string; subs: string[] }> {
+  const a = await h.db.query<{ account_id: string }>(
+    `INSERT INTO account (app_code, account_number, name, created_by, modified_by) VALUES ($1, $2, $2, 'fixture', 'fixture') RETURNING account_id`,
+    [h.appCode, name],
+  );
+  const accountId = a.rows[0]!.account_id;
+  await h.db.query(`INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, created_by) VALUES ($1, $2, '2026-01-01', 'opening_balance', 40, 'fixture')`, [h.appCode, accountId]);
+  const subs: string[] = [];
+  for (let i = 0; i < used.length; i++) {
+    const s = await h.db.query<{ subscription_id: string }>(
+      `INSERT INTO subscription (app_code, account_id, service_id, batch_id, start_date, connection_inputs, created_by, modified_by)
+       SELECT $1, $2, s.service_id, b.batch_id, '2000-01-01', $3, 'fixture', 'fixture'
+         FROM service s JOIN batch b ON b.app_code = s.app_code AND b.batch_code = 'ZONE-A'
+        WHERE s.app_code = $1 AND s.service_code = 'WATER' RETURNING subscription_id`,
+      [h.appCode, accountId, JSON.stringify({ METER_NO: `${name}-M${i + 1}` })],
+    );
+    subs.push(s.rows[0]!.subscription_id);
+  }
+  const rows: [string, string, number][] = [];
+  used.forEach((u, i) => {
+    rows.push([subs[i]!, '2026-10-31', 100]);
+    if (u !== null) rows.push([subs[i]!, '2026-11-30', 100 + u]);
+  });
+  await addReadings(h, rows);
+  return { accountId, subs };
+}
+
 export async function addReadings(h: Harness, rows: [string, string, number][], appCode = h.appCode, input = 'METER'): Promise<void> {
   await h.db.query(
     `INSERT INTO reading (app_code, subscription_id, input_code, reading_date, value, created_by)
