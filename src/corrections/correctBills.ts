@@ -21,6 +21,7 @@ import { ACCOUNT_BILL_COPY_COLUMNS, accountBillRowParts } from '../bills/account
 import { StoredPacker } from '../billLines/storedLines.ts';
 import { loadRosterInputs, rateRoster, runContext, type RosterInput, type RunContext } from '../billRun/rateRoster.ts';
 import { ACCOUNT_HELD_BACK, accountBillSource, loadAccountInputs, rateAccounts } from '../billRun/accountRun.ts';
+import { billSource } from '../billRun/billSource.ts';
 import type { TermRow } from '../billRun/termStore.ts';
 import { queueTermDeliveries } from '../delivery/store.ts';
 import { addDocumentPlanJob } from '../documents/jobs.ts';
@@ -211,7 +212,13 @@ async function subscriptionRebills(tx: pg.PoolClient, w: RebillWork, bills: read
   }
   return rated.map((r) => {
     const old = bySub.get(r.input.subscriptionId)!;
-    const parts = billRowParts(w.packer, w.term.app_code, w.term.term_id, w.today, old.rebill_due, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill });
+    const parts = billRowParts(w.packer, w.term.app_code, w.term.term_id, w.today, old.rebill_due, {
+      subscriptionId: r.input.subscriptionId,
+      accountId: r.input.accountId,
+      bill: r.bill,
+      // What it was rated from, as a run's bill records it: verify-bill rates it again from this.
+      source: billSource(w.ctx, r.input, r.bill),
+    });
     return { parts, correctsBillId: old.bill_id, total: amountsOf(r.bill) };
   });
 }

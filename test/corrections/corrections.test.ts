@@ -75,6 +75,12 @@ describe('corrections after posting', () => {
       assert.ok(rebill.billNumber > old.billNumber);
       assert.equal(rebill.lines.find((l: any) => l.componentCode === 'WATER').quantity, '15');
     }
+    // A rebill records what it was rated from, as a run's bill: verify-bill rates it again from
+    // that (it was verified from its trace alone before: no source).
+    for (const rebill of [nPaid]) {
+      const v = await ok('/billing/bills/verify-bill', envelope('Retrieve', 'Verify Bill', { billID: rebill.billID }), h.tokens.viewer);
+      assert.deepEqual([v.matches, v.basis], [true, 'recorded'], JSON.stringify(v));
+    }
     // Brought forward: the balance after the credit note, the payment in it.
     assert.equal(nPaid.balanceBroughtForward, '-1705.20');
     assert.equal(nPaid.totalDue, '-446.60');
@@ -212,6 +218,11 @@ describe('corrections after posting', () => {
     assert.equal(after[2].lines.find((l: any) => l.componentCode === 'WATER').quantity, '29');
     // October's rebill brings forward September's rebill.
     assert.equal(after[3].balanceBroughtForward, '2509.08');
+    // Each rebill verifies from what it recorded: the spread readings, by their ids.
+    for (const rebill of after.slice(2)) {
+      const v = await ok('/billing/bills/verify-bill', envelope('Retrieve', 'Verify Bill', { billID: rebill.billID }), h.tokens.viewer);
+      assert.deepEqual([v.matches, v.basis], [true, 'recorded'], JSON.stringify(v));
+    }
     const readings = (await ok('/billing/readings/get-readings', envelope('Retrieve', 'Retrieve Readings', { subscriptionID: Number(s!.subscriptionId) }), h.tokens.viewer)).readings;
     const spread = readings.filter((r: any) => r.source === 'spread');
     assert.deepEqual(spread.map((r: any) => [r.readingDate, r.value, r.kind]), [['30/09/2026', '129', 'estimated'], ['31/10/2026', '160', 'estimated']]);
