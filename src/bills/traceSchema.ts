@@ -19,7 +19,13 @@ const TierTrace = named(
     quantity: Type.String({ description: 'units priced in this tier' }),
     rate: Text,
     flat: Type.Optional(Text),
-    amount: Type.String({ description: 'quantity x rate + flat' }),
+    flatShare: Type.Optional(
+      Type.Object(
+        { days: Type.Integer(), billDays: Type.Integer(), amount: Text },
+        { description: "in a segment of a bill spanning a version change: the part of the flat charged here, flat x days / billDays (a tier's flat is charged once per bill)" },
+      ),
+    ),
+    amount: Type.String({ description: 'quantity x rate + flat (or its share)' }),
   }),
 );
 
@@ -30,6 +36,9 @@ const TierProrationTrace = named(
     period: Type.Optional(Type.Literal('readingPeriod', { description: 'the bounds were scaled by readingDays rather than activeDays' })),
     readingDays: Type.Optional(Type.String({ description: 'days between the two readings used (in a segment, its part of them)' })),
     activeDays: Type.Integer(),
+    daysBefore: Type.Optional(
+      Type.Integer({ description: "in a segment of a bill: billed days of the earlier segments; the bound used is rounded on the running total of days (the segments' bounds add up to the bill's)" }),
+    ),
     suspendedDays: Type.Optional(Type.Integer()),
     decimals: Type.Integer(),
     rounding: Type.Union([Type.Literal('down'), Type.Literal('up'), Type.Literal('halfUp')]),
@@ -128,8 +137,8 @@ const SegmentBoundsTrace = Type.Optional(
   named(
     'SegmentBoundsTrace',
     Type.Object(
-      { days: Type.Integer(), billDays: Type.Integer(), bounds: Type.Array(Type.Object({ upTo: Text, scaled: Text })) },
-      { description: 'tier bounds scaled to the segment of a bill spanning a version change: upTo x days / billDays' },
+      { days: Type.Integer(), billDays: Type.Integer(), daysBefore: Type.Optional(Type.Integer()), bounds: Type.Array(Type.Object({ upTo: Text, scaled: Text })) },
+      { description: 'tier bounds scaled to the segment of a bill spanning a version change: upTo x days / billDays, rounded on the running total of days (daysBefore: billed days of the earlier segments)' },
     ),
   ),
 );

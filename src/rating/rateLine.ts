@@ -91,13 +91,14 @@ function lineCore(component: PreparedComponent, quantity: Dec, context: ModelCon
 /**
  * Everything rateCore reads, as text: the quantity, the context (ModelContext: each of its
  * fields is here; a field added there must be added here), the amounts of the components
- * this one depends on, the settings and the decimals the quantity is shown with.
+ * this one depends on, the settings and the decimals the quantity is shown with (in a
+ * segment, its place in the bill: a share of the bill is rounded on the running total).
  */
 function lineKey(component: PreparedComponent, quantity: Dec, context: ModelContext, settings: LineSettings, decimals: number | undefined): string {
   let key = `${quantity.toString()}|${context.activeDays}|${context.termDays}|${context.minorUnits}|${settings.minorUnits}|${settings.rounding}|${decimals ?? ''}`;
   if (context.readingDays !== undefined) key += `|r${context.readingDays.toString()}`;
   const seg = context.segment;
-  if (seg !== undefined) key += `|s${seg.version},${seg.start},${seg.end},${seg.billDays}`;
+  if (seg !== undefined) key += `|s${seg.version},${seg.start},${seg.end},${seg.billDays},${seg.daysBefore},${seg.index}`;
   const sus = context.suspended;
   if (sus !== undefined) {
     key += `|u${sus.days}`;

@@ -13,6 +13,7 @@ import type { GraduatedTrace } from '../../src/rating/models/graduated.ts';
 import { prepareTariff } from '../../src/rating/prepareTariff.ts';
 import { checkTariff } from '../../src/rating/checkTariff.ts';
 import { ctx } from './fixtures.ts';
+import { explainLine } from '../../src/bills/explain.ts';
 
 const JANUARY = { start: '2025-01-01', end: '2025-01-31' }; // 31 days
 const meter = { meteredInputs: [{ code: 'water', label: 'Water', unit: 'kL', decimals: 0 }] } satisfies Tariff;
@@ -316,5 +317,50 @@ describe('tier proration by the reading period (the published example)', () => {
     const b = quarter(t, '2024-12-31', '2025-01-31', JANUARY);
     // 25 x 1.00 + 75 x 2.00 = 175.00
     assert.equal(b.lines[0]?.amount, '175.00');
+  });
+});
+
+// The audit of issue 12: every component was rated once per segment, so what the tariff
+// gives or asks once per bill (a commitment, a line's minimum and maximum, free units, the
+// rounding up to a started block, a tier's flat) was counted once per segment. Each case
+// below failed before the fix (the amounts the old code gave are in the comments). The
+// rules are in docs/rating.md, "Versions in segments".
+describe('once-per-bill rules across a version change', () => {
+  const of = (...components: Component[]): Tariff => ({ ...meter, components });
+  const amounts = (b: ReturnType<typeof rateBill>) => b.lines.map((l) => `${l.trace.segment?.version} ${l.componentCode} ${l.amount}`);
+
+  describe("a tier's flat is charged once per bill: each segment its share of the days", () => {
+    test('graduated, 500 for the first 10 kL then 1.00: 800.00 as one bill (old code: 1300.00)', () => {
+      const t = of({ code: 'water', name: 'Water', model: 'graduated', input: 'water', tiers: [{ upTo: 10, rate: '0', flat: '500' }, { upTo: null, rate: '1' }] });
+      const b = bill(changeOn('2025-01-16', t, t));
+      // 500 x 15/31 = 241.935483... + (150 - 4.838710) = 387.096773... -> 387.10
+      // 500 x 16/31 = 258.064516... + (160 - 5.161290) = 412.903226... -> 412.90
+      assert.deepEqual(amounts(b), ['1 water 387.10', '2 water 412.90']);
+      assert.equal(b.total, '800.00');
+      const tier = (b.lines[0]!.trace as GraduatedTrace).tiers[0]!;
+      assert.deepEqual(tier.flatShare, { days: 15, billDays: 31, amount: new Dec(500).times(15).div(31).toFixed() });
+      assert.match(explainLine(b.lines[0]!), /tier 1: 4\.83871 x 0 \+ 500 x 15\/31 = 241\.93548/);
+    });
+
+    test('volume, 2.00 up to 100 kL, then 1.00 plus 50: 360.00 as one bill (old code: 410.00)', () => {
+      const t = of({ code: 'water', name: 'Water', model: 'volume', input: 'water', tiers: [{ upTo: 100, rate: '2' }, { upTo: null, rate: '1', flat: '50' }] });
+      // 150 + 50 x 15/31 = 174.193548... ; 160 + 50 x 16/31 = 185.806451...
+      assert.deepEqual(amounts(bill(changeOn('2025-01-16', t, t))), ['1 water 174.19', '2 water 185.81']);
+    });
+  });
+
+  test('tier bounds are rounded on the running total of days, so the segments share one bound (old code: 611.00)', () => {
+    // basisDays 30, 0 decimals, down; a change on 15/01: 14 and 17 days, 140 and 170 kL.
+    // One bill: 10 x 31/30 = 10.33 -> 10: 10 + 300 x 2 = 610.00. Segments: 10 x 14/30 = 4.67 -> 4,
+    // then 10 - 4 = 6 (not 10 x 17/30 = 5.67 -> 5): 4 + 136 x 2 = 276.00 and 6 + 164 x 2 = 334.00.
+    const t = of({
+      code: 'water', name: 'Water', model: 'graduated', input: 'water',
+      tiers: [{ upTo: 10, rate: '1' }, { upTo: null, rate: '2' }],
+      tierProration: { basisDays: 30, decimals: 0, rounding: 'down' },
+    });
+    const b = bill(changeOn('2025-01-15', t, t));
+    assert.deepEqual(amounts(b), ['1 water 276.00', '2 water 334.00']);
+    const tp = (b.lines[1]!.trace as GraduatedTrace).tierProration!;
+    assert.deepEqual([tp.activeDays, tp.daysBefore, tp.bounds], [17, 14, [{ upTo: '10', scaled: '6' }]]);
   });
 });
