@@ -158,6 +158,22 @@ const CommitmentTrace = lineTrace('CommitmentLineTrace', {
   of: Type.Array(Type.Object({ code: Type.String(), amount: Text }), { description: 'the rounded amounts of the lines that count towards it' }),
   usage: Text,
   shortfall: Text,
+  bill: Type.Optional(
+    Type.Object(
+      {
+        parts: Type.Array(Type.Object({ version: Type.Integer(), commitment: Text, days: Type.Integer(), of: Type.Integer() })),
+        committed: Text,
+        earlier: Type.Array(Type.Object({ version: Type.Integer(), code: Type.String(), amount: Text }), { description: 'the lines of earlier segments counted in usage' }),
+      },
+      {
+        description:
+          "in a bill spanning a version change, on the line of the last segment with the commitment: the bill's commitment (each version's x its segment's days / of: the bill's billed days, or the term's when prorated) measured once over every segment's lines",
+      },
+    ),
+  ),
+  measuredOn: Type.Optional(
+    Type.Object({ version: Type.Integer(), start: Day }, { description: "on an earlier segment's line: the segment whose line measures the bill's commitment (this line is 0)" }),
+  ),
 });
 const GraduatedTrace = lineTrace('GraduatedLineTrace', {
   model: Type.Literal('graduated'),

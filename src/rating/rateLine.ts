@@ -1,6 +1,7 @@
 import type { Category } from './fields.ts';
 import type { Dec, RoundingMode } from './money.ts';
 import { formatMoney, roundMoney } from './money.ts';
+import { partOfBill } from './models/billShare.ts';
 import type { ModelContext } from './models/context.ts';
 import { chargeModel, type Dispatch } from './models/registry.ts';
 import type { PreparedComponent } from './prepareTariff.ts';
@@ -91,14 +92,23 @@ function lineCore(component: PreparedComponent, quantity: Dec, context: ModelCon
 /**
  * Everything rateCore reads, as text: the quantity, the context (ModelContext: each of its
  * fields is here; a field added there must be added here), the amounts of the components
- * this one depends on, the settings and the decimals the quantity is shown with (in a
- * segment, its place in the bill: a share of the bill is rounded on the running total).
+ * this one depends on, the settings and the decimals the quantity is shown with. In a
+ * segment of a bill, also what the line reads of the other segments (the model's own,
+ * ChargeModel.segmentKey): without it a commitment's line of a bill whose earlier segment
+ * already reached it would be served to a bill whose earlier segment did not.
  */
 function lineKey(component: PreparedComponent, quantity: Dec, context: ModelContext, settings: LineSettings, decimals: number | undefined): string {
   let key = `${quantity.toString()}|${context.activeDays}|${context.termDays}|${context.minorUnits}|${settings.minorUnits}|${settings.rounding}|${decimals ?? ''}`;
   if (context.readingDays !== undefined) key += `|r${context.readingDays.toString()}`;
   const seg = context.segment;
-  if (seg !== undefined) key += `|s${seg.version},${seg.start},${seg.end},${seg.billDays},${seg.daysBefore},${seg.index}`;
+  if (seg !== undefined) {
+    key += `|s${seg.version},${seg.start},${seg.end},${seg.billDays},${seg.daysBefore},${seg.index}`;
+    const part = partOfBill(context);
+    if (part !== undefined) {
+      const model = chargeModel(component.model) as Dispatch;
+      if (model.segmentKey !== undefined) key += `|m${model.segmentKey(component, context, part)}`;
+    }
+  }
   const sus = context.suspended;
   if (sus !== undefined) {
     key += `|u${sus.days}`;

@@ -326,8 +326,78 @@ describe('tier proration by the reading period (the published example)', () => {
 // below failed before the fix (the amounts the old code gave are in the comments). The
 // rules are in docs/rating.md, "Versions in segments".
 describe('once-per-bill rules across a version change', () => {
+  const usage = (rate: string, extra: object = {}): Component => ({ code: 'usage', name: 'Water', model: 'perUnit', input: 'water', rate, ...extra }) as Component;
+  const commitment = (amount: string, prorate = false): Component => ({ code: 'min', name: 'Minimum spend', model: 'commitment', amount, of: ['usage'], ...(prorate ? { prorate } : {}) });
+  const vat: Component = { code: 'vat', name: 'VAT', model: 'percentage', category: 'tax', percentage: '16', of: ['usage', 'min'] };
   const of = (...components: Component[]): Tariff => ({ ...meter, components });
+  // Connected from 10/01: 6 billed days before the change on 16/01, 16 after; 220 kL
+  // shared by days: 60 and 160.
+  const fromTenth = {
+    subscription: { startDate: '2025-01-10' },
+    readings: { water: { previous: { date: '2025-01-10', value: '0' }, current: { date: '2025-01-31', value: '220' } } },
+  };
   const amounts = (b: ReturnType<typeof rateBill>) => b.lines.map((l) => `${l.trace.segment?.version} ${l.componentCode} ${l.amount}`);
+
+  describe('a commitment is measured once, over the whole bill, on the line of its last segment', () => {
+    type Case = [string, Tariff, Tariff, Partial<RateBillInput>, string[], string];
+    const cases: Case[] = [
+      // The audit's example. VAT: 16% of 300.00 = 48.00; 16% of 700.00 = 112.00 (16% of 1000 over
+      // the bill). Old code: 700.00 in each segment, 1400.00 of top-up.
+      ['minimum 1000, usage 300.00 (150 kL x 2.00, 160 kL x 1.875) in each segment: one top-up of 400.00; VAT follows its own segment',
+        of(usage('2.00'), commitment('1000'), vat), of(usage('1.875'), commitment('1000'), vat), {},
+        ['1 usage 300.00', '1 min 0.00', '1 vat 48.00', '2 usage 300.00', '2 min 400.00', '2 vat 112.00'], '1160.00'],
+      // Old code: 1000 - 150 = 850.00 then 1000 - 800 = 200.00.
+      ['a price rise after the change: usage 150.00 + 800.00 = 950.00 of 1000, topped up by 50.00 only',
+        of(usage('1.00'), commitment('1000')), of(usage('5.00'), commitment('1000')), {},
+        ['1 usage 150.00', '1 min 0.00', '2 usage 800.00', '2 min 50.00'], '1000.00'],
+      // Each version's for its share of the days: (1000 x 15 + 1240 x 16) / 31 = 34840/31 =
+      // 1123.870967...; less 600.00. Old code: 700.00 + 940.00.
+      ['the commitment raised at the change: 1000 x 15/31 + 1240 x 16/31 less 600.00 = 523.87',
+        of(usage('2.00'), commitment('1000')), of(usage('1.875'), commitment('1240')), {},
+        ['1 usage 300.00', '1 min 0.00', '2 usage 300.00', '2 min 523.87'], '1123.87'],
+      // prorate: 1000 x 22/31 = 709.677419...; usage 60 x 1.00 + 160 x 4.00 = 700.00.
+      // Old code: 1000 x 6/31 - 60 = 133.548... -> 133.55, then 1000 x 16/31 < 640: 0.00.
+      ['prorated, connected 22 of 31 days: 1000 x 22/31 less 700.00 = 9.68',
+        of(usage('1.00'), commitment('1000', true)), of(usage('4.00'), commitment('1000', true)), fromTenth,
+        ['1 usage 60.00', '1 min 0.00', '2 usage 640.00', '2 min 9.68'], '709.68'],
+      // Both segments short: the total of shares by days (old code: 133.55 + 356.13), on one line.
+      ['prorated, usage 220.00: 709.677419... - 220.00 = 489.68',
+        of(usage('1.00'), commitment('1000', true)), of(usage('1.00'), commitment('1000', true)), fromTenth,
+        ['1 usage 60.00', '1 min 0.00', '2 usage 160.00', '2 min 489.68'], '709.68'],
+    ];
+    for (const [name, v1, v2, over, expected, total] of cases) {
+      test(name, () => {
+        const b = bill(changeOn('2025-01-16', v1, v2), over);
+        assert.deepEqual(amounts(b), expected);
+        assert.equal(b.total, total);
+      });
+    }
+
+    test('the trace and the explanation say where the commitment was measured and from what', () => {
+      const b = bill(changeOn('2025-01-16', of(usage('2.00'), commitment('1000')), of(usage('1.875'), commitment('1240'))));
+      const [, earlier, , last] = b.lines;
+      assert.deepEqual((earlier!.trace as any).measuredOn, { version: 2, start: '2025-01-16' });
+      assert.equal(
+        explainLine(earlier!),
+        'Minimum spend: version 1 in force 01/01/2025 to 15/01/2025 (15 day(s) billed); minimum measured once for the whole bill, on the line of version 2 from 16/01/2025: usage here 300.00 (usage 300.00); 0 rounded halfUp to 0.00.',
+      );
+      const t = last!.trace as any;
+      assert.deepEqual(t.bill, {
+        parts: [
+          { version: 1, commitment: '1000', days: 15, of: 31 },
+          { version: 2, commitment: '1240', days: 16, of: 31 },
+        ],
+        committed: new Dec(34840).div(31).toFixed(),
+        earlier: [{ version: 1, code: 'usage', amount: '300.00' }],
+      });
+      assert.equal(t.usage, '600.00');
+      assert.equal(last!.quantity, '600.00');
+      assert.match(
+        explainLine(last!),
+        /^Minimum spend: version 2 in force 16\/01\/2025 to 31\/01\/2025 \(16 day\(s\) billed\); minimum for the whole bill 1000 x 15\/31 \(version 1\) \+ 1240 x 16\/31 \(version 2\) less 600\.00 \(usage 300\.00 in version 1 \+ usage 300\.00\); 523\.870967\d+ rounded halfUp to 523\.87\.$/,
+      );
+    });
+  });
 
   describe("a tier's flat is charged once per bill: each segment its share of the days", () => {
     test('graduated, 500 for the first 10 kL then 1.00: 800.00 as one bill (old code: 1300.00)', () => {
