@@ -126,6 +126,18 @@ const COMMON = {
         maximum: Type.Optional(Text),
         applied: Type.Union([Type.Literal('minimum'), Type.Literal('maximum')]),
         before: Type.String({ description: 'the amount before the limit' }),
+        bill: Type.Optional(
+          Type.Object(
+            {
+              parts: Type.Array(Type.Object({ version: Type.Integer(), limit: Text, days: Type.Integer(), of: Type.Integer() })),
+              earlier: Type.String({ description: "the rounded sum of the component's lines in earlier segments, counted towards the limit" }),
+            },
+            {
+              description:
+                "in a bill spanning a version change the limit is the bill's: each version's limit x its segment's days / of (the bill's billed days, or the term's for a prorated component), summed; this line is held to it less the earlier lines",
+            },
+          ),
+        ),
       }),
     ),
   ),

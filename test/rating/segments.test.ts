@@ -399,6 +399,51 @@ describe('once-per-bill rules across a version change', () => {
     });
   });
 
+  describe("a line's minimum and maximum are the bill's, measured over its lines in every segment", () => {
+    // Water at 1.00 a kL; a reading on the change date splits the 310 kL unevenly.
+    type Case = [string, object, Partial<RateBillInput>, string[]];
+    const read = (onChange: string, current = '1310'): Partial<RateBillInput> => ({
+      changeReadings: { water: { '2025-01-16': onChange } },
+      readings: { water: { previous: { date: '2024-12-31', value: '1000' }, current: { date: '2025-01-31', value: current } } },
+    });
+    const cases: Case[] = [
+      // Old code: 10 raised to 200.00 in the first segment: 500.00.
+      ['minimum 200, 10 kL then 300 kL: the bill is above it, nothing raised', { minimum: '200' }, read('1010'), ['1 usage 10.00', '2 usage 300.00']],
+      // Old code: 200.00 + 200.00.
+      ['minimum 200, 10 kL then 100 kL: the last line is raised to 200 - 10.00 = 190.00', { minimum: '200' }, read('1010', '1110'), ['1 usage 10.00', '2 usage 190.00']],
+      // Old code: 200.00 + 110.00, each below 250.
+      ['maximum 250, 200 kL then 110 kL: the cap is used in date order, 250 - 200.00 = 50.00 left', { maximum: '250' }, read('1200'), ['1 usage 200.00', '2 usage 50.00']],
+      // Prorated, connected 22 of 31 days: 6 kL x 22/31 = 4.258... and 16 kL x 22/31; the
+      // minimum 310 x 22/31 = 220 once. Old code: 220.00 in each segment.
+      ['prorated minimum 310 over 22 of 31 days: 220 for the bill, 220 - 4.26 on the last line', { minimum: '310', prorate: true }, { ...fromTenth, readings: { water: { previous: { date: '2025-01-10', value: '0' }, current: { date: '2025-01-31', value: '22' } } } }, ['1 usage 4.26', '2 usage 215.74']],
+    ];
+    for (const [name, limits, over, expected] of cases) {
+      test(name, () => {
+        const t = of(usage('1.00', limits));
+        assert.deepEqual(amounts(bill(changeOn('2025-01-16', t, t), over)), expected);
+      });
+    }
+
+    test('the trace names the bill\'s limit, each version\'s part and the earlier lines', () => {
+      const t = of(usage('1.00', { minimum: '200' }));
+      const b = bill(changeOn('2025-01-16', t, t), read('1010', '1110'));
+      assert.deepEqual(b.lines[1]?.trace.limit, {
+        minimum: '200',
+        applied: 'minimum',
+        before: '100',
+        bill: {
+          parts: [
+            { version: 1, limit: '200', days: 15, of: 31 },
+            { version: 2, limit: '200', days: 16, of: 31 },
+          ],
+          earlier: '10.00',
+        },
+      });
+      assert.equal(b.lines[0]?.trace.limit, undefined);
+      assert.match(explainLine(b.lines[1]!), /; minimum 200 for the whole bill \(200 x 15\/31 in version 1 \+ 200 x 16\/31 in version 2\) less 10\.00 on its earlier lines, applied to 100; 190 rounded halfUp to 190\.00\.$/);
+    });
+  });
+
   describe("a tier's flat is charged once per bill: each segment its share of the days", () => {
     test('graduated, 500 for the first 10 kL then 1.00: 800.00 as one bill (old code: 1300.00)', () => {
       const t = of({ code: 'water', name: 'Water', model: 'graduated', input: 'water', tiers: [{ upTo: 10, rate: '0', flat: '500' }, { upTo: null, rate: '1' }] });
