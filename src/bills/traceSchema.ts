@@ -162,7 +162,22 @@ function lineTrace<P extends TProperties>(title: string, props: P) {
 
 const FlatTrace = lineTrace('FlatLineTrace', { model: Type.Literal('flat'), amount: Text });
 const PerUnitTrace = lineTrace('PerUnitLineTrace', { model: Type.Literal('perUnit'), quantity: Text, rate: Text });
-const PackageTrace = lineTrace('PackageLineTrace', { model: Type.Literal('package'), quantity: Text, freeUnits: Type.Optional(Text), size: Text, blocks: Text, price: Text });
+const PackageTrace = lineTrace('PackageLineTrace', {
+  model: Type.Literal('package'),
+  quantity: Text,
+  freeUnits: Type.Optional(Type.String({ description: 'units free before blocks are counted (in a segment of a bill, its share of them)' })),
+  freeShare: Type.Optional(
+    Type.Object(
+      { freeUnits: Text, days: Type.Integer(), billDays: Type.Integer(), daysBefore: Type.Optional(Type.Integer()) },
+      { description: "in a segment of a bill spanning a version change: the free units as written, shared by the segment's billed days over the bill's (rounded on the running total of days)" },
+    ),
+  ),
+  carriedIn: Type.Optional(Type.String({ description: 'units left in the last block billed in an earlier segment of the bill, used here first' })),
+  size: Text,
+  blocks: Text,
+  price: Text,
+  left: Type.Optional(Type.String({ description: "units of this line's last block not used here: the next segment of the bill uses them first" })),
+});
 const CommitmentTrace = lineTrace('CommitmentLineTrace', {
   model: Type.Literal('commitment'),
   commitment: Text,

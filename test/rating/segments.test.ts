@@ -444,6 +444,47 @@ describe('once-per-bill rules across a version change', () => {
     });
   });
 
+  describe('a package: free units shared by days like tier bounds, blocks counted once', () => {
+    const pack = (price: string, freeUnits?: number): Tariff =>
+      of({ code: 'calls', name: 'Water blocks', model: 'package', input: 'water', size: 10, price, ...(freeUnits === undefined ? {} : { freeUnits }) });
+    type Case = [string, Tariff, Tariff, Partial<RateBillInput>, string[]];
+    const cases: Case[] = [
+      // Free 100 x 15/31 = 48.387097, 150 - 48.387097 = 101.612903 paid: 11 blocks, 8.387097 units
+      // of the last one left; free 100 - 48.387097 = 51.612903, 160 - 51.612903 - 8.387097 = 100
+      // paid: 10 blocks. 21 blocks, as ceil((310 - 100) / 10) for one bill.
+      // Old code: 100 free in each segment, 5 blocks x 10.00 + 6 blocks x 20.00 = 170.00.
+      ['free units 100, 310 kL: 11 blocks at 10.00 and 10 blocks at 20.00', pack('10', 100), pack('20', 100), {}, ['1 calls 110.00', '2 calls 200.00']],
+      // 292 kL: 141 then 151. 15 blocks (9 units left), 151 - 9 = 142: 15 blocks; 30 as
+      // ceil(292 / 10). Old code: 15 + 16 blocks, one more than the bill used.
+      ['no free units, 292 kL: the block started before the change is finished after it', pack('10'), pack('10'),
+        { readings: { water: { previous: { date: '2024-12-31', value: '1000' }, current: { date: '2025-01-31', value: '1292' } } } },
+        ['1 calls 150.00', '2 calls 150.00']],
+      // Shared by days: the first segment's 48.387097 free units are not all used (20 kL)
+      // and are not moved to the second; 290 - 51.612903 = 238.387097: 24 blocks.
+      // Old code: 100 free in each, 0 + ceil(190 / 10) = 19 blocks x 20.00 = 380.00.
+      ['free units 100, a reading on the change date: 20 kL then 290 kL', pack('10', 100), pack('20', 100),
+        { changeReadings: { water: { '2025-01-16': '1020' } } }, ['1 calls 0.00', '2 calls 480.00']],
+    ];
+    for (const [name, v1, v2, over, expected] of cases) {
+      test(name, () => assert.deepEqual(amounts(bill(changeOn('2025-01-16', v1, v2), over)), expected));
+    }
+
+    test('the trace shows the free units shared and the units carried; the explanation reads them', () => {
+      const b = bill(changeOn('2025-01-16', pack('10', 100), pack('20', 100)));
+      const [first, second] = b.lines.map((l) => l.trace as any);
+      assert.deepEqual(
+        [first.freeUnits, first.freeShare, first.blocks, first.left, first.carriedIn],
+        ['48.387097', { freeUnits: '100', days: 15, billDays: 31 }, '11', '8.387097', undefined],
+      );
+      assert.deepEqual(
+        [second.freeUnits, second.freeShare, second.blocks, second.left, second.carriedIn],
+        ['51.612903', { freeUnits: '100', days: 16, billDays: 31, daysBefore: 15 }, '10', undefined, '8.387097'],
+      );
+      assert.match(explainLine(b.lines[0]!), /150 less 48\.387097 free \(100 x 15\/31 of the days\): 11 block\(s\) of 10 x 10, 8\.387097 unit\(s\) of the last left for the next segment;/);
+      assert.match(explainLine(b.lines[1]!), /160 less 51\.612903 free \(100 x 16\/31 of the days\) less 8\.387097 left in a block billed before: 10 block\(s\) of 10 x 20;/);
+    });
+  });
+
   describe("a tier's flat is charged once per bill: each segment its share of the days", () => {
     test('graduated, 500 for the first 10 kL then 1.00: 800.00 as one bill (old code: 1300.00)', () => {
       const t = of({ code: 'water', name: 'Water', model: 'graduated', input: 'water', tiers: [{ upTo: 10, rate: '0', flat: '500' }, { upTo: null, rate: '1' }] });
