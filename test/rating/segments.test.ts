@@ -505,6 +505,29 @@ describe('once-per-bill rules across a version change', () => {
     });
   });
 
+  test("a second bill of the same tariffs: a line alike in its segment but not in what the earlier segment left is rated again, not taken from rateLine's cache", () => {
+    // One versions array for both bills, as a bill run passes it: the same prepared components.
+    const limited = of(usage('1.00', { minimum: '200' }));
+    const withMinimum = changeOn('2025-01-16', limited, limited);
+    const read = (onChange: string, after = 100) => ({
+      changeReadings: { water: { '2025-01-16': onChange } },
+      readings: { water: { previous: { date: '2024-12-31', value: '1000' }, current: { date: '2025-01-31', value: String(Number(onChange) + after) } } },
+    });
+    // 100 kL after the change in both: raised to 200 - 10.00, then left as it is (150.00 before it).
+    assert.deepEqual(amounts(bill(withMinimum, read('1010'))), ['1 usage 10.00', '2 usage 190.00']);
+    assert.deepEqual(amounts(bill(withMinimum, read('1150'))), ['1 usage 150.00', '2 usage 100.00']);
+
+    const committed = changeOn('2025-01-16', of(usage('1.00'), commitment('1000')), of(usage('1.00'), commitment('1000')));
+    assert.deepEqual(amounts(bill(committed, read('1010'))), ['1 usage 10.00', '1 min 0.00', '2 usage 100.00', '2 min 890.00']);
+    assert.deepEqual(amounts(bill(committed, read('1150'))), ['1 usage 150.00', '1 min 0.00', '2 usage 100.00', '2 min 750.00']);
+
+    const packed = of({ code: 'calls', name: 'Water blocks', model: 'package', input: 'water', size: 10, price: '10' });
+    const blocks = changeOn('2025-01-16', packed, packed);
+    // 103 kL after the change: 11 blocks, or 10 when 5 units of a block were left (105 before it).
+    assert.deepEqual(amounts(bill(blocks, read('1100', 103))), ['1 calls 100.00', '2 calls 110.00']);
+    assert.deepEqual(amounts(bill(blocks, read('1105', 103))), ['1 calls 110.00', '2 calls 100.00']);
+  });
+
   test('tier bounds are rounded on the running total of days, so the segments share one bound (old code: 611.00)', () => {
     // basisDays 30, 0 decimals, down; a change on 15/01: 14 and 17 days, 140 and 170 kL.
     // One bill: 10 x 31/30 = 10.33 -> 10: 10 + 300 x 2 = 610.00. Segments: 10 x 14/30 = 4.67 -> 4,
