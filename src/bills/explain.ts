@@ -1,7 +1,7 @@
 // A bill line's trace in words, for the officer who explains a bill to a customer. The
 // words come only from the trace kept with the bill, never from a new calculation. Dates
 // in words are the API's dd/mm/yyyy; the trace keeps them 'YYYY-MM-DD' for programs.
-import { explainModel, explainPrepaid, type RatedLine } from '../rating/index.ts';
+import { Dec, explainModel, explainPrepaid, type RatedLine } from '../rating/index.ts';
 import { formatDate as day } from '../calendar/calendar.ts';
 
 export function explainLine(line: RatedLine): string {
@@ -34,7 +34,14 @@ export function explainLine(line: RatedLine): string {
       : '';
     parts.push(`prorated ${p.factor} ${p.basis === 'billedDays' ? 'of the days billed' : 'days'}${suspended}: ${p.before} to ${p.after}`);
   }
-  if (t.limit) parts.push(`${t.limit.applied} ${t.limit.applied === 'minimum' ? t.limit.minimum : t.limit.maximum} applied to ${t.limit.before}`);
+  if (t.limit) {
+    const l = t.limit;
+    // In a bill spanning a version change the limit is the bill's, less the component's earlier lines.
+    const bill = l.bill
+      ? ` for the whole bill (${l.bill.parts.map((p) => `${p.limit} x ${p.days}/${p.of} in version ${p.version}`).join(' + ')})${new Dec(l.bill.earlier).isZero() ? '' : ` less ${l.bill.earlier} on its earlier lines`},`
+      : '';
+    parts.push(`${l.applied} ${l.applied === 'minimum' ? l.minimum : l.maximum}${bill} applied to ${l.before}`);
+  }
   parts.push(`${t.unrounded} rounded ${t.rounding} to ${line.amount}`);
   return `${line.name}: ${parts.join('; ')}.`;
 }

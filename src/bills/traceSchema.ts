@@ -19,7 +19,13 @@ const TierTrace = named(
     quantity: Type.String({ description: 'units priced in this tier' }),
     rate: Text,
     flat: Type.Optional(Text),
-    amount: Type.String({ description: 'quantity x rate + flat' }),
+    flatShare: Type.Optional(
+      Type.Object(
+        { days: Type.Integer(), billDays: Type.Integer(), amount: Text },
+        { description: "in a segment of a bill spanning a version change: the part of the flat charged here, flat x days / billDays (a tier's flat is charged once per bill)" },
+      ),
+    ),
+    amount: Type.String({ description: 'quantity x rate + flat (or its share)' }),
   }),
 );
 
@@ -30,6 +36,9 @@ const TierProrationTrace = named(
     period: Type.Optional(Type.Literal('readingPeriod', { description: 'the bounds were scaled by readingDays rather than activeDays' })),
     readingDays: Type.Optional(Type.String({ description: 'days between the two readings used (in a segment, its part of them)' })),
     activeDays: Type.Integer(),
+    daysBefore: Type.Optional(
+      Type.Integer({ description: "in a segment of a bill: billed days of the earlier segments; the bound used is rounded on the running total of days (the segments' bounds add up to the bill's)" }),
+    ),
     suspendedDays: Type.Optional(Type.Integer()),
     decimals: Type.Integer(),
     rounding: Type.Union([Type.Literal('down'), Type.Literal('up'), Type.Literal('halfUp')]),
@@ -117,6 +126,18 @@ const COMMON = {
         maximum: Type.Optional(Text),
         applied: Type.Union([Type.Literal('minimum'), Type.Literal('maximum')]),
         before: Type.String({ description: 'the amount before the limit' }),
+        bill: Type.Optional(
+          Type.Object(
+            {
+              parts: Type.Array(Type.Object({ version: Type.Integer(), limit: Text, days: Type.Integer(), of: Type.Integer() })),
+              earlier: Type.String({ description: "the rounded sum of the component's lines in earlier segments, counted towards the limit" }),
+            },
+            {
+              description:
+                "in a bill spanning a version change the limit is the bill's: each version's limit x its segment's days / of (the bill's billed days, or the term's for a prorated component), summed; this line is held to it less the earlier lines",
+            },
+          ),
+        ),
       }),
     ),
   ),
@@ -128,8 +149,8 @@ const SegmentBoundsTrace = Type.Optional(
   named(
     'SegmentBoundsTrace',
     Type.Object(
-      { days: Type.Integer(), billDays: Type.Integer(), bounds: Type.Array(Type.Object({ upTo: Text, scaled: Text })) },
-      { description: 'tier bounds scaled to the segment of a bill spanning a version change: upTo x days / billDays' },
+      { days: Type.Integer(), billDays: Type.Integer(), daysBefore: Type.Optional(Type.Integer()), bounds: Type.Array(Type.Object({ upTo: Text, scaled: Text })) },
+      { description: 'tier bounds scaled to the segment of a bill spanning a version change: upTo x days / billDays, rounded on the running total of days (daysBefore: billed days of the earlier segments)' },
     ),
   ),
 );
@@ -141,7 +162,22 @@ function lineTrace<P extends TProperties>(title: string, props: P) {
 
 const FlatTrace = lineTrace('FlatLineTrace', { model: Type.Literal('flat'), amount: Text });
 const PerUnitTrace = lineTrace('PerUnitLineTrace', { model: Type.Literal('perUnit'), quantity: Text, rate: Text });
-const PackageTrace = lineTrace('PackageLineTrace', { model: Type.Literal('package'), quantity: Text, freeUnits: Type.Optional(Text), size: Text, blocks: Text, price: Text });
+const PackageTrace = lineTrace('PackageLineTrace', {
+  model: Type.Literal('package'),
+  quantity: Text,
+  freeUnits: Type.Optional(Type.String({ description: 'units free before blocks are counted (in a segment of a bill, its share of them)' })),
+  freeShare: Type.Optional(
+    Type.Object(
+      { freeUnits: Text, days: Type.Integer(), billDays: Type.Integer(), daysBefore: Type.Optional(Type.Integer()) },
+      { description: "in a segment of a bill spanning a version change: the free units as written, shared by the segment's billed days over the bill's (rounded on the running total of days)" },
+    ),
+  ),
+  carriedIn: Type.Optional(Type.String({ description: 'units left in the last block billed in an earlier segment of the bill, used here first' })),
+  size: Text,
+  blocks: Text,
+  price: Text,
+  left: Type.Optional(Type.String({ description: "units of this line's last block not used here: the next segment of the bill uses them first" })),
+});
 const CommitmentTrace = lineTrace('CommitmentLineTrace', {
   model: Type.Literal('commitment'),
   commitment: Text,
@@ -149,6 +185,22 @@ const CommitmentTrace = lineTrace('CommitmentLineTrace', {
   of: Type.Array(Type.Object({ code: Type.String(), amount: Text }), { description: 'the rounded amounts of the lines that count towards it' }),
   usage: Text,
   shortfall: Text,
+  bill: Type.Optional(
+    Type.Object(
+      {
+        parts: Type.Array(Type.Object({ version: Type.Integer(), commitment: Text, days: Type.Integer(), of: Type.Integer() })),
+        committed: Text,
+        earlier: Type.Array(Type.Object({ version: Type.Integer(), code: Type.String(), amount: Text }), { description: 'the lines of earlier segments counted in usage' }),
+      },
+      {
+        description:
+          "in a bill spanning a version change, on the line of the last segment with the commitment: the bill's commitment (each version's x its segment's days / of: the bill's billed days, or the term's when prorated) measured once over every segment's lines",
+      },
+    ),
+  ),
+  measuredOn: Type.Optional(
+    Type.Object({ version: Type.Integer(), start: Day }, { description: "on an earlier segment's line: the segment whose line measures the bill's commitment (this line is 0)" }),
+  ),
 });
 const GraduatedTrace = lineTrace('GraduatedLineTrace', {
   model: Type.Literal('graduated'),

@@ -42,6 +42,8 @@ export type PreparedTariff = {
   meteredNeeded: PreparedMeteredInput[];
   /** Unmetered inputs some component uses. */
   unmeteredNeeded: PreparedUnmeteredInput[];
+  /** Components by code: a bill in segments finds a component in the other segments' versions by it. */
+  byCode: ReadonlyMap<string, PreparedComponent>;
 };
 
 type Cached = { ok: true; prepared: PreparedTariff } | { ok: false; error: RatingError };
@@ -132,7 +134,8 @@ function build(tariff: Tariff): PreparedTariff {
     return model.prepare(c as never, base, ctx) as PreparedComponent;
   });
 
-  return { components, evaluationOrder: evaluationOrder(components), meteredNeeded, unmeteredNeeded };
+  const byCode = new Map(components.map((c) => [c.code, c]));
+  return { components, evaluationOrder: evaluationOrder(components), meteredNeeded, unmeteredNeeded, byCode };
 }
 
 /**

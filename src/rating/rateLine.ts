@@ -1,10 +1,11 @@
 import type { Category } from './fields.ts';
 import type { Dec, RoundingMode } from './money.ts';
-import { formatMoney, roundMoney } from './money.ts';
-import type { ModelContext } from './models/context.ts';
+import { formatMoney, roundMoney, ZERO } from './money.ts';
+import { partOfBill, partsOf } from './models/billShare.ts';
+import type { ModelContext, SegmentContext } from './models/context.ts';
 import { chargeModel, type Dispatch } from './models/registry.ts';
 import type { PreparedComponent } from './prepareTariff.ts';
-import type { InputTrace, LineTrace, ModelResult, ReadingTrace } from './trace.ts';
+import type { InputTrace, LimitTrace, LineTrace, ModelResult, ReadingTrace } from './trace.ts';
 
 export type RatedLine = {
   componentCode: string;
@@ -28,7 +29,9 @@ export type LineSettings = { minorUnits: number; rounding: RoundingMode };
  * step, so 100.00 for 15 of 31 days is 48.387096... exactly to 50 digits,
  * then rounded once; never a pre-rounded factor like 0.4839.
  * A prorated component's minimum and maximum are prorated by the same factor:
- * half a month on the network, half the minimum charge.
+ * half a month on the network, half the minimum charge. In a bill spanning a version
+ * change they are the bill's, measured over the component's lines in every segment
+ * (billLimit).
  */
 export function rateLine(
   component: PreparedComponent,
@@ -91,13 +94,24 @@ function lineCore(component: PreparedComponent, quantity: Dec, context: ModelCon
 /**
  * Everything rateCore reads, as text: the quantity, the context (ModelContext: each of its
  * fields is here; a field added there must be added here), the amounts of the components
- * this one depends on, the settings and the decimals the quantity is shown with.
+ * this one depends on, the settings and the decimals the quantity is shown with. In a
+ * segment of a bill, also what the line reads of the other segments (a per-bill rule: its
+ * limits, and the model's own, ChargeModel.segmentKey): without it a line raised to the
+ * bill's minimum would be served to a bill whose earlier segment already reached it.
  */
 function lineKey(component: PreparedComponent, quantity: Dec, context: ModelContext, settings: LineSettings, decimals: number | undefined): string {
   let key = `${quantity.toString()}|${context.activeDays}|${context.termDays}|${context.minorUnits}|${settings.minorUnits}|${settings.rounding}|${decimals ?? ''}`;
   if (context.readingDays !== undefined) key += `|r${context.readingDays.toString()}`;
   const seg = context.segment;
-  if (seg !== undefined) key += `|s${seg.version},${seg.start},${seg.end},${seg.billDays}`;
+  if (seg !== undefined) {
+    key += `|s${seg.version},${seg.start},${seg.end},${seg.billDays},${seg.daysBefore},${seg.index}`;
+    const part = partOfBill(context);
+    if (part !== undefined) {
+      if (component.minimum !== null || component.maximum !== null) key += `|l${limitKey(component, part)}`;
+      const model = chargeModel(component.model) as Dispatch;
+      if (model.segmentKey !== undefined) key += `|m${model.segmentKey(component, context, part)}`;
+    }
+  }
   const sus = context.suspended;
   if (sus !== undefined) {
     key += `|u${sus.days}`;
@@ -114,15 +128,15 @@ function rateCore(component: PreparedComponent, quantity: Dec, context: ModelCon
   let amount = result.amount;
   const core = { modelTrace: result.trace } as LineCore;
 
-  let minimum = component.minimum;
-  let maximum = component.maximum;
+  let minimum: Limit | null = component.minimum === null ? null : { at: component.minimum, shown: component.minimum };
+  let maximum: Limit | null = component.maximum === null ? null : { at: component.maximum, shown: component.maximum };
   const factor = prorationFactor(component, model, context);
   if (factor !== null) {
     const before = amount;
     const scale = (x: Dec) => x.times(factor.days).div(factor.of);
     amount = scale(amount);
-    if (minimum !== null) minimum = scale(minimum);
-    if (maximum !== null) maximum = scale(maximum);
+    if (minimum !== null) minimum = { at: scale(minimum.at), shown: scale(minimum.at) };
+    if (maximum !== null) maximum = { at: scale(maximum.at), shown: scale(maximum.at) };
     const proration: NonNullable<LineTrace['proration']> = {
       activeDays: factor.days,
       termDays: factor.of,
@@ -137,14 +151,23 @@ function rateCore(component: PreparedComponent, quantity: Dec, context: ModelCon
     }
     core.proration = proration;
   }
-  if (minimum !== null && amount.lt(minimum)) {
-    core.limit = { minimum: minimum.toFixed(), applied: 'minimum', before: amount.toFixed() };
-    if (maximum !== null) core.limit.maximum = maximum.toFixed();
-    amount = minimum;
-  } else if (maximum !== null && amount.gt(maximum)) {
-    core.limit = { maximum: maximum.toFixed(), applied: 'maximum', before: amount.toFixed() };
-    if (minimum !== null) core.limit.minimum = minimum.toFixed();
-    amount = maximum;
+  const part = minimum === null && maximum === null ? undefined : partOfBill(context);
+  if (part !== undefined) {
+    minimum = billLimit('minimum', component, context, part);
+    maximum = billLimit('maximum', component, context, part);
+  }
+  if (minimum !== null && amount.lt(minimum.at)) {
+    const limit: LimitTrace = { minimum: minimum.shown.toFixed(), applied: 'minimum', before: amount.toFixed() };
+    if (maximum !== null) limit.maximum = maximum.shown.toFixed();
+    if (minimum.bill !== undefined) limit.bill = minimum.bill;
+    core.limit = limit;
+    amount = minimum.at;
+  } else if (maximum !== null && amount.gt(maximum.at)) {
+    const limit: LimitTrace = { maximum: maximum.shown.toFixed(), applied: 'maximum', before: amount.toFixed() };
+    if (minimum !== null) limit.minimum = minimum.shown.toFixed();
+    if (maximum.bill !== undefined) limit.bill = maximum.bill;
+    core.limit = limit;
+    amount = maximum.at;
   }
   core.unrounded = amount.toFixed();
   const rounded = roundMoney(amount, settings.minorUnits, settings.rounding);
@@ -179,4 +202,71 @@ function prorationFactor(
   if (component.input?.kind === 'metered') return component.prorate && seg.billDays !== context.termDays ? { days: seg.billDays, of: context.termDays } : null;
   if (component.prorate) return context.activeDays !== context.termDays ? { days: context.activeDays, of: context.termDays } : null;
   return context.activeDays !== seg.billDays ? { days: context.activeDays, of: seg.billDays, basis: 'billedDays' } : null;
+}
+
+/**
+ * A limit on a line: the amount it holds the line to (`at`), the limit the trace shows
+ * (the same, or in a segment the bill's limit `at` is worked out from) and how.
+ */
+type Limit = { at: Dec; shown: Dec; bill?: LimitTrace['bill'] };
+
+/**
+ * A line's minimum or maximum in a segment of a bill spanning a version change, or null
+ * when none applies on this line. Applied in each segment, a minimum of 200 raised a
+ * segment of 10 kL to 200.00 although the bill used 310 kL, and a maximum let each segment
+ * reach it. A limit is per bill:
+ * - the bill's limit is each version's for its segment's share of the days, summed:
+ *   limit x days / the bill's billed days, or / the term's days for a prorated component
+ *   (as without segments, where a prorated line's limits are prorated too);
+ * - over the component's lines in the segments whose version gives it that limit;
+ * - a minimum raises the last of those lines to the bill's minimum less the earlier lines;
+ * - a maximum is used up in date order: each line is held to what the earlier lines left
+ *   of it, so no line is negative.
+ */
+function billLimit(which: 'minimum' | 'maximum', component: PreparedComponent, context: ModelContext, seg: SegmentContext): Limit | null {
+  if (component[which] === null) return null;
+  const parts = limitParts(which, component, seg);
+  // Sums of limit x days per divisor, divided once: 200 x 15/31 + 200 x 16/31 is 200 exactly.
+  let overBillDays = ZERO;
+  let overTermDays = ZERO;
+  let earlier = ZERO;
+  const traced: NonNullable<LimitTrace['bill']>['parts'] = [];
+  for (const p of parts) {
+    const limit = p.component[which] as Dec;
+    const weighted = limit.times(p.segment.days);
+    if (p.component.prorate) overTermDays = overTermDays.plus(weighted);
+    else overBillDays = overBillDays.plus(weighted);
+    traced.push({ version: p.segment.version, limit: limit.toFixed(), days: p.segment.days, of: p.component.prorate ? context.termDays : seg.billDays });
+    if (p.index < seg.index) earlier = earlier.plus(p.segment.amounts[p.component.index] as Dec);
+  }
+  const total = overBillDays.div(seg.billDays).plus(overTermDays.div(context.termDays));
+  const bill = { parts: traced, earlier: formatMoney(earlier, context.minorUnits) };
+  if (which === 'minimum') {
+    const last = parts[parts.length - 1];
+    return last !== undefined && last.index === seg.index ? { at: total.minus(earlier), shown: total, bill } : null;
+  }
+  // An earlier line rounded up (rounding 'up' or 'ceil') may pass the maximum by less than
+  // a minor unit: what is left is then nothing, not a negative line.
+  let left = total.minus(earlier);
+  if (left.isNegative() && !total.isNegative()) left = ZERO;
+  return { at: left, shown: total, bill };
+}
+
+/** The segments whose version gives the component this limit. */
+function limitParts(which: 'minimum' | 'maximum', component: PreparedComponent, seg: SegmentContext) {
+  return partsOf(seg, component.code, (c): c is PreparedComponent => c[which] !== null);
+}
+
+/** What billLimit reads of the bill's segments, for the cache key: each part's days, limit, proration and, before this one, amount. */
+function limitKey(component: PreparedComponent, seg: SegmentContext): string {
+  let key = '';
+  for (const which of ['minimum', 'maximum'] as const) {
+    if (component[which] === null) continue;
+    key += which === 'minimum' ? 'n' : 'x';
+    for (const p of limitParts(which, component, seg)) {
+      key += `${p.index},${p.segment.days},${(p.component[which] as Dec).toString()},${p.component.prorate ? 1 : 0}`;
+      key += p.index < seg.index ? `,${(p.segment.amounts[p.component.index] as Dec).toString()};` : ';';
+    }
+  }
+  return key;
 }

@@ -4,13 +4,13 @@
 import { dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
 import { type Dec, formatMoney, parseDecimal, ZERO } from './money.ts';
-import type { ModelContext } from './models/context.ts';
+import type { ModelContext, SegmentOfBill } from './models/context.ts';
 import { meterConsumption } from './meterReadings.ts';
 import { type PreparedMeteredInput, type PreparedTariff, prepareTariff } from './prepareTariff.ts';
 import { type BillSegment, type RateBillInput, type RatedBill, readingDays, unmeteredQuantity, usesReadingPeriod } from './rateBill.ts';
 import { type LineSettings, type RatedLine, rateLine } from './rateLine.ts';
 import { type SplitMeter, splitSegmentDays, type TariffVersion, type VersionDays, type VersionPiece } from './segments.ts';
-import type { ReadingTrace, SegmentTrace, SuspendedPeriod } from './trace.ts';
+import type { LineTrace, ReadingTrace, SegmentTrace, SuspendedPeriod } from './trace.ts';
 
 export type BillDays = {
   termStart: number;
@@ -59,14 +59,14 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
 
   // ---- each meter any segment's version uses: its consumption once, for the whole bill
   const meters: Record<string, SplitMeter> = {};
-  const traces = new Map<string, ReadingTrace>();
+  const readingTraces = new Map<string, ReadingTrace>();
   let estimated = false;
   const endsEarly = d.activeEnd < d.termEnd ? activePeriod.end : null;
   for (const p of inPeriod) {
     for (const meter of (prepared.get(p.version) as PreparedTariff).meteredNeeded) {
-      if (traces.has(meter.code)) continue;
+      if (readingTraces.has(meter.code)) continue;
       const { quantity, trace } = meterConsumption(meter, input.readings?.[meter.code], endsEarly);
-      traces.set(meter.code, trace);
+      readingTraces.set(meter.code, trace);
       if (trace.estimated) estimated = true;
       meters[meter.code] = {
         previous: { date: trace.previous.date, value: parseDecimal(trace.previous.value) as Dec },
@@ -81,25 +81,36 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
   const suspended = d.suspension.periods.map((p) => [dayNumber(p.start), dayNumber(p.end)] as const);
   const segments = splitSegmentDays(d.activeStart, d.activeEnd, suspended, inPeriod, meters);
 
-  // ---- each segment's lines, by its own version
+  // ---- each segment's lines, by its own version, in date order: a rule given once per bill
+  // (a commitment, a line's limits, a package's started block) reads the earlier segments'
+  // lines through context.segment.segments (models/billShare.ts).
   const lines: RatedLine[] = [];
   const billSegments: BillSegment[] = [];
+  const ofBill: SegmentOfBill[] = segments.map((seg) => {
+    const tariff = prepared.get(seg.version) as PreparedTariff;
+    const n = tariff.components.length;
+    return { version: seg.version, start: seg.start, days: seg.days, components: tariff.byCode, amounts: new Array<Dec | undefined>(n), traces: new Array<LineTrace | undefined>(n) };
+  });
   let charges = ZERO;
   let tax = ZERO;
+  let daysBefore = 0;
   const sub = input.subscription;
-  for (const seg of segments) {
+  segments.forEach((seg, index) => {
     billSegments.push({ version: seg.version, start: seg.start, end: seg.end, days: seg.days, suspendedDays: seg.suspendedDays });
-    if (seg.days === 0) continue; // suspended throughout: nothing billed in it
+    if (seg.days === 0) return; // suspended throughout: nothing billed in it
     const tariff = prepared.get(seg.version) as PreparedTariff;
-    const amounts: (Dec | undefined)[] = new Array(tariff.components.length);
+    const here = ofBill[index] as SegmentOfBill;
+    const amounts = here.amounts as (Dec | undefined)[];
+    const traces = here.traces as (LineTrace | undefined)[];
     const segLines: RatedLine[] = new Array(tariff.components.length);
     const context: ModelContext = {
       activeDays: seg.days,
       termDays: d.termDays,
       minorUnits: settings.minorUnits,
       amounts,
-      segment: { version: seg.version, start: seg.start, end: seg.end, billDays: d.activeDays },
+      segment: { version: seg.version, start: seg.start, end: seg.end, billDays: d.activeDays, daysBefore, index, segments: ofBill },
     };
+    daysBefore += seg.days;
     if (seg.suspendedDays > 0) context.suspended = { days: seg.suspendedDays, periods: seg.suspended };
     const byReadingPeriod = usesReadingPeriod(tariff);
     for (const c of tariff.evaluationOrder) {
@@ -111,14 +122,14 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
       const inp = c.input;
       if (inp !== null && inp.kind === 'metered') {
         const part = seg.consumption[inp.code];
-        const trace = traces.get(inp.code) as ReadingTrace;
+        const trace = readingTraces.get(inp.code) as ReadingTrace;
         quantity = part?.quantity ?? ZERO;
         source = { reading: trace, unit: inp.unit, decimals: inp.decimals };
         segment.consumption = { input: inp.code, quantity: quantity.toFixed(inp.decimals), by: part?.by ?? 'days' };
         if (part?.from !== undefined) segment.consumption.from = part.from;
         if (part?.to !== undefined) segment.consumption.to = part.to;
-        // The segment's part of the reading period, by its share of the bill's days.
-        if (byReadingPeriod) context.readingDays = readingDays(trace).times(seg.days).div(d.activeDays);
+        // The whole bill's reading period: the tier bounds take the segment's share of it (models/tiers.ts).
+        if (byReadingPeriod) context.readingDays = readingDays(trace);
       } else if (inp !== null) {
         const u = unmeteredQuantity(inp, sub.unmetered?.[inp.code]);
         quantity = u.quantity;
@@ -127,6 +138,7 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
       const { line, amount } = rateLine(c, quantity, context, settings, source);
       line.trace.segment = segment;
       amounts[c.index] = amount;
+      traces[c.index] = line.trace;
       segLines[c.index] = line;
     }
     for (const c of tariff.components) {
@@ -135,7 +147,7 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
       else charges = charges.plus(a);
       lines.push(segLines[c.index] as RatedLine);
     }
-  }
+  });
 
   const total = charges.plus(tax);
   const minorUnits = settings.minorUnits;

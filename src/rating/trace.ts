@@ -85,6 +85,14 @@ export type LimitTrace = {
   applied: 'minimum' | 'maximum';
   /** The amount before the limit. */
   before: string;
+  /**
+   * In a bill spanning a version change, the limit above is the bill's: each version's
+   * limit for its segment's share of the days (limit x days / of: the bill's billed days,
+   * or the term's days for a prorated component), summed; the component's lines in earlier
+   * segments (`earlier`, their rounded sum) count towards it, so this line is held to the
+   * limit less them.
+   */
+  bill?: { parts: { version: number; limit: string; days: number; of: number }[]; earlier: string };
 };
 
 export type LineTrace = ModelTrace & {

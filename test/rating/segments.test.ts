@@ -13,6 +13,7 @@ import type { GraduatedTrace } from '../../src/rating/models/graduated.ts';
 import { prepareTariff } from '../../src/rating/prepareTariff.ts';
 import { checkTariff } from '../../src/rating/checkTariff.ts';
 import { ctx } from './fixtures.ts';
+import { explainLine } from '../../src/bills/explain.ts';
 
 const JANUARY = { start: '2025-01-01', end: '2025-01-31' }; // 31 days
 const meter = { meteredInputs: [{ code: 'water', label: 'Water', unit: 'kL', decimals: 0 }] } satisfies Tariff;
@@ -316,5 +317,229 @@ describe('tier proration by the reading period (the published example)', () => {
     const b = quarter(t, '2024-12-31', '2025-01-31', JANUARY);
     // 25 x 1.00 + 75 x 2.00 = 175.00
     assert.equal(b.lines[0]?.amount, '175.00');
+  });
+});
+
+// The audit of issue 12: every component was rated once per segment, so what the tariff
+// gives or asks once per bill (a commitment, a line's minimum and maximum, free units, the
+// rounding up to a started block, a tier's flat) was counted once per segment. Each case
+// below failed before the fix (the amounts the old code gave are in the comments). The
+// rules are in docs/rating.md, "Versions in segments".
+describe('once-per-bill rules across a version change', () => {
+  const usage = (rate: string, extra: object = {}): Component => ({ code: 'usage', name: 'Water', model: 'perUnit', input: 'water', rate, ...extra }) as Component;
+  const commitment = (amount: string, prorate = false): Component => ({ code: 'min', name: 'Minimum spend', model: 'commitment', amount, of: ['usage'], ...(prorate ? { prorate } : {}) });
+  const vat: Component = { code: 'vat', name: 'VAT', model: 'percentage', category: 'tax', percentage: '16', of: ['usage', 'min'] };
+  const of = (...components: Component[]): Tariff => ({ ...meter, components });
+  // Connected from 10/01: 6 billed days before the change on 16/01, 16 after; 220 kL
+  // shared by days: 60 and 160.
+  const fromTenth = {
+    subscription: { startDate: '2025-01-10' },
+    readings: { water: { previous: { date: '2025-01-10', value: '0' }, current: { date: '2025-01-31', value: '220' } } },
+  };
+  const amounts = (b: ReturnType<typeof rateBill>) => b.lines.map((l) => `${l.trace.segment?.version} ${l.componentCode} ${l.amount}`);
+
+  describe('a commitment is measured once, over the whole bill, on the line of its last segment', () => {
+    type Case = [string, Tariff, Tariff, Partial<RateBillInput>, string[], string];
+    const cases: Case[] = [
+      // The audit's example. VAT: 16% of 300.00 = 48.00; 16% of 700.00 = 112.00 (16% of 1000 over
+      // the bill). Old code: 700.00 in each segment, 1400.00 of top-up.
+      ['minimum 1000, usage 300.00 (150 kL x 2.00, 160 kL x 1.875) in each segment: one top-up of 400.00; VAT follows its own segment',
+        of(usage('2.00'), commitment('1000'), vat), of(usage('1.875'), commitment('1000'), vat), {},
+        ['1 usage 300.00', '1 min 0.00', '1 vat 48.00', '2 usage 300.00', '2 min 400.00', '2 vat 112.00'], '1160.00'],
+      // Old code: 1000 - 150 = 850.00 then 1000 - 800 = 200.00.
+      ['a price rise after the change: usage 150.00 + 800.00 = 950.00 of 1000, topped up by 50.00 only',
+        of(usage('1.00'), commitment('1000')), of(usage('5.00'), commitment('1000')), {},
+        ['1 usage 150.00', '1 min 0.00', '2 usage 800.00', '2 min 50.00'], '1000.00'],
+      // Each version's for its share of the days: (1000 x 15 + 1240 x 16) / 31 = 34840/31 =
+      // 1123.870967...; less 600.00. Old code: 700.00 + 940.00.
+      ['the commitment raised at the change: 1000 x 15/31 + 1240 x 16/31 less 600.00 = 523.87',
+        of(usage('2.00'), commitment('1000')), of(usage('1.875'), commitment('1240')), {},
+        ['1 usage 300.00', '1 min 0.00', '2 usage 300.00', '2 min 523.87'], '1123.87'],
+      // prorate: 1000 x 22/31 = 709.677419...; usage 60 x 1.00 + 160 x 4.00 = 700.00.
+      // Old code: 1000 x 6/31 - 60 = 133.548... -> 133.55, then 1000 x 16/31 < 640: 0.00.
+      ['prorated, connected 22 of 31 days: 1000 x 22/31 less 700.00 = 9.68',
+        of(usage('1.00'), commitment('1000', true)), of(usage('4.00'), commitment('1000', true)), fromTenth,
+        ['1 usage 60.00', '1 min 0.00', '2 usage 640.00', '2 min 9.68'], '709.68'],
+      // Both segments short: the total of shares by days (old code: 133.55 + 356.13), on one line.
+      ['prorated, usage 220.00: 709.677419... - 220.00 = 489.68',
+        of(usage('1.00'), commitment('1000', true)), of(usage('1.00'), commitment('1000', true)), fromTenth,
+        ['1 usage 60.00', '1 min 0.00', '2 usage 160.00', '2 min 489.68'], '709.68'],
+    ];
+    for (const [name, v1, v2, over, expected, total] of cases) {
+      test(name, () => {
+        const b = bill(changeOn('2025-01-16', v1, v2), over);
+        assert.deepEqual(amounts(b), expected);
+        assert.equal(b.total, total);
+      });
+    }
+
+    test('the trace and the explanation say where the commitment was measured and from what', () => {
+      const b = bill(changeOn('2025-01-16', of(usage('2.00'), commitment('1000')), of(usage('1.875'), commitment('1240'))));
+      const [, earlier, , last] = b.lines;
+      assert.deepEqual((earlier!.trace as any).measuredOn, { version: 2, start: '2025-01-16' });
+      assert.equal(
+        explainLine(earlier!),
+        'Minimum spend: version 1 in force 01/01/2025 to 15/01/2025 (15 day(s) billed); minimum measured once for the whole bill, on the line of version 2 from 16/01/2025: usage here 300.00 (usage 300.00); 0 rounded halfUp to 0.00.',
+      );
+      const t = last!.trace as any;
+      assert.deepEqual(t.bill, {
+        parts: [
+          { version: 1, commitment: '1000', days: 15, of: 31 },
+          { version: 2, commitment: '1240', days: 16, of: 31 },
+        ],
+        committed: new Dec(34840).div(31).toFixed(),
+        earlier: [{ version: 1, code: 'usage', amount: '300.00' }],
+      });
+      assert.equal(t.usage, '600.00');
+      assert.equal(last!.quantity, '600.00');
+      assert.match(
+        explainLine(last!),
+        /^Minimum spend: version 2 in force 16\/01\/2025 to 31\/01\/2025 \(16 day\(s\) billed\); minimum for the whole bill 1000 x 15\/31 \(version 1\) \+ 1240 x 16\/31 \(version 2\) less 600\.00 \(usage 300\.00 in version 1 \+ usage 300\.00\); 523\.870967\d+ rounded halfUp to 523\.87\.$/,
+      );
+    });
+  });
+
+  describe("a line's minimum and maximum are the bill's, measured over its lines in every segment", () => {
+    // Water at 1.00 a kL; a reading on the change date splits the 310 kL unevenly.
+    type Case = [string, object, Partial<RateBillInput>, string[]];
+    const read = (onChange: string, current = '1310'): Partial<RateBillInput> => ({
+      changeReadings: { water: { '2025-01-16': onChange } },
+      readings: { water: { previous: { date: '2024-12-31', value: '1000' }, current: { date: '2025-01-31', value: current } } },
+    });
+    const cases: Case[] = [
+      // Old code: 10 raised to 200.00 in the first segment: 500.00.
+      ['minimum 200, 10 kL then 300 kL: the bill is above it, nothing raised', { minimum: '200' }, read('1010'), ['1 usage 10.00', '2 usage 300.00']],
+      // Old code: 200.00 + 200.00.
+      ['minimum 200, 10 kL then 100 kL: the last line is raised to 200 - 10.00 = 190.00', { minimum: '200' }, read('1010', '1110'), ['1 usage 10.00', '2 usage 190.00']],
+      // Old code: 200.00 + 110.00, each below 250.
+      ['maximum 250, 200 kL then 110 kL: the cap is used in date order, 250 - 200.00 = 50.00 left', { maximum: '250' }, read('1200'), ['1 usage 200.00', '2 usage 50.00']],
+      // Prorated, connected 22 of 31 days: 6 kL x 22/31 = 4.258... and 16 kL x 22/31; the
+      // minimum 310 x 22/31 = 220 once. Old code: 220.00 in each segment.
+      ['prorated minimum 310 over 22 of 31 days: 220 for the bill, 220 - 4.26 on the last line', { minimum: '310', prorate: true }, { ...fromTenth, readings: { water: { previous: { date: '2025-01-10', value: '0' }, current: { date: '2025-01-31', value: '22' } } } }, ['1 usage 4.26', '2 usage 215.74']],
+    ];
+    for (const [name, limits, over, expected] of cases) {
+      test(name, () => {
+        const t = of(usage('1.00', limits));
+        assert.deepEqual(amounts(bill(changeOn('2025-01-16', t, t), over)), expected);
+      });
+    }
+
+    test('the trace names the bill\'s limit, each version\'s part and the earlier lines', () => {
+      const t = of(usage('1.00', { minimum: '200' }));
+      const b = bill(changeOn('2025-01-16', t, t), read('1010', '1110'));
+      assert.deepEqual(b.lines[1]?.trace.limit, {
+        minimum: '200',
+        applied: 'minimum',
+        before: '100',
+        bill: {
+          parts: [
+            { version: 1, limit: '200', days: 15, of: 31 },
+            { version: 2, limit: '200', days: 16, of: 31 },
+          ],
+          earlier: '10.00',
+        },
+      });
+      assert.equal(b.lines[0]?.trace.limit, undefined);
+      assert.match(explainLine(b.lines[1]!), /; minimum 200 for the whole bill \(200 x 15\/31 in version 1 \+ 200 x 16\/31 in version 2\) less 10\.00 on its earlier lines, applied to 100; 190 rounded halfUp to 190\.00\.$/);
+    });
+  });
+
+  describe('a package: free units shared by days like tier bounds, blocks counted once', () => {
+    const pack = (price: string, freeUnits?: number): Tariff =>
+      of({ code: 'calls', name: 'Water blocks', model: 'package', input: 'water', size: 10, price, ...(freeUnits === undefined ? {} : { freeUnits }) });
+    type Case = [string, Tariff, Tariff, Partial<RateBillInput>, string[]];
+    const cases: Case[] = [
+      // Free 100 x 15/31 = 48.387097, 150 - 48.387097 = 101.612903 paid: 11 blocks, 8.387097 units
+      // of the last one left; free 100 - 48.387097 = 51.612903, 160 - 51.612903 - 8.387097 = 100
+      // paid: 10 blocks. 21 blocks, as ceil((310 - 100) / 10) for one bill.
+      // Old code: 100 free in each segment, 5 blocks x 10.00 + 6 blocks x 20.00 = 170.00.
+      ['free units 100, 310 kL: 11 blocks at 10.00 and 10 blocks at 20.00', pack('10', 100), pack('20', 100), {}, ['1 calls 110.00', '2 calls 200.00']],
+      // 292 kL: 141 then 151. 15 blocks (9 units left), 151 - 9 = 142: 15 blocks; 30 as
+      // ceil(292 / 10). Old code: 15 + 16 blocks, one more than the bill used.
+      ['no free units, 292 kL: the block started before the change is finished after it', pack('10'), pack('10'),
+        { readings: { water: { previous: { date: '2024-12-31', value: '1000' }, current: { date: '2025-01-31', value: '1292' } } } },
+        ['1 calls 150.00', '2 calls 150.00']],
+      // Shared by days: the first segment's 48.387097 free units are not all used (20 kL)
+      // and are not moved to the second; 290 - 51.612903 = 238.387097: 24 blocks.
+      // Old code: 100 free in each, 0 + ceil(190 / 10) = 19 blocks x 20.00 = 380.00.
+      ['free units 100, a reading on the change date: 20 kL then 290 kL', pack('10', 100), pack('20', 100),
+        { changeReadings: { water: { '2025-01-16': '1020' } } }, ['1 calls 0.00', '2 calls 480.00']],
+    ];
+    for (const [name, v1, v2, over, expected] of cases) {
+      test(name, () => assert.deepEqual(amounts(bill(changeOn('2025-01-16', v1, v2), over)), expected));
+    }
+
+    test('the trace shows the free units shared and the units carried; the explanation reads them', () => {
+      const b = bill(changeOn('2025-01-16', pack('10', 100), pack('20', 100)));
+      const [first, second] = b.lines.map((l) => l.trace as any);
+      assert.deepEqual(
+        [first.freeUnits, first.freeShare, first.blocks, first.left, first.carriedIn],
+        ['48.387097', { freeUnits: '100', days: 15, billDays: 31 }, '11', '8.387097', undefined],
+      );
+      assert.deepEqual(
+        [second.freeUnits, second.freeShare, second.blocks, second.left, second.carriedIn],
+        ['51.612903', { freeUnits: '100', days: 16, billDays: 31, daysBefore: 15 }, '10', undefined, '8.387097'],
+      );
+      assert.match(explainLine(b.lines[0]!), /150 less 48\.387097 free \(100 x 15\/31 of the days\): 11 block\(s\) of 10 x 10, 8\.387097 unit\(s\) of the last left for the next segment;/);
+      assert.match(explainLine(b.lines[1]!), /160 less 51\.612903 free \(100 x 16\/31 of the days\) less 8\.387097 left in a block billed before: 10 block\(s\) of 10 x 20;/);
+    });
+  });
+
+  describe("a tier's flat is charged once per bill: each segment its share of the days", () => {
+    test('graduated, 500 for the first 10 kL then 1.00: 800.00 as one bill (old code: 1300.00)', () => {
+      const t = of({ code: 'water', name: 'Water', model: 'graduated', input: 'water', tiers: [{ upTo: 10, rate: '0', flat: '500' }, { upTo: null, rate: '1' }] });
+      const b = bill(changeOn('2025-01-16', t, t));
+      // 500 x 15/31 = 241.935483... + (150 - 4.838710) = 387.096773... -> 387.10
+      // 500 x 16/31 = 258.064516... + (160 - 5.161290) = 412.903226... -> 412.90
+      assert.deepEqual(amounts(b), ['1 water 387.10', '2 water 412.90']);
+      assert.equal(b.total, '800.00');
+      const tier = (b.lines[0]!.trace as GraduatedTrace).tiers[0]!;
+      assert.deepEqual(tier.flatShare, { days: 15, billDays: 31, amount: new Dec(500).times(15).div(31).toFixed() });
+      assert.match(explainLine(b.lines[0]!), /tier 1: 4\.83871 x 0 \+ 500 x 15\/31 = 241\.93548/);
+    });
+
+    test('volume, 2.00 up to 100 kL, then 1.00 plus 50: 360.00 as one bill (old code: 410.00)', () => {
+      const t = of({ code: 'water', name: 'Water', model: 'volume', input: 'water', tiers: [{ upTo: 100, rate: '2' }, { upTo: null, rate: '1', flat: '50' }] });
+      // 150 + 50 x 15/31 = 174.193548... ; 160 + 50 x 16/31 = 185.806451...
+      assert.deepEqual(amounts(bill(changeOn('2025-01-16', t, t))), ['1 water 174.19', '2 water 185.81']);
+    });
+  });
+
+  test("a second bill of the same tariffs: a line alike in its segment but not in what the earlier segment left is rated again, not taken from rateLine's cache", () => {
+    // One versions array for both bills, as a bill run passes it: the same prepared components.
+    const limited = of(usage('1.00', { minimum: '200' }));
+    const withMinimum = changeOn('2025-01-16', limited, limited);
+    const read = (onChange: string, after = 100) => ({
+      changeReadings: { water: { '2025-01-16': onChange } },
+      readings: { water: { previous: { date: '2024-12-31', value: '1000' }, current: { date: '2025-01-31', value: String(Number(onChange) + after) } } },
+    });
+    // 100 kL after the change in both: raised to 200 - 10.00, then left as it is (150.00 before it).
+    assert.deepEqual(amounts(bill(withMinimum, read('1010'))), ['1 usage 10.00', '2 usage 190.00']);
+    assert.deepEqual(amounts(bill(withMinimum, read('1150'))), ['1 usage 150.00', '2 usage 100.00']);
+
+    const committed = changeOn('2025-01-16', of(usage('1.00'), commitment('1000')), of(usage('1.00'), commitment('1000')));
+    assert.deepEqual(amounts(bill(committed, read('1010'))), ['1 usage 10.00', '1 min 0.00', '2 usage 100.00', '2 min 890.00']);
+    assert.deepEqual(amounts(bill(committed, read('1150'))), ['1 usage 150.00', '1 min 0.00', '2 usage 100.00', '2 min 750.00']);
+
+    const packed = of({ code: 'calls', name: 'Water blocks', model: 'package', input: 'water', size: 10, price: '10' });
+    const blocks = changeOn('2025-01-16', packed, packed);
+    // 103 kL after the change: 11 blocks, or 10 when 5 units of a block were left (105 before it).
+    assert.deepEqual(amounts(bill(blocks, read('1100', 103))), ['1 calls 100.00', '2 calls 110.00']);
+    assert.deepEqual(amounts(bill(blocks, read('1105', 103))), ['1 calls 110.00', '2 calls 100.00']);
+  });
+
+  test('tier bounds are rounded on the running total of days, so the segments share one bound (old code: 611.00)', () => {
+    // basisDays 30, 0 decimals, down; a change on 15/01: 14 and 17 days, 140 and 170 kL.
+    // One bill: 10 x 31/30 = 10.33 -> 10: 10 + 300 x 2 = 610.00. Segments: 10 x 14/30 = 4.67 -> 4,
+    // then 10 - 4 = 6 (not 10 x 17/30 = 5.67 -> 5): 4 + 136 x 2 = 276.00 and 6 + 164 x 2 = 334.00.
+    const t = of({
+      code: 'water', name: 'Water', model: 'graduated', input: 'water',
+      tiers: [{ upTo: 10, rate: '1' }, { upTo: null, rate: '2' }],
+      tierProration: { basisDays: 30, decimals: 0, rounding: 'down' },
+    });
+    const b = bill(changeOn('2025-01-15', t, t));
+    assert.deepEqual(amounts(b), ['1 water 276.00', '2 water 334.00']);
+    const tp = (b.lines[1]!.trace as GraduatedTrace).tierProration!;
+    assert.deepEqual([tp.activeDays, tp.daysBefore, tp.bounds], [17, 14, [{ upTo: '10', scaled: '6' }]]);
   });
 });

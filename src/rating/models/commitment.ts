@@ -1,8 +1,10 @@
 import { Type, type Static } from 'typebox';
 import { Amount, Code } from '../fields.ts';
+import { apiDate } from '../days.ts';
 import { type Dec, ZERO } from '../money.ts';
 import type { ModelResult } from '../trace.ts';
-import type { ModelContext } from './context.ts';
+import { partOfBill, partsOf } from './billShare.ts';
+import type { ModelContext, SegmentContext } from './context.ts';
 import { componentFields, defineModel, type PreparedBase } from './model.ts';
 
 export const CommitmentComponent = Type.Object(
@@ -41,6 +43,19 @@ export type CommitmentTrace = {
   usage: string;
   /** What the line adds: the commitment less the usage, or 0 when the usage reaches it. */
   shortfall: string;
+  /**
+   * In a bill spanning a version change, on the line of the last segment whose version has
+   * the commitment: the bill's commitment, each version's for its segment's share of the
+   * days (commitment x days / of; of is the bill's billed days, or the term's days when
+   * prorated), and the lines of earlier segments counted in `usage` besides `of`.
+   */
+  bill?: {
+    parts: { version: number; commitment: string; days: number; of: number }[];
+    committed: string;
+    earlier: { version: number; code: string; amount: string }[];
+  };
+  /** On an earlier segment's line of such a bill: the segment whose line measures the commitment (this line is 0). */
+  measuredOn?: { version: number; start: string };
 };
 
 /**
@@ -51,17 +66,15 @@ export type CommitmentTrace = {
  * they are: a customer connected half the month commits half the minimum, and pays
  * for what was used in full. The quantity argument is not used: the usage is the line's
  * quantity.
+ *
+ * In a bill spanning a version change (rated in segments) the commitment is still one per
+ * bill: measured once, over the lines of every segment, on the line of the last segment
+ * whose version has it (acrossSegments).
  */
 export function rateCommitment(component: PreparedCommitment, _quantity: Dec, context: ModelContext): ModelResult<CommitmentTrace> {
-  let usage = ZERO;
-  const of: { code: string; amount: string }[] = [];
-  for (const ref of component.of) {
-    const amount = context.amounts[ref.index];
-    // rateBill evaluates in dependency order; a gap here is a bug, not bad data.
-    if (amount === undefined) throw new Error(`commitment ${component.code}: '${ref.code}' not rated yet`);
-    usage = usage.plus(amount);
-    of.push({ code: ref.code, amount: amount.toFixed(context.minorUnits) });
-  }
+  const { usage, of } = usageOf(component, context.amounts, context.minorUnits);
+  const part = partOfBill(context);
+  if (part !== undefined) return acrossSegments(component, context, part, usage, of);
   let committed = component.commitment;
   const trace: CommitmentTrace = { model: 'commitment', commitment: component.commitment.toFixed(), of, usage: usage.toFixed(context.minorUnits), shortfall: '' };
   if (component.prorateCommitment && context.activeDays !== context.termDays) {
@@ -76,6 +89,85 @@ export function rateCommitment(component: PreparedCommitment, _quantity: Dec, co
   const shortfall = committed.gt(usage) ? committed.minus(usage) : ZERO;
   trace.shortfall = shortfall.toFixed();
   return { amount: shortfall, rate: committed, quantity: usage, trace };
+}
+
+/** The rounded amounts of a commitment's `of` lines in one segment (or bill), and their sum. */
+function usageOf(component: PreparedCommitment, amounts: readonly (Dec | undefined)[], minorUnits: number): { usage: Dec; of: { code: string; amount: string }[] } {
+  let usage = ZERO;
+  const of: { code: string; amount: string }[] = [];
+  for (const ref of component.of) {
+    const amount = amounts[ref.index];
+    // Lines are rated in dependency order, segments in date order; a gap here is a bug, not bad data.
+    if (amount === undefined) throw new Error(`commitment ${component.code}: '${ref.code}' not rated yet`);
+    usage = usage.plus(amount);
+    of.push({ code: ref.code, amount: amount.toFixed(minorUnits) });
+  }
+  return { usage, of };
+}
+
+/**
+ * The commitment of a bill rated in segments. Topped up in each segment, a 1000 commitment
+ * with 300.00 of usage in each of two segments charged 700.00 twice (1400.00, not 400.00),
+ * and a price rise after the change left the first segment short even when the bill was
+ * not. So it is measured once: the bill's commitment is each version's for its segment's
+ * share of the days, sum of commitment x days / the bill's billed days (the term's days
+ * when prorated, as without segments); the usage is the lines in `of` of every segment
+ * whose version has the commitment; the shortfall is on the line of the last of them, the
+ * earlier ones' lines are 0 and say where it is measured.
+ */
+function acrossSegments(
+  component: PreparedCommitment,
+  context: ModelContext,
+  seg: SegmentContext,
+  usage: Dec,
+  of: { code: string; amount: string }[],
+): ModelResult<CommitmentTrace> {
+  const minorUnits = context.minorUnits;
+  const parts = commitmentParts(component, seg);
+  const trace: CommitmentTrace = { model: 'commitment', commitment: component.commitment.toFixed(), of, usage: usage.toFixed(minorUnits), shortfall: '0' };
+  const last = parts[parts.length - 1];
+  if (last !== undefined && last.index !== seg.index) {
+    trace.measuredOn = { version: last.segment.version, start: last.segment.start };
+    return { amount: ZERO, rate: component.commitment, quantity: usage, trace };
+  }
+  // Sums of commitment x days per divisor, divided once: 1000 x 15/31 + 1000 x 16/31 is 1000 exactly.
+  let overBillDays = ZERO;
+  let overTermDays = ZERO;
+  let total = usage;
+  const billParts: NonNullable<CommitmentTrace['bill']>['parts'] = [];
+  const earlier: NonNullable<CommitmentTrace['bill']>['earlier'] = [];
+  for (const p of parts) {
+    const weighted = p.component.commitment.times(p.segment.days);
+    if (p.component.prorateCommitment) overTermDays = overTermDays.plus(weighted);
+    else overBillDays = overBillDays.plus(weighted);
+    billParts.push({ version: p.segment.version, commitment: p.component.commitment.toFixed(), days: p.segment.days, of: p.component.prorateCommitment ? context.termDays : seg.billDays });
+    if (p.index === seg.index) continue;
+    const before = usageOf(p.component, p.segment.amounts, minorUnits);
+    total = total.plus(before.usage);
+    for (const o of before.of) earlier.push({ version: p.segment.version, ...o });
+  }
+  const committed = overBillDays.div(seg.billDays).plus(overTermDays.div(context.termDays));
+  const shortfall = committed.gt(total) ? committed.minus(total) : ZERO;
+  trace.usage = total.toFixed(minorUnits);
+  trace.shortfall = shortfall.toFixed();
+  trace.bill = { parts: billParts, committed: committed.toFixed(), earlier };
+  return { amount: shortfall, rate: committed, quantity: total, trace };
+}
+
+/** The segments whose version has this commitment: what it is measured over. */
+function commitmentParts(component: PreparedCommitment, seg: SegmentContext) {
+  return partsOf(seg, component.code, (c): c is PreparedCommitment => c.model === 'commitment');
+}
+
+/** What acrossSegments reads of the bill's segments, for rateLine's cache key: each part's days and commitment, and the earlier parts' lines. */
+function commitmentKey(component: PreparedCommitment, _context: ModelContext, seg: SegmentContext): string {
+  let key = '';
+  for (const p of commitmentParts(component, seg)) {
+    key += `${p.index},${p.segment.days},${p.component.commitment.toString()},${p.component.prorateCommitment ? 1 : 0}`;
+    if (p.index < seg.index) for (const ref of p.component.of) key += `,${ref.code}=${p.segment.amounts[ref.index]?.toString() ?? '-'}`;
+    key += ';';
+  }
+  return key;
 }
 
 export const commitment = defineModel({
@@ -106,8 +198,17 @@ export const commitment = defineModel({
     of: c.of.map((code) => ({ code, index: ctx.indexOf.get(code) as number })),
   }),
   rate: rateCommitment,
-  explain: (t) =>
-    `minimum ${t.proratedCommitment === undefined ? t.commitment : `${t.commitment} x ${t.proratedCommitment.factor}`} less ${t.usage} (${t.of
-      .map((o) => `${o.code} ${o.amount}`)
-      .join(' + ')})`,
+  segmentKey: commitmentKey,
+  explain: (t) => {
+    const lines = t.of.map((o) => `${o.code} ${o.amount}`);
+    if (t.measuredOn !== undefined) {
+      return `minimum measured once for the whole bill, on the line of version ${t.measuredOn.version} from ${apiDate(t.measuredOn.start)}: usage here ${t.usage} (${lines.join(' + ')})`;
+    }
+    if (t.bill !== undefined) {
+      const parts = t.bill.parts.map((p) => `${p.commitment} x ${p.days}/${p.of} (version ${p.version})`).join(' + ');
+      const earlier = t.bill.earlier.map((e) => `${e.code} ${e.amount} in version ${e.version}`);
+      return `minimum for the whole bill ${parts} less ${t.usage} (${[...earlier, ...lines].join(' + ')})`;
+    }
+    return `minimum ${t.proratedCommitment === undefined ? t.commitment : `${t.commitment} x ${t.proratedCommitment.factor}`} less ${t.usage} (${lines.join(' + ')})`;
+  },
 });

@@ -1,5 +1,6 @@
 import type { Dec } from '../money.ts';
-import type { SuspendedPeriod } from '../trace.ts';
+import type { LineTrace, SuspendedPeriod } from '../trace.ts';
+import type { PreparedComponent } from './registry.ts';
 
 /** What a charge model may know besides its component and quantity. */
 export type ModelContext = {
@@ -29,4 +30,29 @@ export type SegmentContext = {
   end: string;
   /** Billed days of the whole bill (every segment). */
   billDays: number;
+  /**
+   * Billed days of the bill's segments before this one: a share of the bill rounded on the
+   * running total of days (tier bounds, free units) adds up to the bill's over the segments.
+   */
+  daysBefore: number;
+  /** This segment's position in `segments`. */
+  index: number;
+  /**
+   * Every segment of the bill in date order, this one included: what a rule given once per
+   * bill (a commitment, a line's minimum and maximum, a package's started block) reads of
+   * the others. Earlier segments are rated in full; later ones not yet.
+   */
+  segments: readonly SegmentOfBill[];
+};
+
+export type SegmentOfBill = {
+  version: number;
+  start: string;
+  /** Billed days; 0 when suspended throughout (it then has no lines). */
+  days: number;
+  /** Its version's components by code. */
+  components: ReadonlyMap<string, PreparedComponent>;
+  /** Rounded amounts and traces of its lines by component index, filled as they are rated. */
+  amounts: readonly (Dec | undefined)[];
+  traces: readonly (LineTrace | undefined)[];
 };

@@ -10,6 +10,7 @@ import {
   type PreparedTiered,
   prepareTiers,
   tierBounds,
+  tierFlat,
   type SegmentBoundsTrace,
   type TierProrationTrace,
   tieredComponent,
@@ -34,7 +35,8 @@ export type GraduatedTrace = {
  * previous bound up to and including its own `upTo`. A tier's `flat` is
  * charged once when the quantity reaches the tier: the first tier always
  * (zero consumption is in the first tier), a later tier when the quantity is
- * above its lower bound.
+ * above its lower bound. In a segment of a bill spanning a version change a flat is
+ * charged by the segment's share of the bill's days (tierFlat): once per bill.
  */
 export function rateGraduated(component: PreparedGraduated, quantity: Dec, context: ModelContext): ModelResult<GraduatedTrace> {
   const { bounds, trace: tierProration, segment: segmentBounds } = tierBounds(component.tiers, component.tierProration, context);
@@ -48,9 +50,10 @@ export function rateGraduated(component: PreparedGraduated, quantity: Dec, conte
     const top = upper === null || quantity.lt(upper) ? quantity : upper;
     const inTier = top.gt(lower) ? top.minus(lower) : ZERO;
     let tierAmount = inTier.times(tier.rate);
-    if (tier.flat !== null) tierAmount = tierAmount.plus(tier.flat);
+    const flat = tier.flat === null ? undefined : tierFlat(tier.flat, context);
+    if (flat !== undefined) tierAmount = tierAmount.plus(flat.amount);
     amount = amount.plus(tierAmount);
-    tiers.push(tierTrace(i, lower, upper, tier, inTier, tierAmount));
+    tiers.push(tierTrace(i, lower, upper, tier, inTier, tierAmount, flat?.share));
     if (upper === null || !quantity.gt(upper)) break;
     if (upper.gt(lower)) lower = upper;
   }

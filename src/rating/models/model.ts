@@ -4,7 +4,7 @@ import { Amount, Category, Code, Label } from '../fields.ts';
 import type { Dec } from '../money.ts';
 import type { PreparedInput } from '../prepareTariff.ts';
 import type { ModelResult } from '../trace.ts';
-import type { ModelContext } from './context.ts';
+import type { ModelContext, SegmentContext } from './context.ts';
 
 /**
  * What a charge model is: one module under models/ exporting one of these,
@@ -33,6 +33,13 @@ export type ChargeModel<Name extends string, S extends TObject, P extends Prepar
   prepare(component: Static<S>, base: PreparedBase, ctx: PrepareContext): P;
   /** The unrounded amount and its trace; proration, limits and rounding are rateLine's. */
   rate(component: P, quantity: Dec, context: ModelContext): ModelResult<T>;
+  /**
+   * For a model whose rate reads the bill's other segments (a rule given once per bill:
+   * models/billShare.ts), what it reads of them as text: rateLine keeps rated lines in a
+   * cache keyed by what they were rated from, and two lines alike in their own segment but
+   * not in what the earlier segments left them must not be taken for one another.
+   */
+  segmentKey?(component: P, context: ModelContext, segment: SegmentContext): string;
   /** The model's part of a bill line's explanation, from its trace only. */
   explain(trace: T): string;
 };

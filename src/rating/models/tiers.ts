@@ -1,8 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { Amount, DecimalString } from '../fields.ts';
-import { type Dec, roundMoney, toDecimal } from '../money.ts';
+import { type Dec, toDecimal } from '../money.ts';
 import type { ModelContext } from './context.ts';
 import { RatingError } from '../errors.ts';
+import { partOfBill, shareOfBill } from './billShare.ts';
 import { type CheckContext, componentFields, inputField, type PrepareContext, type PreparedBase, prorateField } from './model.ts';
 
 /**
@@ -83,9 +84,14 @@ export type TierTrace = {
   quantity: string;
   rate: string;
   flat?: string;
-  /** quantity x rate + flat. */
+  /** In a segment of a bill spanning a version change: the part of the flat charged here, flat x days / billDays. */
+  flatShare?: FlatShareTrace;
+  /** quantity x rate + flat (or its share). */
   amount: string;
 };
+
+/** A tier's flat is charged once per bill: a segment charges flat x its billed days / the bill's. */
+export type FlatShareTrace = { days: number; billDays: number; amount: string };
 
 export type TierProrationTrace = {
   basisDays: number;
@@ -94,6 +100,13 @@ export type TierProrationTrace = {
   /** Days between the two readings used (in a segment, its part of them), with period 'readingPeriod'. */
   readingDays?: string;
   activeDays: number;
+  /**
+   * In a segment of a bill spanning a version change: billed days of the bill's earlier
+   * segments. The bound used is then rounded on the running total of days:
+   * round(upTo x (daysBefore + activeDays) / basisDays) - round(upTo x daysBefore / basisDays)
+   * (by readingPeriod, each x the reading period's days / the bill's billed days).
+   */
+  daysBefore?: number;
   /** Connected days not counted in activeDays because the subscription was suspended. */
   suspendedDays?: number;
   decimals: number;
@@ -102,8 +115,11 @@ export type TierProrationTrace = {
   bounds: { upTo: string; scaled: string }[];
 };
 
-/** Bounds written per term scaled to a segment of a bill (segments.ts): upTo x days / billDays. */
-export type SegmentBoundsTrace = { days: number; billDays: number; bounds: { upTo: string; scaled: string }[] };
+/**
+ * Bounds written per term scaled to a segment of a bill (segments.ts): upTo x days / billDays,
+ * rounded on the running total of days (daysBefore: billed days of the earlier segments).
+ */
+export type SegmentBoundsTrace = { days: number; billDays: number; daysBefore?: number; bounds: { upTo: string; scaled: string }[] };
 
 /** Decimals a bound scaled to a segment keeps (rounded halfUp): finer than any meter reads. */
 export const SEGMENT_BOUND_DECIMALS = 6;
@@ -174,8 +190,20 @@ export function prepareTiers(
   };
 }
 
+/**
+ * A tier's flat as charged on this line: as written, or in a segment of a bill spanning a
+ * version change its share by billed days, so the segments together charge it once (the
+ * first tier's flat, charged even for no consumption, was charged in every segment).
+ */
+export function tierFlat(flat: Dec, context: ModelContext): { amount: Dec; share?: FlatShareTrace } {
+  const part = partOfBill(context);
+  if (part === undefined) return { amount: flat };
+  const amount = flat.times(context.activeDays).div(part.billDays);
+  return { amount, share: { days: context.activeDays, billDays: part.billDays, amount: amount.toFixed() } };
+}
+
 /** A priced tier's trace: tier i (0-based) from `lower` up to `upper`, `quantity` of its units, `amount` charged. */
-export function tierTrace(i: number, lower: Dec, upper: Dec | null, tier: PreparedTier, quantity: Dec, amount: Dec): TierTrace {
+export function tierTrace(i: number, lower: Dec, upper: Dec | null, tier: PreparedTier, quantity: Dec, amount: Dec, flatShare?: FlatShareTrace): TierTrace {
   const t: TierTrace = {
     tier: i + 1,
     from: lower.toFixed(),
@@ -185,12 +213,14 @@ export function tierTrace(i: number, lower: Dec, upper: Dec | null, tier: Prepar
     amount: amount.toFixed(),
   };
   if (tier.flat !== null) t.flat = tier.flat.toFixed();
+  if (flatShare !== undefined) t.flatShare = flatShare;
   return t;
 }
 
 /** A tier as the explanation of a line writes it: "10 x 48.75 + 500 = 987.5". */
 export function explainTier(t: TierTrace): string {
-  return `${t.quantity} x ${t.rate}${t.flat ? ` + ${t.flat}` : ''} = ${t.amount}`;
+  const flat = t.flat === undefined ? '' : ` + ${t.flat}${t.flatShare === undefined ? '' : ` x ${t.flatShare.days}/${t.flatShare.billDays}`}`;
+  return `${t.quantity} x ${t.rate}${flat} = ${t.amount}`;
 }
 
 /**
@@ -206,49 +236,37 @@ export function explainTier(t: TierTrace): string {
  * In a segment of a bill spanning a version change (context.segment), bounds
  * written per term (no tier proration) are scaled by the segment's billed days
  * over the bill's, to SEGMENT_BOUND_DECIMALS halfUp, so the segments together
- * have the allowance of one term; bounds with tier proration use the segment's days.
+ * have the allowance of one term; bounds with tier proration use the segment's
+ * days (by readingPeriod, its share of the reading period's days). Either way a
+ * segment's bound is rounded on the running total of the bill's days
+ * (shareOfBill), so the segments' bounds add up to the bound of the bill.
  */
 export function tierBounds(
   tiers: readonly PreparedTier[],
   proration: PreparedTierProration | null,
   context: ModelContext,
 ): { bounds: (Dec | null)[]; trace?: TierProrationTrace; segment?: SegmentBoundsTrace } {
+  const seg = context.segment;
   if (proration === null) {
-    const seg = context.segment;
-    if (seg === undefined || context.activeDays === seg.billDays) return { bounds: tiers.map((t) => t.upTo) };
-    const bounds: (Dec | null)[] = [];
-    const traced: { upTo: string; scaled: string }[] = [];
-    for (const t of tiers) {
-      if (t.upTo === null) {
-        bounds.push(null);
-        continue;
-      }
-      const scaled = roundMoney(t.upTo.times(context.activeDays).div(seg.billDays), SEGMENT_BOUND_DECIMALS, 'halfUp');
-      bounds.push(scaled);
-      traced.push({ upTo: t.upTo.toFixed(), scaled: scaled.toFixed() });
-    }
-    return { bounds, segment: { days: context.activeDays, billDays: seg.billDays, bounds: traced } };
+    const part = partOfBill(context);
+    if (part === undefined) return { bounds: tiers.map((t) => t.upTo) };
+    const { bounds, traced } = scaleBounds(tiers, (upTo) => shareOfBill(upTo, part.billDays, part.billDays, context, SEGMENT_BOUND_DECIMALS, 'halfUp'));
+    const segment: SegmentBoundsTrace = { days: context.activeDays, billDays: part.billDays, bounds: traced };
+    if (part.daysBefore > 0) segment.daysBefore = part.daysBefore;
+    return { bounds, segment };
   }
-  let days: Dec | number = context.activeDays;
+  // The measure the bounds are scaled by, for the whole bill: its billed days, or the
+  // days between its two readings; a segment takes its share of it (shareOfBill).
+  let total: Dec | number = seg === undefined ? context.activeDays : seg.billDays;
   if (proration.period === 'readingPeriod') {
     if (context.readingDays === undefined) {
       throw new RatingError('INVALID_TARIFF', "tier proration by 'readingPeriod' needs a metered input: the component has no readings", [
         { path: 'tierProration.period', message: 'needs a metered input' },
       ]);
     }
-    days = context.readingDays;
+    total = context.readingDays;
   }
-  const bounds: (Dec | null)[] = [];
-  const traced: { upTo: string; scaled: string }[] = [];
-  for (const t of tiers) {
-    if (t.upTo === null) {
-      bounds.push(null);
-      continue;
-    }
-    const scaled = roundMoney(t.upTo.times(days).div(proration.basisDays), proration.decimals, proration.rounding);
-    bounds.push(scaled);
-    traced.push({ upTo: t.upTo.toFixed(), scaled: scaled.toFixed() });
-  }
+  const { bounds, traced } = scaleBounds(tiers, (upTo) => shareOfBill(upTo, total, proration.basisDays, context, proration.decimals, proration.rounding));
   const trace: TierProrationTrace = {
     basisDays: proration.basisDays,
     activeDays: context.activeDays,
@@ -256,10 +274,35 @@ export function tierBounds(
     rounding: proration.rounding,
     bounds: traced,
   };
+  if (seg !== undefined && seg.daysBefore > 0) trace.daysBefore = seg.daysBefore;
   if (proration.period === 'readingPeriod') {
     trace.period = 'readingPeriod';
-    trace.readingDays = (days as Dec).toFixed();
+    // In a segment, its part of the reading period: by its share of the bill's billed days.
+    trace.readingDays = (seg === undefined ? (total as Dec) : (total as Dec).times(context.activeDays).div(seg.billDays)).toFixed();
   }
   if (context.suspended !== undefined) trace.suspendedDays = context.suspended.days;
   return { bounds, trace };
+}
+
+/**
+ * Each written bound scaled; the open tier stays open. A segment's bounds are differences
+ * of rounded running totals, which for two bounds closer than the rounding step can come
+ * out of order: a bound is never taken below the one before it (that tier is then empty).
+ */
+function scaleBounds(tiers: readonly PreparedTier[], scale: (upTo: Dec) => Dec): { bounds: (Dec | null)[]; traced: { upTo: string; scaled: string }[] } {
+  const bounds: (Dec | null)[] = [];
+  const traced: { upTo: string; scaled: string }[] = [];
+  let previous: Dec | null = null;
+  for (const t of tiers) {
+    if (t.upTo === null) {
+      bounds.push(null);
+      continue;
+    }
+    let scaled = scale(t.upTo);
+    if (previous !== null && scaled.lt(previous)) scaled = previous;
+    previous = scaled;
+    bounds.push(scaled);
+    traced.push({ upTo: t.upTo.toFixed(), scaled: scaled.toFixed() });
+  }
+  return { bounds, traced };
 }

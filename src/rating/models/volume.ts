@@ -10,6 +10,7 @@ import {
   type PreparedTiered,
   prepareTiers,
   tierBounds,
+  tierFlat,
   type SegmentBoundsTrace,
   type TierProrationTrace,
   tieredComponent,
@@ -32,7 +33,8 @@ export type VolumeTrace = {
 
 /**
  * All units at the rate of the tier the total reaches (the first tier whose
- * `upTo` is at or above the quantity), plus that tier's `flat`.
+ * `upTo` is at or above the quantity), plus that tier's `flat` (in a segment of a bill
+ * spanning a version change, the segment's share of it by days: tierFlat).
  */
 export function rateVolume(component: PreparedVolume, quantity: Dec, context: ModelContext): ModelResult<VolumeTrace> {
   const { bounds, trace: tierProration, segment: segmentBounds } = tierBounds(component.tiers, component.tierProration, context);
@@ -46,8 +48,9 @@ export function rateVolume(component: PreparedVolume, quantity: Dec, context: Mo
   const tier = component.tiers[i] as PreparedTier;
   const upper = bounds[i] ?? null;
   let amount = quantity.times(tier.rate);
-  if (tier.flat !== null) amount = amount.plus(tier.flat);
-  const trace: VolumeTrace = { model: 'volume', quantity: quantity.toFixed(), tier: tierTrace(i, lower, upper, tier, quantity, amount) };
+  const flat = tier.flat === null ? undefined : tierFlat(tier.flat, context);
+  if (flat !== undefined) amount = amount.plus(flat.amount);
+  const trace: VolumeTrace = { model: 'volume', quantity: quantity.toFixed(), tier: tierTrace(i, lower, upper, tier, quantity, amount, flat?.share) };
   if (tierProration !== undefined) trace.tierProration = tierProration;
   if (segmentBounds !== undefined) trace.segmentBounds = segmentBounds;
   return { amount, rate: tier.rate, trace };
