@@ -105,7 +105,7 @@ try {
   await db.query('VACUUM ANALYZE');
 
   t = Date.now();
-  for (const id of first) await inTransaction(db, (tx) => releaseDeposits(tx, appCode, id, 'bench'));
+  for (const id of first) await inTransaction(db, (tx) => releaseDeposits(tx, appCode, [id], 'bench'));
   const releaseMs = Date.now() - t;
   say(`releaseDeposits, ${M} terminations one by one: ${secs(releaseMs)} s, ${((releaseMs / M) * 1000).toFixed(0)} µs each`);
 

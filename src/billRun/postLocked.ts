@@ -3,6 +3,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { postTermBills } from '../bills/store.ts';
 import { settleAccounts } from '../settlement/settleAccounts.ts';
+import { releaseDepositsOfTerm } from '../deposits/deposits.ts';
 import { moveTerm } from './termStates.ts';
 import { markPosted, type TermRow } from './termStore.ts';
 import { queueTermDeliveries } from '../delivery/store.ts';
@@ -18,6 +19,10 @@ export async function postLocked(tx: Queryable, term: TermRow, by: string): Prom
   const accounts = await tx.query<{ account_id: string }>(`SELECT DISTINCT account_id FROM bill WHERE term_id = $1 AND status = 'posted'`, [term.term_id]);
   await settleAccounts(tx, term.app_code, accounts.rows.map((r) => r.account_id), by);
   await markPosted(tx, term.term_id, status, by);
+  // Posted, the term is the final bill of the subscriptions terminated inside it: their
+  // deposits pay what is still open of it (after the credit above) and the rest is
+  // refunded, in this transaction, so a posting never leaves a deposit waiting for itself.
+  await releaseDepositsOfTerm(tx, term, by);
   // One term event; one per bill only when an endpoint subscribed to bill.posted (events/record.ts).
   await recordTermEvent(tx, term, 'term.posted', status, { billsPosted: posted });
   await recordBillEvents(tx, term.app_code, term.term_id, 'bill.posted');

@@ -409,6 +409,7 @@ TABLE deposit
   refund_paid_by text
   created_at timestamp with time zone NOT NULL DEFAULT now()
   created_by text NOT NULL
+  ended_on date
   CONSTRAINT deposit_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
   CONSTRAINT deposit_amount_check CHECK ((amount > (0)::numeric))
   CONSTRAINT deposit_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
@@ -430,6 +431,7 @@ TABLE deposit
   CONSTRAINT deposit_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
   CONSTRAINT deposit_unpaid_check CHECK ((unpaid >= (0)::numeric))
   CREATE INDEX deposit_account_idx ON deposit (account_id, deposit_id)
+  CREATE INDEX deposit_awaiting_idx ON deposit (app_code, ended_on) WHERE ((released_on IS NULL) AND (ended_on IS NOT NULL))
   CREATE INDEX deposit_held_idx ON deposit (subscription_id) WHERE (released_on IS NULL)
   CREATE INDEX deposit_refund_due_idx ON deposit (app_code, deposit_id) WHERE ((refund_entry_id IS NOT NULL) AND (refund_paid_on IS NULL))
 

@@ -27,6 +27,7 @@ type DepositRow = {
   charge_entry_id: string;
   charged_on: string;
   open_amount: string | null;
+  ended_on: string | null;
   released_on: string | null;
   unpaid: string | null;
   applied: string | null;
@@ -60,7 +61,7 @@ export async function getDeposits(db: Queryable, caller: Caller, q: DepositQuery
   if (q.refundDue === false) where.push('NOT (d.refund_entry_id IS NOT NULL AND d.refund_paid_on IS NULL)');
   const r = await db.query<DepositRow>(
     `SELECT d.deposit_id, d.account_id, ac.account_number, d.subscription_id, d.charged_subscription_id, d.amount, d.charge_entry_id,
-            c.entry_date AS charged_on, o.open_amount, d.released_on, d.unpaid, d.applied, d.refunded, d.refund_entry_id,
+            c.entry_date AS charged_on, o.open_amount, d.ended_on, d.released_on, d.unpaid, d.applied, d.refunded, d.refund_entry_id,
             d.refund_paid_on, d.refund_paid_reference, d.refund_paid_by, count(*) OVER () AS total
        FROM deposit d
        JOIN account ac ON ac.account_id = d.account_id
@@ -90,6 +91,7 @@ export async function getDeposits(db: Queryable, caller: Caller, q: DepositQuery
         chargeEntryID: Number(d.charge_entry_id),
         held: money(held, minorUnits),
         due: money(unpaidNow ?? new Dec(0), minorUnits),
+        endedOn: d.ended_on === null || d.released_on !== null ? null : formatDate(d.ended_on),
         releasedOn: d.released_on === null ? null : formatDate(d.released_on),
         unpaid: m(d.unpaid),
         applied: m(d.applied),

@@ -6,6 +6,7 @@ import { Money, Paging, PagingInput } from '../primitives.ts';
 import { dateText } from '../calendar/calendar.ts';
 import { named } from '../http/openapi.ts';
 import { getDeposits, payDepositRefunds } from './reads.ts';
+import { releaseHeldDeposits } from './releaseHeldDeposits.ts';
 
 const TAG = 'deposits';
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -22,6 +23,7 @@ const Deposit = named('Deposit', Type.Object({
   chargeEntryID: Type.Integer(),
   held: Type.String({ description: 'Held: what payments have paid of it; Released: what it held when released (applied + refunded)' }),
   due: Type.String({ description: 'Held: what is still owed of it; Released: 0' }),
+  endedOn: Nullable(Type.String({ description: "dd/mm/yyyy: the end date of the terminated subscription holding it, while it waits for the posting of that period's bill (its final bill), which releases it" })),
   releasedOn: Nullable(Type.String()),
   unpaid: Nullable(Type.String({ description: 'the unpaid part cancelled on release' })),
   applied: Nullable(Type.String({ description: "applied to the subscription's open bills on release" })),
@@ -59,6 +61,22 @@ export async function depositRoutes(app: FastifyInstance, services: Services): P
     ),
     data: Type.Object({ deposits: Type.Array(Deposit), paging: Paging }),
     handler: async (body, ctx) => getDeposits(ctx.db, ctx.caller, body.data ?? {}),
+  });
+
+  operation(app, services, {
+    path: '/billing/deposits/release-deposits',
+    role: 'biller',
+    tag: TAG,
+    summary: 'Release the deposits of a terminated subscription',
+    description:
+      "A terminated subscription's deposits are released by the posting of its final bill (the term of its template and batch holding its end date). When that bill will never come (no more terms for the template and batch), this releases them now: each one's unpaid part cancelled, what was held applied to the subscription's open bills, oldest due first, and the rest refunded. A live subscription, or one holding no deposit, is INVALID_STATE.",
+    idempotent: true,
+    body: requestSchema(
+      { method: 'Update', action: 'Release Deposits' },
+      { data: Type.Object({ subscriptionID: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }) },
+    ),
+    data: Type.Object({ released: Type.Integer({ description: 'deposits released' }), unpaid: Money, applied: Money, refunded: Money }),
+    handler: async (body, ctx) => releaseHeldDeposits(ctx.db, ctx.caller, body.data),
   });
 
   operation(app, services, {

@@ -9,7 +9,7 @@ import { formatDate, parseRecordDate, RECORD_DATE_MESSAGE } from '../calendar/ca
 import { loadTemplates } from '../templates/context.ts';
 import { insertEvent, lastEventDate, lockSubscription, setInputs, setSubscriptionState, type LockedSubscription } from './store.ts';
 import { effectiveSql } from '../readings/store.ts';
-import { releaseDeposits } from '../deposits/deposits.ts';
+import { depositsOnTermination, lockFinalTerms } from '../deposits/deposits.ts';
 
 export function dateOf(text: string, path: string): string {
   const d = parseRecordDate(text);
@@ -56,10 +56,16 @@ export async function resumeSubscription(db: pg.Pool, caller: Caller, d: { subsc
   });
 }
 
-/** Ends a subscription: it is billed up to and including endDate, never after. */
+/**
+ * Ends a subscription: it is billed up to and including endDate, never after. Its security
+ * deposits stay held for its final bill (the bill of the term holding endDate), whose
+ * posting applies them; released now only when that bill is out already (deposits/).
+ */
 export async function terminateSubscription(db: pg.Pool, caller: Caller, d: { subscriptionID: number; endDate: string; reason?: string }): Promise<void> {
   const endDate = dateOf(d.endDate, 'data.endDate');
   await inTransaction(db, async (tx) => {
+    // Before the subscription's lock, as capture-readings takes its term's, then the subscriptions'.
+    await lockFinalTerms(tx, caller.appCode, d.subscriptionID, endDate);
     const s = await lockOrNotFound(tx, caller.appCode, d.subscriptionID);
     if (s.status === 'terminated') throw notWhen(s, 'terminated', 'an active or a suspended');
     if (endDate < s.start_date) throw validationFailed([{ path: 'data.endDate', message: `must not be before the subscription's startDate ${formatDate(s.start_date)}` }]);
@@ -68,7 +74,7 @@ export async function terminateSubscription(db: pg.Pool, caller: Caller, d: { su
       throw validationFailed([{ path: 'data.endDate', message: `the subscription has a reading on ${formatDate(later)}, after this date; correct or end later` }]);
     await setSubscriptionState(tx, s.subscription_id, 'terminated', endDate, caller.email);
     await insertEvent(tx, caller.appCode, s.subscription_id, 'terminated', endDate, d.reason ? { reason: d.reason } : {}, caller.email);
-    await releaseDeposits(tx, caller.appCode, s.subscription_id, caller.email);
+    await depositsOnTermination(tx, caller.appCode, s.subscription_id, endDate, caller.email);
   });
 }
 

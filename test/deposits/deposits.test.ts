@@ -1,7 +1,10 @@
 // Security deposits end to end through HTTP on a real PostgreSQL: charged when a
 // subscription is connected (make-subscription, an import, a move onto a template asking
 // for more), paid like a bill item, held apart from the balance, applied to the
-// subscription's open bills on termination and the rest refunded for a payment run.
+// subscription's open bills once its final bill is out and the rest refunded for a payment
+// run. Here the bills are posted by a fixture, so a termination finds its final bill out
+// already (released at once) or waits for one that never comes (release-deposits);
+// finalBill.test.ts runs the final term itself.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from '../support/harness.ts';
@@ -36,6 +39,8 @@ describe('security deposits', () => {
     const r = await h.post('/billing/subscriptions/terminate-subscription', env('Update', 'Terminate Subscription', { subscriptionID, endDate }), h.tokens.biller);
     assert.equal(r.status, 200, JSON.stringify(r.body));
   };
+  const release = (subscriptionID: number, token = h.tokens.biller) =>
+    h.post('/billing/deposits/release-deposits', env('Update', 'Release Deposits', { subscriptionID }), token);
   const openBills = async (accountNumber: string) => {
     const r = await h.post('/billing/ledger/get-open-bills', env('Retrieve', 'Retrieve Open Bills', { accountNumber }), h.tokens.viewer);
     assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -47,8 +52,8 @@ describe('security deposits', () => {
     assert.deepEqual(r.body.data.check.problems, []);
     assert.equal(r.body.data.check.ok, true);
   };
-  /** A posted bill of the subscription, written as the bill run posts it. */
-  const bill = async (subscriptionId: number, b: { billDate: string; dueDate: string; lines: string[] }) => {
+  /** A posted bill of the subscription, written as the bill run posts it, in a Posted term of `period`. */
+  const bill = async (subscriptionId: number, b: { billDate: string; dueDate: string; lines: string[]; period: { start: string; end: string } }) => {
     const s = await h.db.query(
       `SELECT s.account_id, a.account_number, s.service_id, s.batch_id, v.service_version_id
          FROM subscription s JOIN account a ON a.account_id = s.account_id
@@ -69,7 +74,7 @@ describe('security deposits', () => {
   });
   after(() => h.close());
 
-  test('charged at connection, paid like a bill item, held apart from the balance, applied to the open bills on termination and the rest refunded', async () => {
+  test('charged at connection, paid like a bill item, held apart from the balance; terminated once its final bill is posted: applied to the open bills and the rest refunded at once', async () => {
     await makeAccount(h, 'D-1');
     const sub = await makeSubscription(h, 'D-1');
     // Charged: a deposit entry of 500, owed like a bill item (category deposit), nothing held yet.
@@ -91,13 +96,14 @@ describe('security deposits', () => {
     [d] = await deposits({ accountNumber: 'D-1' });
     assert.deepEqual([d.held, d.due], ['500.00', '0.00']);
 
-    // A bill of 100 + 50: owed on its own; the deposit stays held while the subscription lives.
-    const b = await bill(sub, { billDate: '2026-11-01', dueDate: '2026-11-15', lines: ['100.00', '50.00'] });
+    // October's bill of 100 + 50: owed on its own; the deposit stays held while the subscription lives.
+    const b = await bill(sub, { billDate: '2026-11-01', dueDate: '2026-11-15', lines: ['100.00', '50.00'], period: { start: '2026-10-01', end: '2026-10-31' } });
     st = await statement('D-1');
     assert.deepEqual([st.balance, st.heldDeposit], ['150.00', '500.00']);
 
-    // Terminated: 150 applied to the open bill, 500 - 150 = 350 refunded; balance 150 - 500 + 350 = 0.
-    await terminate(sub);
+    // Terminated on 31 October, whose term is posted already (its final bill is out): 150
+    // applied to the open bill, 500 - 150 = 350 refunded; balance 150 - 500 + 350 = 0.
+    await terminate(sub, '31/10/2026');
     st = await statement('D-1');
     assert.deepEqual(st.entries.slice(-2).map((e: any) => [e.kind, e.amount, e.balance]), [
       ['deposit_release', '-500.00', '-350.00'],
@@ -142,10 +148,10 @@ describe('security deposits', () => {
     await makeAccount(h, 'D-2');
     const sub = await makeSubscription(h, 'D-2');
     await pay('D-2', '200.00');
-    await bill(sub, { billDate: '2026-12-01', dueDate: '2026-12-15', lines: ['300.00'] });
+    await bill(sub, { billDate: '2026-12-01', dueDate: '2026-12-15', lines: ['300.00'], period: { start: '2026-11-01', end: '2026-11-30' } });
     let st = await statement('D-2');
     assert.deepEqual([st.balance, st.heldDeposit], ['600.00', '200.00']); // 300 of deposit + 300 of bill owed
-    await terminate(sub);
+    await terminate(sub, '30/11/2026');
     st = await statement('D-2');
     // 500 - 200 + 300 - 500 = 100: what the held 200 did not cover of the bill.
     assert.deepEqual([st.balance, st.heldDeposit], ['100.00', '0.00']);
@@ -191,15 +197,28 @@ describe('security deposits', () => {
     assert.equal(back.status, 200, JSON.stringify(back.body));
     const last = Number(back.headers.get('x-billrun-subscription-id'));
     assert.equal((await deposits({ accountNumber: 'D-4' })).length, 2);
+    // Terminated with no term of PLAIN to bill its end date: both stay held, waiting for
+    // the final bill; no term will come, so they are released by hand.
     await terminate(last);
+    st = await statement('D-4');
+    assert.deepEqual([st.balance, st.heldDeposit], ['200.00', '500.00']);
+    assert.deepEqual((await deposits({ accountNumber: 'D-4' })).map((x: any) => [x.status, x.endedOn, x.subscriptionID]), [
+      ['Held', '31/12/2026', last],
+      ['Held', '31/12/2026', last],
+    ]);
+    const r2 = await release(last);
+    assert.equal(r2.status, 200, JSON.stringify(r2.body));
+    assert.deepEqual(r2.body.data, { released: 2, unpaid: '200.00', applied: '0.00', refunded: '500.00' });
     st = await statement('D-4');
     // 500 held, no bills: all 500 refunded; the unpaid top-up (200) cancelled.
     assert.deepEqual([st.balance, st.heldDeposit], ['0.00', '0.00']);
     const after = await deposits({ accountNumber: 'D-4' });
-    assert.deepEqual(after.map((x: any) => [x.status, x.unpaid, x.applied, x.refunded]), [
-      ['Released', '200.00', '0.00', '0.00'],
-      ['Released', '0.00', '0.00', '500.00'],
+    assert.deepEqual(after.map((x: any) => [x.status, x.unpaid, x.applied, x.refunded, x.endedOn]), [
+      ['Released', '200.00', '0.00', '0.00', null],
+      ['Released', '0.00', '0.00', '500.00', null],
     ]);
+    // Released once: again there is nothing to release.
+    assertError(await release(last), 409, 'INVALID_STATE', 'data.subscriptionID');
     await ledgerOk();
   });
 
@@ -252,8 +271,8 @@ describe('security deposits', () => {
     await makeAccount(h, 'D-7');
     const sub = await makeSubscription(h, 'D-7');
     await pay('D-7', '500.00');
-    const b = await bill(sub, { billDate: '2026-10-01', dueDate: '2026-10-15', lines: ['100.00'] });
-    await terminate(sub);
+    const b = await bill(sub, { billDate: '2026-10-01', dueDate: '2026-10-15', lines: ['100.00'], period: { start: '2026-09-01', end: '2026-09-30' } });
+    await terminate(sub, '30/09/2026');
     assert.equal((await statement('D-7')).balance, '0.00'); // 100 applied, 400 refunded
     const r = await h.post('/billing/bills/cancel-bill', env('Update', 'Cancel Bill', { billID: Number(b.billId), reason: 'wrong meter', rebill: false }), h.tokens.biller);
     assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -261,6 +280,32 @@ describe('security deposits', () => {
     assert.equal(st.balance, '-100.00');
     assert.deepEqual((await openBills('D-7')).otherItems.map((o: any) => [o.kind, o.open]), [['deposit_release', '-100.00']]);
     await ledgerOk();
+  });
+
+  test('terminated on a day no term holds, a later term posted already: no bill run will bill that day, released at once', async () => {
+    await makeAccount(h, 'D-8');
+    const sub = await makeSubscription(h, 'D-8');
+    await pay('D-8', '500.00');
+    await bill(sub, { billDate: '2027-01-01', dueDate: '2027-01-15', lines: ['80.00'], period: { start: '2026-12-01', end: '2026-12-31' } });
+    await terminate(sub, '15/11/2026');
+    const [d] = await deposits({ accountNumber: 'D-8' });
+    assert.deepEqual([d.status, d.endedOn, d.applied, d.refunded], ['Released', null, '80.00', '420.00']);
+    assert.equal((await statement('D-8')).balance, '0.00');
+    await ledgerOk();
+  });
+
+  test('release-deposits: a live subscription, one holding nothing, another app\'s, a viewer are refused', async () => {
+    await makeAccount(h, 'D-9');
+    const sub = await makeSubscription(h, 'D-9');
+    assertError(await release(sub), 409, 'INVALID_STATE', 'data.subscriptionID');
+    assertError(await release(sub, h.tokens.viewer), 403, 'FORBIDDEN');
+    assertError(await release(sub, h.tokens.otherAdmin), 404, 'NOT_FOUND', 'data.subscriptionID');
+    assertError(await release(987654321), 404, 'NOT_FOUND', 'data.subscriptionID');
+    const plain = await makeSubscription(h, 'D-9', { serviceCode: 'PLAIN', connectionInputs: { METER_NO: 'M-D9-P' } });
+    await terminate(plain);
+    assertError(await release(plain), 409, 'INVALID_STATE', 'data.subscriptionID');
+    // Still held: nothing was written by the refusals.
+    assert.deepEqual((await deposits({ accountNumber: 'D-9' })).map((x: any) => [x.status, x.endedOn]), [['Held', null]]);
   });
 
   test('check-ledger finds a deposit whose record disagrees with its entries', async () => {

@@ -250,6 +250,8 @@ export const EXAMPLES: Record<string, Example> = {
     role: 'viewer',
     body: (r) => env('Retrieve', 'Retrieve Deposits', { accountNumber: r.accountNumber, subscriptionID: r.subscriptionID, status: 'Held', refundDue: false, limit: 10, offset: 0 }),
   },
+  // The records' subscription is live (or terminated without a deposit): the valid example is answered INVALID_STATE.
+  '/billing/deposits/release-deposits': { role: 'biller', body: (r) => env('Update', 'Release Deposits', { subscriptionID: r.subscriptionID }) },
   // The records have no released deposit: the valid example is answered NOT_FOUND, its bad values by their rules first.
   '/billing/deposits/pay-refunds': { role: 'biller', body: () => env('Update', 'Pay Deposit Refunds', { depositIDs: [987654321], reference: 'RUN-1', paidDate: '31/01/2027' }) },
 };

@@ -48,20 +48,22 @@ let period = 0;
  * A posted bill of the account: lines (amounts as text) in order, total = their sum;
  * `categories` gives each line's category ('charge' | 'tax'), none when absent.
  * Posting is followed by settleAccounts in the same transaction, as the bill run does.
+ * Its Posted term covers `period` (yyyy-mm-dd) when given, a few days of 2000 otherwise.
  */
 export async function postBill(
   db: pg.Pool,
   w: World,
   acc: TestAccount,
-  b: { billDate: string; dueDate: string; lines: string[]; categories?: string[]; settle?: boolean },
+  b: { billDate: string; dueDate: string; lines: string[]; categories?: string[]; settle?: boolean; period?: { start: string; end: string } },
 ): Promise<{ billId: string; entryId: string }> {
   return inTransaction(db, async (tx) => {
     const n = ++period;
     const t = await tx.query<{ term_id: string }>(
       `INSERT INTO term (app_code, service_id, service_version_id, batch_id, billing_period_id, label, start_date, end_date, due_date, post_type, status, created_by, modified_by)
-       VALUES ($1, $2, $3, $4, $5, $6, DATE '2000-01-01' + $5 * 3, DATE '2000-01-01' + $5 * 3 + 1, DATE '2000-01-01' + $5 * 3 + 2, 'Post Subscription', 'Posted', 'test', 'test')
+       VALUES ($1, $2, $3, $4, $5, $6, coalesce($7::date, DATE '2000-01-01' + $5 * 3), coalesce($8::date, DATE '2000-01-01' + $5 * 3 + 1),
+               greatest(coalesce($8::date, DATE '2000-01-01' + $5 * 3 + 1), DATE '2000-01-01' + $5 * 3 + 2), 'Post Subscription', 'Posted', 'test', 'test')
        RETURNING term_id`,
-      [w.appCode, w.serviceId, w.versionId, w.batchId, n, `T${n}`],
+      [w.appCode, w.serviceId, w.versionId, w.batchId, n, `T${n}`, b.period?.start ?? null, b.period?.end ?? null],
     );
     const lines = b.lines.map((amount, i) => ({
       componentCode: `C${i + 1}`,
