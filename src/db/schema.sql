@@ -410,6 +410,7 @@ TABLE deposit
   created_at timestamp with time zone NOT NULL DEFAULT now()
   created_by text NOT NULL
   ended_on date
+  service_version_id bigint NOT NULL
   CONSTRAINT deposit_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
   CONSTRAINT deposit_amount_check CHECK ((amount > (0)::numeric))
   CONSTRAINT deposit_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
@@ -428,6 +429,7 @@ TABLE deposit
   CONSTRAINT deposit_refunded_check CHECK ((refunded >= (0)::numeric))
   CONSTRAINT deposit_release_entry_id_fkey FOREIGN KEY (release_entry_id) REFERENCES ledger_entry(entry_id)
   CONSTRAINT deposit_release_entry_id_key UNIQUE (release_entry_id)
+  CONSTRAINT deposit_service_version_id_fkey FOREIGN KEY (service_version_id) REFERENCES service_version(service_version_id)
   CONSTRAINT deposit_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
   CONSTRAINT deposit_unpaid_check CHECK ((unpaid >= (0)::numeric))
   CREATE INDEX deposit_account_idx ON deposit (account_id, deposit_id)

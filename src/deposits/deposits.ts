@@ -25,7 +25,8 @@ async function appSettings(db: Queryable, appCode: number): Promise<AppSettings>
   return { minorUnits: a.minor_units, rounding: a.rounding_mode, today: a.today };
 }
 
-type Charge = { subscriptionId: string; accountId: string; amount: Dec; description: string };
+/** versionId: the template version charged under (its amount's), which places the deposit in the journal. */
+type Charge = { subscriptionId: string; accountId: string; versionId: string; amount: Dec; description: string };
 
 /** Writes the charges (entries and deposit rows), then settles the accounts so waiting credit pays them. */
 async function writeCharges(db: Queryable, appCode: number, charges: Charge[], today: string, by: string): Promise<number> {
@@ -41,10 +42,18 @@ async function writeCharges(db: Queryable, appCode: number, charges: Charge[], t
     rows: charges.map((c) => ({ accountId: c.accountId, amount: c.amount.toFixed(), description: c.description })),
   });
   await db.query(
-    `INSERT INTO deposit (app_code, account_id, subscription_id, charged_subscription_id, amount, charge_entry_id, created_by)
-     SELECT $1, t.account_id, t.subscription_id, t.subscription_id, t.amount, t.entry_id, $2
-       FROM unnest($3::bigint[], $4::bigint[], $5::numeric[], $6::bigint[]) AS t(subscription_id, account_id, amount, entry_id)`,
-    [appCode, by, charges.map((c) => c.subscriptionId), charges.map((c) => c.accountId), charges.map((c) => c.amount.toFixed()), entryIds],
+    `INSERT INTO deposit (app_code, account_id, subscription_id, charged_subscription_id, service_version_id, amount, charge_entry_id, created_by)
+     SELECT $1, t.account_id, t.subscription_id, t.subscription_id, t.version_id, t.amount, t.entry_id, $2
+       FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::numeric[], $7::bigint[]) AS t(subscription_id, account_id, version_id, amount, entry_id)`,
+    [
+      appCode,
+      by,
+      charges.map((c) => c.subscriptionId),
+      charges.map((c) => c.accountId),
+      charges.map((c) => c.versionId),
+      charges.map((c) => c.amount.toFixed()),
+      entryIds,
+    ],
   );
   await settleAccounts(db, appCode, charges.map((c) => c.accountId), by);
   return charges.length;
@@ -57,8 +66,8 @@ async function writeCharges(db: Queryable, appCode: number, charges: Charge[], t
  */
 export async function chargeDeposits(db: Queryable, appCode: number, subscriptionIds: readonly string[], by: string): Promise<number> {
   if (subscriptionIds.length === 0) return 0;
-  const r = await db.query<{ subscription_id: string; account_id: string; service_code: string; deposit: string | null }>(
-    `SELECT s.subscription_id, s.account_id, sv.service_code, v.definition->>'securityDeposit' AS deposit
+  const r = await db.query<{ subscription_id: string; account_id: string; service_code: string; service_version_id: string; deposit: string | null }>(
+    `SELECT s.subscription_id, s.account_id, sv.service_code, v.service_version_id, v.definition->>'securityDeposit' AS deposit
        FROM subscription s
        JOIN service sv ON sv.service_id = s.service_id
        JOIN service_version v ON v.service_id = sv.service_id AND v.version = sv.current_version
@@ -71,7 +80,7 @@ export async function chargeDeposits(db: Queryable, appCode: number, subscriptio
   const charges: Charge[] = [];
   for (const x of r.rows) {
     const amount = depositAmount(x.deposit, app.minorUnits, app.rounding);
-    if (amount) charges.push({ subscriptionId: x.subscription_id, accountId: x.account_id, amount, description: `Security deposit, subscription ${x.subscription_id} (${x.service_code})` });
+    if (amount) charges.push({ subscriptionId: x.subscription_id, accountId: x.account_id, versionId: x.service_version_id, amount, description: `Security deposit, subscription ${x.subscription_id} (${x.service_code})` });
   }
   return writeCharges(db, appCode, charges, app.today, by);
 }
@@ -88,8 +97,8 @@ export async function carryDeposits(db: Queryable, appCode: number, fromSubscrip
     [appCode, fromSubscriptionId, toSubscriptionId],
   );
   const carried = moved.rows.reduce((s, x) => s.plus(x.amount), new Dec(0));
-  const r = await db.query<{ account_id: string; service_code: string; deposit: string | null }>(
-    `SELECT s.account_id, sv.service_code, v.definition->>'securityDeposit' AS deposit
+  const r = await db.query<{ account_id: string; service_code: string; service_version_id: string; deposit: string | null }>(
+    `SELECT s.account_id, sv.service_code, v.service_version_id, v.definition->>'securityDeposit' AS deposit
        FROM subscription s
        JOIN service sv ON sv.service_id = s.service_id
        JOIN service_version v ON v.service_id = sv.service_id AND v.version = sv.current_version
@@ -104,7 +113,7 @@ export async function carryDeposits(db: Queryable, appCode: number, fromSubscrip
     await writeCharges(
       db,
       appCode,
-      [{ subscriptionId: toSubscriptionId, accountId: row.account_id, amount: more, description: `Security deposit top-up, subscription ${toSubscriptionId} (${row.service_code})` }],
+      [{ subscriptionId: toSubscriptionId, accountId: row.account_id, versionId: row.service_version_id, amount: more, description: `Security deposit top-up, subscription ${toSubscriptionId} (${row.service_code})` }],
       app.today,
       by,
     );

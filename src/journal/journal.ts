@@ -8,7 +8,8 @@
 // customers owe) with the entry's amount, and the other side with minus it. A bill's
 // other side is split by its lines (`revenue` or `tax`, per component), whose rounded
 // amounts add up to the bill's total; a bill reversal (or a credit note that reverses a
-// bill) takes them back. A payment's other side is `cash`, in the payment's cash account.
+// bill) takes them back. A payment's other side is `cash`, in the payment's cash account;
+// a security deposit's is `deposits held` (or `deposit refunds`), in its template's.
 // An amount > 0 is a debit, < 0 a credit; every day's debits equal its credits.
 import type { Queryable } from '../db/pool.ts';
 import { Dec } from '../rating/money.ts';
@@ -40,20 +41,37 @@ export type JournalRow = {
 
 type Sums = { date: string; cash_account_id: number; business_unit_id: number | null; positive: string; negative: string; legs: number };
 
-// Where an entry's money sits: the bill's template's cash account and business unit, or
-// the payment's cash account (a payment is the account's, no template's: no business unit).
-// The template's settings are read once per term (a materialized list), not from the
-// version's definition once per entry.
-const TERM_DIMENSIONS = `term_dimension AS MATERIALIZED (
+// Where an entry's money sits: the bill's template's cash account and business unit (the
+// version its term was made with), a deposit's template's (the version it was charged
+// under: its charge, release and refund alike), or the payment's cash account (a payment
+// is the account's, no template's: no business unit; make-payment resolved it when the
+// client gave none). The templates' settings are read once per term and per version (a
+// materialized list), not from a definition once per entry.
+const DIMENSION_LISTS = `term_dimension AS MATERIALIZED (
   SELECT t.term_id, coalesce((v.definition->>'cashAccountID')::int, 0) AS cash_account_id,
          coalesce((v.definition->>'businessUnitID')::int, 0) AS business_unit_id
-    FROM term t JOIN service_version v ON v.service_version_id = t.service_version_id WHERE t.app_code = $1)`;
-const DIMENSIONS = `coalesce(p.cash_account_id, d.cash_account_id, 0) AS cash_account_id, d.business_unit_id`;
+    FROM term t JOIN service_version v ON v.service_version_id = t.service_version_id WHERE t.app_code = $1),
+  version_dimension AS MATERIALIZED (
+  SELECT v.service_version_id, coalesce((v.definition->>'cashAccountID')::int, 0) AS cash_account_id,
+         coalesce((v.definition->>'businessUnitID')::int, 0) AS business_unit_id
+    FROM service_version v JOIN service s ON s.service_id = v.service_id WHERE s.app_code = $1)`;
+const DIMENSIONS = `coalesce(p.cash_account_id, d.cash_account_id, vd.cash_account_id, 0) AS cash_account_id,
+            coalesce(d.business_unit_id, vd.business_unit_id) AS business_unit_id`;
 const FROM_ENTRIES = `
   FROM ledger_entry le
   LEFT JOIN bill b ON b.bill_id = le.bill_id
   LEFT JOIN term_dimension d ON d.term_id = b.term_id
   LEFT JOIN payment p ON p.payment_id = le.payment_id`;
+// A deposit entry finds its deposit by the entry's own column (one unique index each);
+// every other entry skips the three probes on its kind alone (a one-time filter per row).
+const DEPOSIT_DIMENSION = `
+  LEFT JOIN LATERAL (
+    SELECT x.service_version_id FROM deposit x WHERE le.kind = 'deposit' AND x.charge_entry_id = le.entry_id
+    UNION ALL
+    SELECT x.service_version_id FROM deposit x WHERE le.kind = 'deposit_release' AND x.release_entry_id = le.entry_id
+    UNION ALL
+    SELECT x.service_version_id FROM deposit x WHERE le.kind = 'deposit_refund' AND x.refund_entry_id = le.entry_id) dp ON true
+  LEFT JOIN version_dimension vd ON vd.service_version_id = dp.service_version_id`;
 const IN_PERIOD = 'le.app_code = $1 AND le.entry_date BETWEEN $2::date AND $3::date';
 
 /**
@@ -67,18 +85,18 @@ export async function journalRows(db: Queryable, appCode: number, from: string, 
   const minor = await db.query<{ minor_units: number }>('SELECT minor_units FROM app WHERE app_code = $1', [appCode]);
   const places = minor.rows[0]?.minor_units ?? 2;
   const byKind = await db.query<Sums & { kind: string }>(
-    `WITH ${TERM_DIMENSIONS}
+    `WITH ${DIMENSION_LISTS}
      SELECT to_char(le.entry_date, 'YYYY-MM-DD') AS date, le.kind, ${DIMENSIONS},
             coalesce(sum(le.amount) FILTER (WHERE le.amount > 0), 0)::text AS positive,
             coalesce(sum(le.amount) FILTER (WHERE le.amount < 0), 0)::text AS negative, count(*)::int AS legs
-       ${FROM_ENTRIES}
+       ${FROM_ENTRIES}${DEPOSIT_DIMENSION}
       WHERE ${IN_PERIOD}
       GROUP BY le.entry_date, le.kind, 3, 4`,
     [appCode, from, to],
   );
   const byLine = await db.query<Sums & { kind: string; category: string | null; component_code: string }>(
-    `WITH ${TERM_DIMENSIONS}
-     SELECT to_char(le.entry_date, 'YYYY-MM-DD') AS date, le.kind, ${DIMENSIONS}, l.category, l.component_code,
+    `WITH ${DIMENSION_LISTS}
+     SELECT to_char(le.entry_date, 'YYYY-MM-DD') AS date, le.kind, coalesce(d.cash_account_id, 0) AS cash_account_id, d.business_unit_id, l.category, l.component_code,
             coalesce(sum(l.amount) FILTER (WHERE l.amount > 0), 0)::text AS positive,
             coalesce(sum(l.amount) FILTER (WHERE l.amount < 0), 0)::text AS negative, count(*)::int AS legs
        ${FROM_ENTRIES}

@@ -59,7 +59,7 @@ export async function importPayments(db: pg.Pool, caller: Caller, input: ImportI
     const dateText = text('paymentDate', 10, true);
     const date = dateText === null ? null : readDate(dateText, row.at('paymentDate'), issues);
     const cashText = text('cashAccountID', 10, false);
-    let cashAccountId = 0;
+    let cashAccountId: number | null = null;
     if (cashText !== null) {
       if (/^[0-9]{1,10}$/.test(cashText) && Number(cashText) <= 2147483647) cashAccountId = Number(cashText);
       else issues.push({ path: row.at('cashAccountID'), message: 'must be a whole number from 0' });

@@ -32,7 +32,7 @@ export async function makePayment(db: pg.Pool, caller: Caller, input: PaymentInp
           amount: amount.toFixed(),
           paymentDate: date,
           channel: input.channel,
-          cashAccountId: input.cashAccountID ?? 0,
+          cashAccountId: input.cashAccountID ?? null,
           description: input.description ?? '',
           importRow: null,
         },

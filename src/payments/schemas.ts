@@ -15,7 +15,7 @@ export const PaymentInput = Type.Object(
     paymentDate: Type.Optional(dateText('the day the money was received; today (app time zone) when omitted')),
     reference: Reference,
     channel: Channel,
-    cashAccountID: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, description: 'the cash (bank) account it was paid into; 0 when omitted' })),
+    cashAccountID: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, description: "the cash (bank) account it was paid into; when omitted, the cash account of the template of the account's oldest open bill (else of its subscription's template; else 0)" })),
     description: Type.Optional(Type.String({ maxLength: 500 })),
   },
   { additionalProperties: false },

@@ -10,13 +10,41 @@ export type NewPayment = {
   amount: string;
   paymentDate: string; // yyyy-mm-dd
   channel: string;
-  cashAccountId: number;
+  /** The cash (bank) account it was paid into; null: not given, the account's (DEFAULT_CASH_ACCOUNT). */
+  cashAccountId: number | null;
   description: string;
   importRow: number | null;
 };
 
 /**
- * Writes payments and their ledger entries (amount = -payment) in two statements.
+ * The cash account of a payment given without one, as SQL on its account (`account`; $1 is
+ * the app): the cash account of the template whose bill it pays first, the account's oldest
+ * open bill in the Chronology order (due date, bill date, posted first; its term's version,
+ * as the journal places the bill); with no bill open, that of the template of the account's
+ * oldest live subscription (a prepayment, a deposit), else of its oldest terminated one
+ * (current versions); 0 when it has none. Resolved once when the payment is recorded and
+ * kept on it, so the journal of its day never changes afterwards (docs/journal.md).
+ */
+const DEFAULT_CASH_ACCOUNT = (account: string) => `coalesce(
+     (SELECT (v.definition->>'cashAccountID')::int
+        FROM open_item o
+        JOIN ledger_entry e ON e.entry_id = o.entry_id AND e.kind = 'bill'
+        JOIN bill b ON b.bill_id = e.bill_id
+        JOIN term t ON t.term_id = b.term_id
+        JOIN service_version v ON v.service_version_id = t.service_version_id
+       WHERE o.app_code = $1 AND o.account_id = ${account} AND o.open_amount > 0
+       ORDER BY b.due_date, b.bill_date, e.entry_id LIMIT 1),
+     (SELECT (v.definition->>'cashAccountID')::int
+        FROM subscription s
+        JOIN service sv ON sv.service_id = s.service_id
+        JOIN service_version v ON v.service_id = sv.service_id AND v.version = sv.current_version
+       WHERE s.account_id = ${account}
+       ORDER BY s.status = 'terminated', s.subscription_id LIMIT 1),
+     0)`;
+
+/**
+ * Writes payments and their ledger entries (amount = -payment) in two statements; a
+ * payment without a cash account gets its account's (DEFAULT_CASH_ACCOUNT).
  * A reference the app has already used is skipped by the unique constraint: the
  * answer lists only the payments written, so the caller sees which were refused.
  */
@@ -31,7 +59,8 @@ export async function insertPayments(
   const col = <K extends keyof NewPayment>(k: K) => payments.map((p) => p[k]);
   const r = await db.query<{ payment_id: string; reference: string; account_id: string }>(
     `INSERT INTO payment (app_code, account_id, reference, amount, payment_date, channel, cash_account_id, description, import_id, import_row, created_by)
-     SELECT $1, p.account_id, p.reference, p.amount, p.payment_date, p.channel, p.cash_account_id, p.description, $2, p.import_row, $3
+     SELECT $1, p.account_id, p.reference, p.amount, p.payment_date, p.channel,
+            coalesce(p.cash_account_id, ${DEFAULT_CASH_ACCOUNT('p.account_id')}), p.description, $2, p.import_row, $3
        FROM unnest($4::bigint[], $5::text[], $6::numeric[], $7::date[], $8::text[], $9::integer[], $10::text[], $11::integer[])
             WITH ORDINALITY AS p(account_id, reference, amount, payment_date, channel, cash_account_id, description, import_row, n)
       ORDER BY p.n
