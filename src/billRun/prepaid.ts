@@ -7,9 +7,8 @@ import type { Queryable } from '../db/pool.ts';
 import type { PrepaidAdvance, PrepaidInput, PrepaidRatedBill, RatedBill } from '../rating/index.ts';
 import { comingPeriod } from '../rating/index.ts';
 import type { RosterInput } from './rateRoster.ts';
+import { CYCLE_MONTHS, type BillingCycleId } from '../calendar/cycles.ts';
 
-/** Months per period by the template's billingCycle lookup id (the same table as src/schedules/periods.ts, which imports billRun). */
-const CYCLE_MONTHS: Readonly<Record<number, number>> = { 1: 1, 2: 2, 3: 3, 4: 6, 5: 12 };
 
 /**
  * What a run of a Prepaid term needs beside the Postpaid context. The advance's tariff is
@@ -29,7 +28,7 @@ export async function prepaidContext(db: Queryable, serviceVersionId: string): P
   );
   const row = r.rows[0];
   if (row === undefined || row.charging_type !== 'Prepaid') return undefined;
-  return { cycleMonths: CYCLE_MONTHS[row.billing_cycle ?? 1] ?? 1 };
+  return { cycleMonths: CYCLE_MONTHS[(row.billing_cycle ?? 1) as BillingCycleId] ?? 1 };
 }
 
 /**

@@ -46,6 +46,24 @@ export function daysInclusive(start: number, end: number): number {
   return end - start + 1;
 }
 
+/**
+ * `date` plus `n` whole months (n may be negative): the same day of the month, or that
+ * month's last day when the month is shorter. 31/01 + 1 month is 28/02 (29/02 in a leap
+ * year), 29/02/2028 + 12 months is 28/02/2029: the bill cycle day of Stripe's billing
+ * anchor and Zuora's BCD, and PostgreSQL's date + interval 'n months'. Count every step
+ * from the same date (31/01 + 2 months is 31/03), never from an earlier result (28/02 + 1
+ * month is 28/03): docs/schedules.md.
+ */
+export function addMonths(date: string, n: number, what = 'date'): string {
+  dayNumber(date, what); // a calendar date, or INVALID_DATE
+  if (!Number.isInteger(n)) throw new RatingError('INVALID_DATE', `${n} is not a whole number of months`);
+  const total = Number(date.slice(0, 4)) * 12 + (Number(date.slice(5, 7)) - 1) + n;
+  const y = Math.floor(total / 12);
+  const m = total - y * 12 + 1;
+  const d = Math.min(Number(date.slice(8, 10)), daysInMonth(y, m));
+  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}
+
 /** The 'YYYY-MM-DD' date of a day number: the inverse of dayNumber (Hinnant's civil_from_days). */
 export function dateOfDay(day: number): string {
   const z = day + 719468;

@@ -9,7 +9,7 @@
 // Pure, like the rest of the core: the advances billed before are passed in (the bill run
 // reads them from earlier bills' sources), the coming period is computed from the term's
 // end and the cycle's months.
-import { apiDate, dateOfDay, dayNumber, daysInMonth } from './days.ts';
+import { addMonths, apiDate, dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
 import type { Category } from './fields.ts';
 import { type Dec, formatMoney, parseDecimal, roundMoney, ZERO } from './money.ts';
@@ -73,29 +73,15 @@ type Range = [number, number];
 
 /**
  * The coming period after a term ending on `termEnd`: from the next day, one cycle of
- * `months` months, ending the day before the same day of the month `months` later (when
- * that month has no such day, the 1st of the month after, as the schedules' periods:
- * src/schedules/periods.ts). 31/01 monthly: 01/02 to 28/02 (29/02 in a leap year).
+ * `months` months, ending the day before that day plus `months` months (addMonths: the
+ * same day, or the month's last day when it is shorter, as the schedules' periods:
+ * src/schedules/periods.ts). 31/01 monthly: 01/02 to 28/02 (29/02 in a leap year); 30/01
+ * monthly: 31/01 to 27/02 (28/02 starts the next).
  */
 export function comingPeriod(termEnd: string, months: number): { start: string; end: string } {
   if (![1, 2, 3, 6, 12].includes(months)) throw new RatingError('INVALID_PERIOD', `a billing cycle of ${months} months is not one of 1, 2, 3, 6, 12`);
-  const first = dayNumber(termEnd, 'term.end') + 1;
-  const start = dateOfDay(first);
-  const [y, m, d] = [Number(start.slice(0, 4)), Number(start.slice(5, 7)), Number(start.slice(8, 10))];
-  const total = y * 12 + (m - 1) + months;
-  let ny = Math.floor(total / 12);
-  let nm = (total % 12) + 1;
-  let nd = d;
-  if (d > daysInMonth(ny, nm)) {
-    nd = 1;
-    nm += 1;
-    if (nm > 12) {
-      nm = 1;
-      ny += 1;
-    }
-  }
-  const next = `${String(ny).padStart(4, '0')}-${String(nm).padStart(2, '0')}-${String(nd).padStart(2, '0')}`;
-  return { start, end: dateOfDay(dayNumber(next) - 1) };
+  const start = dateOfDay(dayNumber(termEnd, 'term.end') + 1);
+  return { start, end: dateOfDay(dayNumber(addMonths(start, months)) - 1) };
 }
 
 // ---------------------------------------------------------------- sections of a tariff

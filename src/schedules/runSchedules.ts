@@ -23,7 +23,7 @@ import { loadSubscriptions } from '../terms/loadSubscriptions.ts';
 import { validateTerm } from '../terms/validateTerm.ts';
 import { approveTerm } from '../terms/approveTerm.ts';
 import { processTerm } from '../terms/processTerm.ts';
-import { periodAt, type Period } from './periods.ts';
+import { periodAfter, periodAt, type Period } from './periods.ts';
 import {
   activeSchedules,
   closePeriod,
@@ -79,10 +79,12 @@ async function runSchedule(db: pg.Pool, s: ScheduleRow, runDate: string, o: RunO
   const log = (x: Step, outcome: 'done' | 'error', message: string, errorCode?: string) =>
     recordRun(db, { scheduleId: s.schedule_id, runDate, ...x, outcome, message, errorCode: errorCode ?? null });
 
+  let previousEnd = s.previous_end;
   for (let k = s.next_period, n = 0; n < MAX_OPENED_PER_RUN; k++, n++) {
-    const p = periodAt(s.anchor_date, s.cycle_months, k);
+    const p = periodAfter(periodAt(s.anchor_date, s.cycle_months, k), previousEnd);
     if (p.start > runDate) break;
     if (!(await openPeriod(db, caller, s, p, log))) break;
+    previousEnd = p.end;
   }
   for (const p of await periodsToClose(db, s.schedule_id, runDate)) {
     await closeOne(db, caller, s, p, o, log);

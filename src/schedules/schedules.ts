@@ -6,14 +6,15 @@ import { inTransaction, type Queryable } from '../db/pool.ts';
 import { appToday, formatDate, parseDate } from '../calendar/calendar.ts';
 import { conflict, invalidState, notFound, validationFailed } from '../errors.ts';
 import { BILLING_CYCLES } from '../templates/schemas.ts';
-import { cycleMonths, periodAt, periodIndexOn } from './periods.ts';
+import { periodAfter, periodAt, periodIndexOn } from './periods.ts';
+import { cycleMonths } from '../calendar/cycles.ts';
 import { insertSchedule, listRuns, listSchedules, lockSchedule, queueDay, setStatus, type ScheduleFilter, type ScheduleRow } from './store.ts';
 import { SCHEDULE_TASKS } from './tasks.ts';
 import { billableTemplate } from '../terms/makeTerm.ts';
 import type { MakeScheduleData, ScheduleRecord, ScheduleRunRecord } from './schemas.ts';
 
 const periodRecord = (s: ScheduleRow, k: number) => {
-  const p = periodAt(s.anchor_date, s.cycle_months, k);
+  const p = periodAfter(periodAt(s.anchor_date, s.cycle_months, k), s.previous_end);
   return { billingPeriodID: p.billingPeriodId, startDate: formatDate(p.start), endDate: formatDate(p.end) };
 };
 

@@ -15,6 +15,8 @@ export type ScheduleRow = {
   estimate_missing: boolean;
   status: 'active' | 'paused';
   next_period: number;
+  /** The end of the period before next_period, when the schedule made its term (periodAfter). */
+  previous_end: string | null;
   created_at: string;
   created_by: string;
   modified_at: string;
@@ -23,6 +25,7 @@ export type ScheduleRow = {
 
 const SELECT = `SELECT bs.schedule_id, bs.app_code, s.service_code, b.batch_code, bs.billing_cycle, bs.cycle_months,
                        bs.anchor_date::text AS anchor_date, bs.auto_process, bs.estimate_missing, bs.status, bs.next_period,
+                       (SELECT p.end_date::text FROM bill_schedule_period p WHERE p.schedule_id = bs.schedule_id AND p.period_index = bs.next_period - 1) AS previous_end,
                        to_char(bs.created_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS created_at, bs.created_by,
                        to_char(bs.modified_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS modified_at, bs.modified_by
                   FROM bill_schedule bs

@@ -3,6 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { Component, ConnectionInput, MeteredInput, StoredComponent, TariffValue, UnmeteredInput } from '../rating/tariff.ts';
 import { Code, IDENTIFIER_PATTERN } from '../primitives.ts';
+import type { BillingCycleId } from '../calendar/cycles.ts';
 import { LateChargeRule } from '../rating/lateCharge.ts';
 import { named } from '../http/openapi.ts';
 import { SETTLEMENT_METHODS as SETTLEMENT_CORE_METHODS } from '../settlement/core.ts';
@@ -14,8 +15,9 @@ export const CHARGING_TYPES = ['Postpaid', 'Prepaid'] as const;
 export const POST_TYPES = ['Post Subscription', 'Post Account'] as const;
 // The settlement core's methods (docs/payments.md#settlement).
 export const SETTLEMENT_METHODS = SETTLEMENT_CORE_METHODS;
-// billingCycle / billingCycleLookupID: months per cycle by lookup id.
-export const BILLING_CYCLES = Object.freeze({ 1: 'Monthly', 2: 'Bi-monthly', 3: 'Quarterly', 4: 'Half-yearly', 5: 'Yearly' } as const);
+// billingCycle / billingCycleLookupID: the cycles' names by lookup id; their months are
+// calendar/cycles.ts's CYCLE_MONTHS, which must name the same ids (checked here).
+export const BILLING_CYCLES = Object.freeze({ 1: 'Monthly', 2: 'Bi-monthly', 3: 'Quarterly', 4: 'Half-yearly', 5: 'Yearly' } as const satisfies Record<BillingCycleId, string>);
 
 const literals = <const T extends string[]>(values: readonly [...T]) => Type.Enum(values);
 

@@ -104,11 +104,12 @@ describe('bill-cycle schedules', () => {
     assert.equal(b.status, 200, JSON.stringify(b.body));
     auto = b.body.data.schedule;
     // A yearly template: its cycle is read from the template. Started in the past (the 29th
-    // of February 2024), its first term is the one of the year holding today.
+    // of February 2024), its first term is the one of the year holding today: 2026 has no
+    // 29 February, so that year starts on the 28th and ends the day before 28/02/2027.
     const yearly = await make({ serviceCode: 'YEARLY', batchCode: 'Z1', startDate: '29/02/2024' });
     assert.equal(yearly.status, 200, JSON.stringify(yearly.body));
     assert.equal(yearly.body.data.schedule.cycle, 'Yearly');
-    assert.deepEqual(yearly.body.data.schedule.nextPeriod, { billingPeriodID: 202602, startDate: '01/03/2026', endDate: '28/02/2027' });
+    assert.deepEqual(yearly.body.data.schedule.nextPeriod, { billingPeriodID: 202602, startDate: '28/02/2026', endDate: '27/02/2027' });
 
     assert.deepEqual((await list({ status: 'active' })).map((s) => s.scheduleID), [manual.scheduleID, auto.scheduleID, yearly.body.data.schedule.scheduleID]);
     assert.deepEqual((await list({ batchCode: 'ZONE-B' })).map((s) => s.scheduleID), [auto.scheduleID]);
@@ -120,7 +121,7 @@ describe('bill-cycle schedules', () => {
     const yearly = await h.post('/billing/terms/get-terms', { ...body('Retrieve', 'Retrieve Terms', { serviceCode: 'YEARLY' }), operation: 'schedule' });
     assert.deepEqual(
       yearly.body.data.terms.map((t: any) => [t.billingPeriodID, t.startDate, t.endDate, t.status]),
-      [[202602, '01/03/2026', '28/02/2027', 'Draft']],
+      [[202602, '28/02/2026', '27/02/2027', 'Draft']],
     );
   });
 
@@ -182,7 +183,7 @@ describe('bill-cycle schedules', () => {
       (await runs({ scheduleID: auto.scheduleID })).reverse().map((r) => r.step),
       ['make-term', 'make-term', 'load-subscriptions', 'validate-term', 'approve-term', 'process-term', 'close'],
     );
-    // The yearly term ended on 28/02: validated too.
+    // The yearly term ended on 27/02: validated too; the next, from 28/02/2027, made.
     const yearly = await h.post('/billing/terms/get-terms', { ...body('Retrieve', 'Retrieve Terms', { serviceCode: 'YEARLY' }), operation: 'schedule' });
     assert.deepEqual(yearly.body.data.terms.map((t: any) => [t.billingPeriodID, t.status]).sort(), [[202602, 'Validated'], [202702, 'Draft']]);
 
