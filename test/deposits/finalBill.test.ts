@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
-import { makeTerm, startRun, step, tariff, waitForStatus } from '../terms/fixtures.ts';
+import { makeTerm, processTerm, startRun, step, tariff } from '../terms/fixtures.ts';
 import { assertError, env, makeAccount } from '../subscriptions/fixtures.ts';
 
 const TODAY = '31/01/2027'; // the tests' pinned today: deposit entries are dated the day they are made
@@ -35,21 +35,6 @@ describe('a deposit pays the final bill', () => {
     const r = await ok('/billing/ledger/check-ledger', 'Retrieve', 'Check Ledger', {}, h.tokens.viewer);
     assert.deepEqual(r.body.data.check.problems, []);
   };
-  /** Makes, loads, validates, approves and processes a term; answers its id once Processed. */
-  const processed = async (data: Record<string, unknown>) => {
-    const termID = await makeTerm(h, data);
-    for (const [name, action] of [
-      ['load-subscriptions', 'Load Term Subscriptions'],
-      ['validate-term', 'Validate Term'],
-      ['approve-term', 'Approve Term'],
-      ['process-term', 'Process Term'],
-    ] as const) {
-      const r = await step(h, name, action, { termID });
-      assert.equal(r.status, 200, `${name}: ${JSON.stringify(r.body)}`);
-    }
-    await waitForStatus(h, termID, ['Processed']);
-    return termID;
-  };
   const post = (termID: number) => step(h, 'post-term', 'Post Term', { termID });
 
   before(async () => {
@@ -75,7 +60,7 @@ describe('a deposit pays the final bill', () => {
     assert.deepEqual([d.status, d.endedOn, d.held, d.releasedOn], ['Held', '15/11/2026', '500.00', null]);
     assert.deepEqual([(await statement('F-1')).heldDeposit], ['500.00']);
 
-    const termID = await processed({});
+    const termID = await processTerm(h);
     // Processed, not posted: the bill is a draft, the deposit still held.
     [d] = await deposits({ accountNumber: 'F-1' });
     assert.equal(d.status, 'Held');
@@ -119,7 +104,7 @@ describe('a deposit pays the final bill', () => {
     await read(sub, '31/10/2026', 100);
     await read(sub, '20/11/2026', 102);
     await terminate(sub, '20/11/2026');
-    const termID = await processed({ batchCode: 'Z1' });
+    const termID = await processTerm(h, { batchCode: 'Z1' });
     // The posting's last writes (its term event) fail: the whole posting, release included, is undone.
     await h.db.query(`CREATE FUNCTION fail_posting() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected: the posting dies'; END $$`);
     await h.db.query(`CREATE TRIGGER fail_posting BEFORE INSERT ON event FOR EACH ROW WHEN (NEW.type = 'term.posted') EXECUTE FUNCTION fail_posting()`);
@@ -153,7 +138,7 @@ describe('a deposit pays the final bill', () => {
     await read(leaving, '15/11/2026', 105);
     await read(staying, '30/11/2026', 110);
     await terminate(leaving, '15/11/2026');
-    const termID = await processed({ serviceCode: 'SHARED', batchCode: 'ZONE-B' });
+    const termID = await processTerm(h, { serviceCode: 'SHARED', batchCode: 'ZONE-B' });
     assert.equal((await post(termID)).status, 200);
     // One account bill: the leaving group 406.00 (as F-1's), the staying one a full month:
     // 150.00 + 10 m3 x 50 = 500.00 + 50.00 + VAT 16% of 700.00 = 112.00, 812.00. The
@@ -183,7 +168,7 @@ describe('a deposit pays the final bill', () => {
     let [d] = await deposits({ accountNumber: 'F-4' });
     assert.deepEqual([d.status, d.endedOn], ['Held', '15/12/2026']);
     // January's term has no roster (the only subscription ended in December); posting it releases the deposit in full.
-    const january = await processed({ batchCode: 'Z2', billingPeriodID: 202701, startDate: '01/01/2027', endDate: '31/01/2027' });
+    const january = await processTerm(h, { batchCode: 'Z2', billingPeriodID: 202701, startDate: '01/01/2027', endDate: '31/01/2027' });
     assert.equal((await post(january)).status, 200);
     [d] = await deposits({ accountNumber: 'F-4' });
     assert.deepEqual([d.status, d.applied, d.refunded], ['Released', '0.00', '500.00']);

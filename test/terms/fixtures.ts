@@ -165,3 +165,19 @@ export async function waitForStatus(h: Harness, termID: number, statuses: string
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** Makes a term (makeTermBody's defaults overridden by `data`), loads, validates, approves and processes it; answers its id once Processed. */
+export async function processTerm(h: Harness, data: Record<string, unknown> = {}): Promise<number> {
+  const termID = await makeTerm(h, data);
+  for (const [name, action] of [
+    ['load-subscriptions', 'Load Term Subscriptions'],
+    ['validate-term', 'Validate Term'],
+    ['approve-term', 'Approve Term'],
+    ['process-term', 'Process Term'],
+  ] as const) {
+    const r = await step(h, name, action, { termID });
+    if (r.status !== 200) throw new Error(`${name}: ${JSON.stringify(r.body)}`);
+  }
+  await waitForStatus(h, termID, ['Processed']);
+  return termID;
+}

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { ROUNDING_MODES, type RoundingMode } from '../../src/rating/money.ts';
 import { waterService } from '../fixtures/tariffs.ts';
-import { makeTemplate, makeTerm, startRun, step, subscriptions, waitForStatus } from './fixtures.ts';
+import { makeTemplate, processTerm, startRun, subscriptions } from './fixtures.ts';
 
 // Five flat lines whose rounding to cents tells the seven rules apart.
 const AMOUNTS = ['1.005', '-1.005', '1.004', '1.015', '1.006'];
@@ -46,17 +46,7 @@ describe("an app's rounding rule", () => {
         }),
       );
       await subscriptions(h, { n: 1, serviceCode: code, batchCode: code });
-      const termID = await makeTerm(h, { serviceCode: code, batchCode: code });
-      for (const [name, action] of [
-        ['load-subscriptions', 'Load Term Subscriptions'],
-        ['validate-term', 'Validate Term'],
-        ['approve-term', 'Approve Term'],
-        ['process-term', 'Process Term'],
-      ] as const) {
-        const r = await step(h, name, action, { termID });
-        assert.equal(r.status, 200, `${name}: ${JSON.stringify(r.body)}`);
-      }
-      await waitForStatus(h, termID, ['Processed']);
+      const termID = await processTerm(h, { serviceCode: code, batchCode: code });
       const bills = await h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { termID } });
       assert.equal(bills.status, 200, JSON.stringify(bills.body));
       const [bill] = bills.body.data.bills;
