@@ -23,9 +23,9 @@
 //   so far (the head amounts first, then the leaves): a quantity repeated in the trace,
 //   an amount repeated as the next line's base. Leaves after the last token are the
 //   prototype's.
-// Structure (keys in their order, arrays' lengths, each leaf's JSON type) and each line's
-// componentCode and category are the prototype's exactly: the prototype is chosen by a
-// signature of them, so anything the rating adds to a line or a trace (a new field, a new
+// Structure (keys in their order, arrays' lengths, where the leaves are) and each line's
+// componentCode and category are the prototype's exactly: the prototype is chosen by them
+// (flatten's tokens), so anything the rating adds to a line or a trace (a new field, a new
 // line kind) is kept, in a prototype of its own. Decoding rebuilds the value with the
 // prototype's key order, so the JSON a client reads is byte for byte what was rated.
 //
@@ -36,85 +36,108 @@ import type { Queryable } from '../db/pool.ts';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 
-/** A prototype: its digest, its value, its leaves in order, its shape, and its lines' heads (componentCode, category). */
-type Prototype = { digest: string; json: string; value: Json; leaves: Json[]; shape: Shape; heads: [Json, Json][] };
-
-/** A prototype's structure: a leaf (its index among the leaves), an array's items, an object's keys and items. */
-type Shape = { leaf: number } | { items: Shape[]; keys?: string[] };
+/**
+ * A prototype: its digest, its value (as JSON text and parsed), its leaves in depth-first
+ * order, its lines' heads (componentCode, category), and its structure as numbers (flatten).
+ */
+type Prototype = { digest: string; json: string; value: Json; leaves: Json[]; heads: [Json, Json][]; tokens: number[] };
 
 // Content-addressed, so valid in any database: the same process serves tests on many
 // databases, and a digest names the same prototype in each. Bounded: cleared when full.
 const byDigest = new Map<string, Prototype>();
-const bySignature = new Map<string, Prototype>();
-const byHash = new Map<number, Prototype>();
+/** Prototypes by the hash of their structure (several may share one; flatten's tokens tell them apart). */
+const byHash = new Map<number, Prototype[]>();
 const MAX_CACHED = 10_000;
 /** The prototype used last, tried first: most bills of a run share it with the bill before. */
 let last: Prototype | undefined;
 
-function remember(p: Prototype, signature?: string): void {
+function remember(p: Prototype): void {
   if (byDigest.size >= MAX_CACHED) {
     byDigest.clear();
-    bySignature.clear();
     byHash.clear();
     last = undefined;
   }
   byDigest.set(p.digest, p);
-  if (signature !== undefined) bySignature.set(signature, p);
 }
 
-/** The shape and leaves of a parsed JSON value, leaves in depth-first order. */
-function shapeOf(v: Json, leaves: Json[]): Shape {
-  if (v === null || typeof v !== 'object') {
-    leaves.push(v);
-    return { leaf: leaves.length - 1 };
-  }
-  if (Array.isArray(v)) return { items: v.map((x) => shapeOf(x, leaves)) };
-  const keys = Object.keys(v);
-  return { keys, items: keys.map((k) => shapeOf(v[k] as Json, leaves)) };
+/** Remembers a prototype as the one of its structure, for pack. */
+function rememberStructure(p: Prototype): void {
+  const h = hashOf(p.tokens);
+  const list = byHash.get(h);
+  if (list === undefined) byHash.set(h, [p]);
+  else list.push(p);
 }
 
-/** The signature of a parsed JSON value: its structure (keys in order, arrays' lengths). */
-function signatureOf(v: Json): string {
-  if (v === null || typeof v !== 'object') return '.';
-  if (Array.isArray(v)) return `[${v.map(signatureOf).join(',')}]`;
-  let s = '{';
-  for (const k in v) s += `${JSON.stringify(k)}:${signatureOf(v[k] as Json)},`;
-  return s + '}';
+// The tokens of a structure: an object is OBJECT, then each key's id and its value, then
+// END; an array is ARRAY and its length, then its items; a leaf is LEAF; a line's
+// componentCode or category (text) is HEAD and the text's id, a leaf too. Ids are given
+// in the order met, for the life of the process (keys and codes: a tariff's few words).
+const LEAF = 1;
+const OBJECT = 2;
+const END = 3;
+const ARRAY = 4;
+const HEAD = 5;
+const ids = new Map<string, number>();
+function idOf(k: string): number {
+  let id = ids.get(k);
+  if (id === undefined) ids.set(k, (id = ids.size + 16));
+  return id;
 }
 
 /**
- * A 32-bit hash of a value's structure as JSON.stringify reads it (toJSON called, undefined
- * fields absent): keys in order, arrays' lengths, and each line's componentCode and
- * category. Numbers only, no text built: it finds the prototype of a value that the last
- * one does not fit. Two structures may share a hash; diffAgainst is the exact check.
+ * The structure (tokens) and the leaves, in depth-first order, of a value as JSON.stringify
+ * reads it: toJSON called; a field undefined, a function or a symbol left out of an object
+ * and null in an array; a number not finite is null. False when the value holds what JSON
+ * cannot (a bigint): the caller leaves it to JSON.stringify, which says so.
+ *
+ * One walk, then two plain loops (the tokens against a prototype's, the leaves against its
+ * leaves), in place of a walk along each candidate prototype and a structure read off a
+ * JSON.parse of the value: packing was a third of a worker's time on bills of two segments,
+ * whose lines come in several structures (issue 12, docs/bill-run.md).
  */
-function structureHash(v: unknown, h: number): number {
+function flatten(v: unknown, tokens: number[], leaves: unknown[]): boolean {
   if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON: () => unknown }).toJSON();
-  if (v === null || typeof v !== 'object') return mix(h, 1);
-  if (Array.isArray(v)) {
-    h = mix(h, 2 + v.length * 8);
-    for (let i = 0; i < v.length; i++) h = structureHash(v[i], h);
-    return mix(h, 3);
+  if (v === null || typeof v !== 'object') {
+    if (typeof v === 'bigint') return false;
+    tokens.push(LEAF);
+    leaves.push(v === undefined || typeof v === 'function' || typeof v === 'symbol' || (typeof v === 'number' && !Number.isFinite(v)) ? null : v);
+    return true;
   }
-  h = mix(h, 4);
+  return flattenObject(v, tokens, leaves);
+}
+
+/** flatten of an object or array (toJSON already called). */
+function flattenObject(v: object, tokens: number[], leaves: unknown[]): boolean {
+  if (Array.isArray(v)) {
+    tokens.push(ARRAY, v.length);
+    for (let i = 0; i < v.length; i++) if (!flatten(v[i], tokens, leaves)) return false;
+    return true;
+  }
+  tokens.push(OBJECT);
   const o = v as Record<string, unknown>;
   for (const k in o) {
     const x = o[k];
     if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
-    h = mix(h, idOf(k));
-    h = (k === 'componentCode' || k === 'category') && typeof x === 'string' ? mix(h, idOf(x)) : structureHash(x, h);
+    tokens.push(idOf(k));
+    if ((k === 'componentCode' || k === 'category') && typeof x === 'string') {
+      tokens.push(HEAD, idOf(x));
+      leaves.push(x);
+    } else if (!flatten(x, tokens, leaves)) return false;
   }
-  return mix(h, 5);
+  tokens.push(END);
+  return true;
 }
-const mix = (h: number, x: number) => Math.imul(h ^ x, 16777619) >>> 0;
-const ids = new Map<string, number>();
-function idOf(k: string): number {
-  let id = ids.get(k);
-  if (id === undefined) {
-    if (ids.size > 100_000) ids.clear();
-    ids.set(k, (id = ids.size + 16));
-  }
-  return id;
+
+function hashOf(tokens: readonly number[]): number {
+  let h = 2166136261;
+  for (let i = 0; i < tokens.length; i++) h = Math.imul(h ^ (tokens[i] as number), 16777619) >>> 0;
+  return h;
+}
+
+function sameTokens(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function headsOf(v: Json): [Json, Json][] {
@@ -128,79 +151,47 @@ function amountsOf(v: Json): Json[] {
 }
 
 function prototypeOf(json: string, value: Json, digest = crypto.createHash('sha256').update(json).digest('base64url').slice(0, 16)): Prototype {
+  const tokens: number[] = [];
   const leaves: Json[] = [];
-  const shape = shapeOf(value, leaves);
-  return { digest, json, value, leaves, shape, heads: headsOf(value) };
+  flatten(value, tokens, leaves);
+  return { digest, json, value, leaves, heads: headsOf(value), tokens };
 }
-
-/** A diff in progress: the tokens, the next leaf's index, and the values met so far by text. */
-type Diff = { out: Json[]; skip: number; proto: Json[]; seen: Map<string, number>; base: number };
 
 /**
- * Walks a value along a prototype's shape, adding the diff of its leaves; false when the
- * value does not have that shape (the caller tries another prototype). Values are taken as
- * JSON.stringify takes them: an undefined field is absent, toJSON is called.
+ * The stored form of a value whose leaves are `leaves` against a prototype of the same
+ * structure: [digest, the lines' amounts..., then over the leaves: how many equal the
+ * prototype's, then one that differs: a string as itself, or the index of an equal one met
+ * before (the amounts first, then the leaves) when that is shorter, or a number, boolean
+ * or null in a one-element array].
  */
-function diff(v: unknown, shape: Shape, d: Diff): boolean {
-  if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON: () => unknown }).toJSON();
-  if ('leaf' in shape) {
-    if (v !== null && typeof v === 'object') return false;
-    if (v === d.proto[shape.leaf]) {
-      d.skip++;
-      return true;
-    }
-    d.out.push(d.skip);
-    d.skip = 0;
-    if (typeof v === 'string') {
-      const j = d.seen.get(v);
-      if (j !== undefined && (j < 10 ? 1 : j < 100 ? 2 : j < 1000 ? 3 : 9) < v.length + 2) d.out.push(j);
-      else {
-        d.out.push(v);
-        d.seen.set(v, d.base + shape.leaf);
-      }
-    } else if (typeof v === 'number' || typeof v === 'boolean' || v === null) {
-      d.out.push([v]);
-    } else {
-      return false; // undefined, a function, a bigint: not JSON
-    }
-    return true;
-  }
-  if (v === null || typeof v !== 'object') return false;
-  const items = shape.items;
-  if (shape.keys === undefined) {
-    if (!Array.isArray(v) || v.length !== items.length) return false;
-    for (let i = 0; i < items.length; i++) if (!diff(v[i], items[i] as Shape, d)) return false;
-    return true;
-  }
-  if (Array.isArray(v)) return false;
-  const keys = shape.keys;
-  let n = 0;
-  const o = v as Record<string, unknown>;
-  for (const k in o) {
-    const x = o[k];
-    if (x === undefined) continue;
-    if (k !== keys[n] || !diff(x, items[n] as Shape, d)) return false;
-    n++;
-  }
-  return n === keys.length;
-}
-
-/** The diff of a value against a prototype, or undefined when it does not fit it. */
-function diffAgainst(v: unknown, proto: Prototype): Json[] | undefined {
-  const amounts = amountsOf(v as Json);
-  if (amounts.length !== proto.heads.length) return undefined;
-  const lines = v as Record<string, unknown>[];
-  for (let i = 0; i < amounts.length; i++) {
-    const h = proto.heads[i] as [Json, Json];
-    const l = lines[i] as Record<string, unknown>;
-    if ((l.componentCode ?? null) !== h[0] || (l.category ?? null) !== h[1]) return undefined;
-  }
-  const d: Diff = { out: [proto.digest, ...amounts], skip: 0, proto: proto.leaves, seen: new Map(), base: amounts.length };
+function diffOf(amounts: Json[], leaves: readonly unknown[], proto: Prototype): Json[] {
+  const out: Json[] = [proto.digest, ...amounts];
+  const seen = new Map<string, number>();
   for (let i = 0; i < amounts.length; i++) {
     const a = amounts[i];
-    if (typeof a === 'string' && !d.seen.has(a)) d.seen.set(a, i);
+    if (typeof a === 'string' && !seen.has(a)) seen.set(a, i);
   }
-  return diff(v, proto.shape, d) ? d.out : undefined;
+  const base = amounts.length;
+  const like = proto.leaves;
+  let skip = 0;
+  for (let i = 0; i < leaves.length; i++) {
+    const v = leaves[i] as Json;
+    if (v === like[i]) {
+      skip++;
+      continue;
+    }
+    out.push(skip);
+    skip = 0;
+    if (typeof v === 'string') {
+      const j = seen.get(v);
+      if (j !== undefined && (j < 10 ? 1 : j < 100 ? 2 : j < 1000 ? 3 : 9) < v.length + 2) out.push(j);
+      else {
+        out.push(v);
+        seen.set(v, base + i);
+      }
+    } else out.push([v]);
+  }
+  return out;
 }
 
 /**
@@ -214,33 +205,21 @@ export class StoredPacker {
   /** The stored JSON text of a bill's lines (an array of lines) or source (an object). */
   pack(value: unknown): string {
     if (value === null || typeof value !== 'object' || (Array.isArray(value) && value.length === 0)) return JSON.stringify(value);
-    if (last !== undefined) {
-      const out = diffAgainst(value, last);
-      if (out !== undefined) return this.packed(last, out);
-    }
-    // Not the last one's: the prototype last met with the same structure hash, or
-    // (stringified, parsed) the prototype of its signature, or this value as a new one.
-    // Trying eight recent prototypes in turn, then a JSON.parse of the value's JSON for its
-    // signature, was a third of a worker's time on bills of two segments, whose lines come
-    // in several structures (issue 12: consumption split by days or by readings).
-    const hash = structureHash(value, 2166136261);
-    let proto = byHash.get(hash);
-    let out = proto === undefined ? undefined : diffAgainst(value, proto);
-    if (proto === undefined || out === undefined) {
+    const tokens: number[] = [];
+    const leaves: unknown[] = [];
+    if (!flatten(value, tokens, leaves)) return JSON.stringify(value); // throws, as JSON does for a bigint
+    // The last prototype, or one of the same structure, or (its JSON parsed) a new one.
+    let proto = last !== undefined && sameTokens(last.tokens, tokens) ? last : byHash.get(hashOf(tokens))?.find((p) => sameTokens(p.tokens, tokens));
+    if (proto === undefined) {
       const json = JSON.stringify(value);
-      const normal = JSON.parse(json) as Json;
-      const heads = headsOf(normal);
-      const signature = signatureOf(normal) + (heads.length > 0 ? JSON.stringify(heads) : '');
-      proto = bySignature.get(signature);
-      if (proto === undefined) {
-        proto = prototypeOf(json, normal);
-        remember(proto, signature);
-      }
-      byHash.set(hash, proto);
-      out = diffAgainst(normal, proto) as Json[];
+      proto = prototypeOf(json, JSON.parse(json) as Json);
+      remember(proto);
+      rememberStructure(proto);
+      // The value as its JSON reads, should flatten have read anything otherwise.
+      if (!sameTokens(proto.tokens, tokens)) return this.packed(proto, diffOf(amountsOf(proto.value), proto.leaves, proto));
     }
     last = proto;
-    return this.packed(proto, out);
+    return this.packed(proto, diffOf(amountsOf(value as Json), leaves, proto));
   }
 
   private packed(proto: Prototype, out: Json[]): string {

@@ -85,10 +85,24 @@ function lineCore(component: PreparedComponent, quantity: Dec, context: ModelCon
   let core = byKey.get(key);
   if (core === undefined) {
     core = rateCore(component, quantity, context, settings, decimals);
+    // Shared by every bill rated alike, so frozen: a change in place throws rather than
+    // reaching another bill.
+    deepFreeze(core.modelTrace);
+    if (core.proration !== undefined) deepFreeze(core.proration);
+    if (core.limit !== undefined) deepFreeze(core.limit);
     if (byKey.size >= CORES_PER_COMPONENT) byKey.clear();
     byKey.set(key, core);
   }
   return core;
+}
+
+/** Freezes a trace's plain objects and arrays, all the way down. */
+function deepFreeze(v: unknown): void {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== Array.prototype) return;
+  Object.freeze(v);
+  for (const x of Object.values(v as Record<string, unknown>)) deepFreeze(x);
 }
 
 /**
@@ -147,7 +161,7 @@ function rateCore(component: PreparedComponent, quantity: Dec, context: ModelCon
     if (factor.basis !== undefined) proration.basis = factor.basis;
     if (context.suspended !== undefined) {
       proration.suspendedDays = context.suspended.days;
-      proration.suspended = context.suspended.periods;
+      proration.suspended = context.suspended.periods.map((p) => ({ ...p }));
     }
     core.proration = proration;
   }
