@@ -131,7 +131,7 @@ try {
   const last = await db.query('SELECT max(simulation_id) AS id FROM simulation');
   const sim = (await readSimulation(db, last.rows[0].id))!;
   t0 = Date.now();
-  const page = await withResultLines(sim, (await resultPage(db, sim.simulation_id, { limit: 100, offset: 0 })).rows);
+  const page = await withResultLines(sim, (await resultPage(db, sim, { limit: 100, offset: 0 })).rows);
   say(`a page of ${page.length} results, largest rise first, with both bills' lines: ${Date.now() - t0} ms`);
   for (const [pid, mib] of peak) say(`peak RSS of worker ${pid}: ${Math.round(mib)} MiB`);
   say(`peak RSS of this process (setup, polling): ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);

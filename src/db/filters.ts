@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 
 // A list's WHERE from optional filters. Each value becomes the next numbered parameter,
-// never text in the SQL; the first condition (the caller's app) always holds.
+// never text in the SQL; the first condition (the caller's app, or the list's owner) always holds.
 export type Filters = {
   readonly where: string[];
   readonly params: unknown[];
@@ -13,9 +13,9 @@ export type Filters = {
   page(limit: number, offset: number): { sql: string; params: unknown[] };
 };
 
-export function filters(first: string, appCode: number): Filters {
+export function filters(first: string, firstValue: unknown): Filters {
   const where = [first];
-  const params: unknown[] = [appCode];
+  const params: unknown[] = [firstValue];
   return {
     where,
     params,

@@ -763,7 +763,8 @@ TABLE simulation_result
   CONSTRAINT simulation_result_pkey PRIMARY KEY (simulation_id, subscription_id)
   CONSTRAINT simulation_result_simulation_id_fkey FOREIGN KEY (simulation_id) REFERENCES simulation(simulation_id) ON DELETE CASCADE
   CREATE INDEX simulation_result_difference_idx ON simulation_result (simulation_id, difference, subscription_id)
-  CREATE INDEX simulation_result_size_idx ON simulation_result (simulation_id, abs(difference), subscription_id)
+  CREATE INDEX simulation_result_rise_idx ON simulation_result (simulation_id, difference DESC NULLS LAST, subscription_id)
+  CREATE INDEX simulation_result_size_idx ON simulation_result (simulation_id, abs(difference) DESC NULLS LAST, subscription_id)
 
 TABLE subscription
   subscription_id bigint NOT NULL IDENTITY

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { notFound } from '../errors.ts';
 import type { RawAnswer } from '../http/operation.ts';
 import type { ResultSort } from './schemas.ts';
-import { readSimulation, resultPage } from './store.ts';
+import { allResults, readSimulation } from './store.ts';
 import { simulationResult } from './simulationRecord.ts';
 
 export const EXPORT_COLUMNS = [
@@ -30,10 +30,9 @@ export async function exportSimulation(db: pg.Pool, appCode: number, o: { simula
   if (!sim) throw notFound('simulation', 'data.simulationID');
   async function* rows(): AsyncGenerator<string> {
     yield `${EXPORT_COLUMNS.join(',')}\r\n`;
-    for (let offset = 0; ; offset += PAGE) {
-      const page = await resultPage(db, sim!.simulation_id, { sort: o.sort ?? 'subscriptionID', limit: PAGE, offset, lines: false });
+    for await (const page of allResults(db, sim!.simulation_id, { sort: o.sort ?? 'subscriptionID', lines: false }, PAGE)) {
       let text = '';
-      for (const row of page.rows) {
+      for (const row of page) {
         const r = simulationResult(row, sim!.minor_units);
         const failure = r.failure?.current ?? r.failure?.draft;
         const side = (s: typeof r.current) => [s?.charges ?? '', s?.tax ?? '', s?.total ?? ''];
@@ -43,8 +42,7 @@ export async function exportSimulation(db: pg.Pool, appCode: number, o: { simula
             .map(csvField)
             .join(',') + '\r\n';
       }
-      if (text !== '') yield text;
-      if (page.rows.length < PAGE) return;
+      yield text;
     }
   }
   return { type: 'text/csv; charset=utf-8', payload: Readable.from(rows()) };

@@ -61,7 +61,7 @@ export async function simulationRoutes(app: FastifyInstance, services: Services)
       const limit = body.data.limit ?? 100;
       const offset = body.data.offset ?? 0;
       const { sort, failed, batchCode, accountNumber } = body.data;
-      const page = await resultPage(ctx.db, sim.simulation_id, { sort, failed, batchCode, accountNumber, limit, offset });
+      const page = await resultPage(ctx.db, sim, { sort, failed, batchCode, accountNumber, limit, offset });
       const rows = await withResultLines(sim, page.rows);
       return { results: rows.map((r) => simulationResult(r, sim.minor_units)), paging: { limit, offset, total: page.total } };
     },

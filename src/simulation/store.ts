@@ -2,6 +2,7 @@
 import type pg from 'pg';
 import type { Queryable } from '../db/pool.ts';
 import { copyInto, copyLine } from '../db/copy.ts';
+import { filters, statementName } from '../db/filters.ts';
 import { Dec } from '../rating/index.ts';
 import { localTimeSql } from '../calendar/calendar.ts';
 import type { Comparison } from './compare.ts';
@@ -155,6 +156,8 @@ export type ResultRow = {
   failure: Record<string, any> | null;
 };
 
+// Each order is one of an index of simulation_result (migrations 063 and 096), so a page is
+// read off an index in order and a page of a million results is not a sort of a million.
 const ORDER: Record<ResultSort, string> = {
   difference: 'r.difference ASC NULLS LAST, r.subscription_id',
   '-difference': 'r.difference DESC NULLS LAST, r.subscription_id',
@@ -162,29 +165,71 @@ const ORDER: Record<ResultSort, string> = {
   subscriptionID: 'r.subscription_id',
 };
 
-export type ResultFilter = { sort?: ResultSort; failed?: boolean; batchCode?: string; accountNumber?: string; limit: number; offset: number; lines?: boolean };
+export type ResultFilter = { sort?: ResultSort; failed?: boolean; batchCode?: string; accountNumber?: string; lines?: boolean };
 
-/** A page of a simulation's results with the account and batch, and how many match. */
-export async function resultPage(db: Queryable, simulationId: string, f: ResultFilter): Promise<{ rows: ResultRow[]; total: number }> {
-  const where = `WHERE r.simulation_id = $1 AND ($2::boolean IS NULL OR (r.failure IS NOT NULL) = $2) AND ($3::text IS NULL OR b.batch_code = $3)
-                   AND ($4::text IS NULL OR ac.account_number = $4)`;
-  const params = [simulationId, f.failed ?? null, f.batchCode ?? null, f.accountNumber ?? null];
+/**
+ * A simulation's results as one query: the filters given (one statement per shape, so each
+ * keeps its plan), in the order asked.
+ */
+function resultQuery(simulationId: string, f: ResultFilter): { text: string; where: string; params: unknown[] } {
+  const w = filters('r.simulation_id = $1', simulationId);
+  if (f.failed !== undefined) w.where.push(f.failed ? 'r.failure IS NOT NULL' : 'r.failure IS NULL');
+  if (f.batchCode !== undefined) w.add((p) => `b.batch_code = ${p}`, f.batchCode);
+  if (f.accountNumber !== undefined) w.add((p) => `ac.account_number = ${p}`, f.accountNumber);
   const lines = f.lines === false ? 'NULL::jsonb AS current_lines, NULL::jsonb AS draft_lines, NULL::json AS inputs' : 'r.current_lines, r.draft_lines, r.inputs';
-  const rows = await db.query<ResultRow>(
-    `SELECT r.subscription_id, r.account_id, ac.account_number, ac.name AS account_name, b.batch_code, r.consumption::text AS consumption,
+  const text = `SELECT r.subscription_id, r.account_id, ac.account_number, ac.name AS account_name, b.batch_code, r.consumption::text AS consumption,
             r.current_charges, r.current_tax, r.current_total, r.draft_charges, r.draft_tax, r.draft_total, r.difference, ${lines}, r.failure
        FROM simulation_result r
        JOIN account ac ON ac.account_id = r.account_id
        JOIN batch b ON b.batch_id = r.batch_id
-      ${where}
-      ORDER BY ${ORDER[f.sort ?? '-difference']} LIMIT $5 OFFSET $6`,
-    [...params, f.limit, f.offset],
-  );
+      WHERE ${w.sql()}
+      ORDER BY ${ORDER[f.sort ?? '-difference']}`;
+  return { text, where: w.sql(), params: w.params };
+}
+
+/**
+ * A page of a simulation's results with the account and batch, and how many match. The
+ * count of a finished simulation's results, unfiltered or filtered by failure only, is its
+ * summary's: counting a million rows for every page took longer than the page.
+ */
+export async function resultPage(db: Queryable, sim: SimulationRow, f: ResultFilter & { limit: number; offset: number }): Promise<{ rows: ResultRow[]; total: number }> {
+  const q = resultQuery(sim.simulation_id, f);
+  const n = q.params.length;
+  const rows = await db.query<ResultRow>({ name: statementName('simulation-results', q.text), text: `${q.text} LIMIT $${n + 1} OFFSET $${n + 2}`, values: [...q.params, f.limit, f.offset] });
+  const summary = sim.status === SIMULATION_STATUS.Done ? (sim.summary as { rated?: number; failed?: number } | null) : null;
+  if (summary && typeof summary.rated === 'number' && typeof summary.failed === 'number' && f.batchCode === undefined && f.accountNumber === undefined) {
+    return { rows: rows.rows, total: f.failed === true ? summary.failed : f.failed === false ? summary.rated : summary.rated + summary.failed };
+  }
   const total = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM simulation_result r JOIN batch b ON b.batch_id = r.batch_id JOIN account ac ON ac.account_id = r.account_id ${where}`,
-    params,
+    `SELECT count(*)::int AS n FROM simulation_result r JOIN batch b ON b.batch_id = r.batch_id JOIN account ac ON ac.account_id = r.account_id WHERE ${q.where}`,
+    q.params,
   );
   return { rows: rows.rows, total: total.rows[0]!.n };
+}
+
+/**
+ * Every result of a simulation, in the order asked, `size` rows at a time, read by one
+ * cursor in one read-only transaction on a connection of its own (released when the
+ * reading ends or stops): pages by OFFSET made an export of a million results read a
+ * quarter of a million rows again for every page.
+ */
+export async function* allResults(db: pg.Pool, simulationId: string, f: ResultFilter, size: number): AsyncGenerator<ResultRow[]> {
+  const q = resultQuery(simulationId, f);
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN READ ONLY');
+    await client.query(`DECLARE results NO SCROLL CURSOR FOR ${q.text}`, q.params);
+    for (;;) {
+      const r = await client.query<ResultRow>(`FETCH ${size} FROM results`);
+      if (r.rows.length > 0) yield r.rows;
+      if (r.rows.length < size) break;
+    }
+    await client.query('COMMIT');
+  } finally {
+    // Stopped part way (the client went away): the transaction is ended before the connection goes back.
+    await client.query('ROLLBACK').catch(() => {});
+    client.release();
+  }
 }
 
 /** Consumption deciles of the rows rated both ways (distinct bounds, ascending). */
