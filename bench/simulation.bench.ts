@@ -133,6 +133,17 @@ try {
   t0 = Date.now();
   const page = await withResultLines(sim, (await resultPage(db, sim, { limit: 100, offset: 0 })).rows);
   say(`a page of ${page.length} results, largest rise first, with both bills' lines: ${Date.now() - t0} ms`);
+  // The whole CSV export, read to its end (one cursor over every result).
+  const { exportSimulation } = await import('../src/simulation/exportSimulation.ts');
+  t0 = Date.now();
+  const csv = await exportSimulation(db, sim.app_code, { simulationID: Number(sim.simulation_id), sort: '-difference' });
+  let bytes = 0;
+  let lines = 0;
+  for await (const chunk of csv.payload as AsyncIterable<string>) {
+    bytes += chunk.length;
+    for (let i = chunk.indexOf('\n'); i !== -1; i = chunk.indexOf('\n', i + 1)) lines++;
+  }
+  say(`export-simulation, largest rise first: ${lines - 1} rows, ${(bytes / 1048576).toFixed(1)} MiB of CSV in ${secs(Date.now() - t0)} s`);
   for (const [pid, mib] of peak) say(`peak RSS of worker ${pid}: ${Math.round(mib)} MiB`);
   say(`peak RSS of this process (setup, polling): ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
 } finally {
