@@ -18,6 +18,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { arg } from './args.ts';
+import { databaseCpu, userSystemSeconds } from './cpu.ts';
 
 const seconds = arg('--seconds', 10);
 const warmup = arg('--warmup', 3);
@@ -184,23 +185,41 @@ try {
       queriesPerRequest.set(r.name, ((await commits())! - before! - counting) / 200);
     }
   }
-  const rows: { name: string; rps: number; p99: number; errors: number; perRequest: number | undefined }[] = [];
+  // What each answer weighs: a read's cost grows with the bytes it sends.
+  const bytes = new Map<string, number>();
+  for (const r of reads) {
+    const res = await fetch(r.url, { method: 'POST', headers: r.headers, body: r.body });
+    bytes.set(r.name, (await res.arrayBuffer()).byteLength);
+  }
+  const rows: { name: string; rps: number; p99: number; errors: number; perRequest: number | undefined; cpu: string }[] = [];
+  // CPU per request, by process: the server (billrun's or the bare one), PostgreSQL (embedded only), the load (this process).
+  const cpuNow = (bare: boolean) => ({
+    ...(({ user, system }) => ({ server: user + system, serverSystem: system }))(userSystemSeconds((bare ? children[1] : children[0])!.pid!)),
+    db: machineUrl ? 0 : databaseCpu(dataDir),
+    load: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+  });
   for (const r of reads) {
     const w = await drive(r, warmup);
     if (w.non2xx + w.errors > 0) throw new Error(`${r.name}: warm-up had ${w.non2xx} non-2xx answers, ${w.errors} errors`);
+    const bare = r === reads[0];
+    const before = cpuNow(bare);
     const result = await drive(r, seconds);
-    rows.push({ name: r.name, rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts, perRequest: queriesPerRequest.get(r.name) });
+    const after = cpuNow(bare);
+    const n = result.requests.total;
+    const us = (k: 'server' | 'serverSystem' | 'db' | 'load') => Math.round(((after[k] - before[k]) * 1e6) / n);
+    const cpu = `server ${us('server')} (system ${us('serverSystem')}), ${machineUrl ? '' : bare ? '' : `PostgreSQL ${us('db')}, `}load ${us('load')} µs a request`;
+    rows.push({ name: r.name, rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts, perRequest: queriesPerRequest.get(r.name), cpu });
   }
   const bareRps = rows[0]!.rps;
   const load = os.loadavg().map((x) => x.toFixed(2)).join(', ');
   console.log(`API reads: ${connections} connections, ${warmup} s warm-up, ${seconds} s each, one after another; load average ${load} (${os.cpus().length} CPUs)`);
-  console.log(`  ${'read'.padEnd(28)} ${'req/s'.padStart(8)} ${'p99 ms'.padStart(7)} ${'of bare'.padStart(8)} ${'queries/req'.padStart(12)}  target (≥ 20% of bare, ≥ 10,000/s, p99 ≤ 5 ms)`);
+  console.log(`  ${'read'.padEnd(28)} ${'req/s'.padStart(8)} ${'p99 ms'.padStart(7)} ${'of bare'.padStart(8)} ${'queries/req'.padStart(12)} ${'bytes'.padStart(7)}  target (≥ 20% of bare, ≥ 10,000/s, p99 ≤ 5 ms)`);
   for (const r of rows) {
     const ratio = r.rps / bareRps;
     const bare = r === rows[0];
     const verdict = bare ? '' : ratio >= 0.2 && r.rps >= 10_000 && r.p99 <= 5 ? 'met' : `${ratio >= 0.2 ? 'ratio met' : 'ratio MISSED'}, ${r.rps >= 10_000 ? '10,000/s met' : '10,000/s MISSED'}, ${r.p99 <= 5 ? 'p99 met' : 'p99 MISSED'}`;
     console.log(
-      `  ${r.name.padEnd(28)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p99).padStart(7)} ${(ratio * 100).toFixed(1).padStart(7)}% ${(r.perRequest === undefined ? '-' : r.perRequest.toFixed(2)).padStart(12)}  ${verdict}${r.errors ? `  (${r.errors} errors)` : ''}`,
+      `  ${r.name.padEnd(28)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p99).padStart(7)} ${(ratio * 100).toFixed(1).padStart(7)}% ${(r.perRequest === undefined ? '-' : r.perRequest.toFixed(2)).padStart(12)} ${String(bytes.get(r.name) ?? '-').padStart(7)}  ${verdict}${r.errors ? `  (${r.errors} errors)` : ''}\n      cpu: ${r.cpu}`,
     );
   }
   if (!serverDb) console.log('  (queries per request are counted on the machine PostgreSQL only: set DATABASE_URL)');

@@ -41,6 +41,7 @@ import { makeTerm } from '../src/terms/makeTerm.ts';
 import { processTerm } from '../src/terms/processTerm.ts';
 import { BILL_COPY_COLUMNS } from '../src/bills/store.ts';
 import { waterService } from '../test/fixtures/tariffs.ts';
+import { cpuSeconds, databaseCpu as serverCpu } from './cpu.ts';
 
 // `--n=20000` (bench/run.ts passes on only arguments that start with a dash) or `--n 20000`.
 const arg = (name: string, fallback: number) => {
@@ -323,34 +324,10 @@ try {
 }
 process.exit(0);
 
-/** CPU seconds a process used (utime + stime, and with children: those it has waited for), from /proc. */
-function cpuSeconds(pid: number, withChildren: boolean): number {
-  try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const v = f.slice(f.lastIndexOf(')') + 2).split(' ').map(Number);
-    // Fields 14 to 17 of proc(5), counted from after the command's closing parenthesis (field 3 is v[0]).
-    const ticks = v[11]! + v[12]! + (withChildren ? v[13]! + v[14]! : 0);
-    return ticks / 100;
-  } catch {
-    return 0;
-  }
-}
 function workersCpu(): number {
   return children.reduce((sum, c) => sum + cpuSeconds(c.pid!, true), 0);
 }
-/** The server's CPU: the postmaster with its exited backends, plus the backends still running. */
-function databaseCpu(): number {
-  const postmaster = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  let sum = cpuSeconds(postmaster, true);
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const f = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (Number(f.slice(f.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) sum += cpuSeconds(Number(d), true);
-    } catch {}
-  }
-  return sum;
-}
+const databaseCpu = () => serverCpu(dataDir);
 
 /** --reuse: the app of the last run when it has N subscriptions, its terms cancelled and the run's tables emptied. */
 async function previousSetup(): Promise<{ appCode: number } | undefined> {
