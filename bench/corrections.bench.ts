@@ -143,7 +143,7 @@ try {
     [termId],
   );
   say(`  payments now settling rebills: ${moved.rows[0].n} allocations`);
-  say(`  ratio to the reference: ${(ms / reference).toFixed(2)} (the bill run's chunks do 100,000 bills in about 7.7 s of a quiet machine, docs/bill-run.md: so about ${((ms / reference) * 7.7).toFixed(0)} s for 100,000 there)`);
+  say(`  ratio to the reference: ${(ms / reference).toFixed(2)} (a correction also writes credit notes, two ledger entries a bill and the settlement)`);
   const projected = TARGET_BILLS / rate;
   say(`  at this rate ${TARGET_BILLS} bills take ${projected.toFixed(1)} s (target ${TARGET_SECONDS} s): ${projected <= TARGET_SECONDS ? 'within' : 'OVER'} the target${N < TARGET_BILLS ? ' (projected from a smaller run)' : ''}`);
   t = Date.now();

@@ -12,11 +12,11 @@ import { ROUNDING_MODES, type RoundingMode } from '../rating/money.ts';
 import { apiDate } from '../rating/days.ts';
 import { settleAccounts } from '../settlement/settleAccounts.ts';
 import { lockAccounts } from '../settlement/store.ts';
-import { appRounding, finishDay, insertLateCharges, loadRules, lockApp, openAmounts, overdueBills, type NewLateCharge } from './store.ts';
+import { appRounding, finishDay, insertLateCharges, lastOpenItem, loadRules, lockApp, nextOpenItem, openAmounts, overdueBills, type NewLateCharge } from './store.ts';
 
 export const LATE_CHARGE_USER = 'late-charges';
 
-/** Bills per transaction: bounded memory and statement size, and a killed run loses at most one page. */
+/** Open items a page looks at (a range of their ids), so at most as many bills a transaction: bounded memory and statement size, and a killed run loses at most one page. */
 export const LATE_CHARGE_PAGE = 20_000;
 
 /**
@@ -70,14 +70,17 @@ export async function chargeLateCharges(
   if (rules.size > 0) {
     const versions = [...rules.keys()];
     const grace = versions.map((v) => (rules.get(v) as PreparedLateCharge).graceDays);
+    // The open items as they are when the run starts, walked in ranges of ids (the late
+    // charges it makes are items after them).
+    const last = BigInt(await lastOpenItem(db, appCode));
     const runLane = async (lane: number) => {
-      let after = '0';
-      for (;;) {
+      for (let from = await nextOpenItem(db, appCode, '0'); from !== null && BigInt(from) <= last; ) {
+        const after = BigInt(from) - 1n;
+        const upTo = after + BigInt(page);
         const done = await inTransaction(db, async (tx) => {
           await lockApp(tx, appCode, lane);
-          const bills = await overdueBills(tx, appCode, chargeDate, versions, grace, after, page, { lane, lanes });
+          const bills = await overdueBills(tx, appCode, chargeDate, versions, grace, String(after), String(upTo), { lane, lanes });
           if (bills.length === 0) return null;
-          after = bills[bills.length - 1]!.entry_id;
           // The accounts are locked in id order, as settlement locks them (no deadlock with a
           // payment or a posting), and the open amounts read again under the lock.
           await lockAccounts(tx, appCode, [...new Set(bills.map((b) => b.account_id))]);
@@ -129,7 +132,8 @@ export async function chargeLateCharges(
           await settleAccounts(tx, appCode, entryRows.map((x) => x.account_id), by);
           return { n, pageTotal };
         });
-        if (done === null) break;
+        from = await nextOpenItem(db, appCode, String(upTo));
+        if (done === null) continue;
         charged += done.n;
         total = total.plus(done.pageTotal);
       }
