@@ -327,7 +327,9 @@ process.exit(0);
 function workersCpu(): number {
   return children.reduce((sum, c) => sum + cpuSeconds(c.pid!, true), 0);
 }
-const databaseCpu = () => serverCpu(dataDir);
+function databaseCpu(): number {
+  return serverCpu(dataDir);
+}
 
 /** --reuse: the app of the last run when it has N subscriptions, its terms cancelled and the run's tables emptied. */
 async function previousSetup(): Promise<{ appCode: number } | undefined> {

@@ -76,7 +76,9 @@ type LineCore = {
 // of every meter that used 12 m3 (rating was a third of a worker's time, issue 15). The
 // rating core is pure, so a line rated again from the same values is the same line.
 const cores = new WeakMap<PreparedComponent, Map<string, LineCore>>();
-const CORES_PER_COMPONENT = 20_000;
+// Bounded so that a roster whose lines rarely rate alike (quantities with decimals) costs a few MiB, not
+// a line kept for every subscription: emptied when full.
+const CORES_PER_COMPONENT = 2048;
 
 function lineCore(component: PreparedComponent, quantity: Dec, context: ModelContext, settings: LineSettings, decimals: number | undefined): LineCore {
   let byKey = cores.get(component);
