@@ -314,9 +314,9 @@ export async function rateRoster(ctx: RunContext, inputs: RosterInput[]): Promis
 
 /**
  * rateRoster's work, each bill handed to `onRated` as soon as it is rated: a chunk turns it
- * into its row at once and keeps no rated bill, so a worker holds a chunk's rows (about
- * 700 bytes a bill) rather than its 5,000 bills with their traces (about 30 kB each; a
- * worker's peak memory was 460 MiB, issue 15).
+ * into its row at once and keeps no rated bill, so a worker holds a chunk's rows (a few
+ * hundred bytes a bill) rather than its 5,000 bills with their traces (a worker's peak
+ * memory went from 458 to 354 MiB, issue 15, docs/bill-run.md).
  */
 export async function rateEach(ctx: RunContext, inputs: RosterInput[], onRated: (r: RatedEntry) => void, onFailed: (f: FailedEntry) => void): Promise<void> {
   for (let i = 0; i < inputs.length; i++) {
