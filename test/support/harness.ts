@@ -78,7 +78,8 @@ export async function harnessOn(dbUrl: string, overrides: Partial<Config> = {}, 
   const mailDir = path.join(os.tmpdir(), `billrun-mail-${crypto.randomBytes(6).toString('hex')}`);
   const config: Config = { ...loadConfig({ LOG_LEVEL: 'silent' }), databaseUrl: dbUrl, mailDir, ...overrides };
   const db = createPool(dbUrl, 10);
-  const app = await buildApp(options.logStream ? { config, db, logStream: options.logStream } : { config, db, logger: false });
+  // A 500 is always written out (stderr, level error): a failure seen once in CI must say why.
+  const app = await buildApp(options.logStream ? { config, db, logStream: options.logStream } : { config, db, logger: { level: 'error', stream: process.stderr } });
   const beforeListen = options.beforeListen;
   beforeListen?.(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
