@@ -284,6 +284,56 @@ describe('bulk import', () => {
     assert.equal(done.readingsWritten, 12_000);
   });
 
+  // Issue 15: a readings chunk is COPYed while the next one is checked; a meter read in
+  // both must have its first reading in the database before its second is fitted. Here
+  // every February reading comes first, then every March one, so the March readings of
+  // meters 1 to 4,000 (rows 6002 to 10001, the second chunk) follow their February ones
+  // in the chunk just before.
+  test('a readings file in which one meter is read in two chunks one after the other: the later reading is fitted against the earlier', async () => {
+    const meters = await upload(h, csvOf(6000, 'SPAN'));
+    assert.equal(meters.status, 200, JSON.stringify(meters.body));
+    const readingsOf = (change?: (row: number, l: string) => string) => {
+      let out = 'accountNumber,serviceCode,inputCode,readingDate,value\n';
+      let row = 1;
+      for (const month of [2, 3]) {
+        for (let i = 1; i <= 6000; i++) {
+          const l = `SPAN-${String(i).padStart(6, '0')},WATER,METER,01/0${month}/2025,${(i % 9000) + 10 * month}.5`;
+          row++;
+          out += (change ? change(row, l) : l) + '\n';
+        }
+      }
+      return out;
+    };
+    const before = withoutJobs(await databaseDigest(h.db));
+    const bad = await upload(
+      h,
+      readingsOf((row, l) => {
+        if (row === 6010) return l.replace(/,[0-9.]+$/, ',9.5'); // meter 9's March below its February 29.5 (row 10, the first chunk)
+        if (row === 6020) return l.replace('01/03/2025', '01/02/2025'); // meter 19 read again on its February day
+        return l;
+      }),
+      'kind=readings',
+    );
+    assertError(bad, 400, 'VALIDATION_FAILED');
+    const details: { path: string; message: string }[] = bad.body.error.details;
+    assert.deepEqual(details.map((d) => d.path), ['rows[6010].value', 'rows[6020].value'], JSON.stringify(details));
+    assert.match(details[0]!.message, /9\.5 is lower than the reading before it \(29\.5 on 01\/02\/2025\)/);
+    assert.match(details[1]!.message, /on 01\/02\/2025 exists already \(readingID \d+\)/);
+    assert.deepEqual(withoutJobs(await databaseDigest(h.db)), before, 'nothing of the import was written');
+
+    const good = await upload(h, readingsOf(), 'kind=readings');
+    assert.equal(good.status, 200, JSON.stringify(good.body));
+    const done = (await imports(h, { importID: Number(good.headers.get('x-billrun-import-id')) })).body.data.imports[0];
+    assert.equal(done.readingsWritten, 12_000);
+    const sub = (await h.post('/billing/subscriptions/get-subscriptions', env('Retrieve', 'Retrieve Subscriptions', { accountNumber: 'SPAN-000009' }))).body.data.subscriptions[0];
+    const hist = await h.post('/billing/readings/get-readings', env('Retrieve', 'Retrieve Readings', { subscriptionID: sub.subscriptionID }));
+    assert.deepEqual(hist.body.data.readings.map((r: { value: string; consumption: string | null }) => [r.value, r.consumption]), [
+      ['9.5', null],
+      ['29.5', '20'],
+      ['39.5', '10'],
+    ]);
+  });
+
   test('refusals of the upload itself: role, content type, kind, version; another app sees no import', async () => {
     assertError(await upload(h, csvOf(1, 'R'), 'kind=accounts', h.tokens.viewer), 403, 'FORBIDDEN');
     assertError(await upload(h, csvOf(1, 'R'), 'kind=people'), 400, 'VALIDATION_FAILED');
