@@ -178,13 +178,23 @@ export async function writeReadings(
   const rows = checked.filter((c) => !bad.has(c.index));
   if (o.bulk) {
     const lines = rows.map((r) => copyLine([appCode, r.subscriptionId, r.inputCode, r.date, r.value, r.kind, r.source, r.note, r.corrects ?? null, by]));
-    const copy = () => copyInto(tx, 'reading', READING_COLUMNS, lines);
+    const copy = copyLater(tx, lines);
     if (o.deferCopy) return { issues, ids: [], results, written: rows.length, copy };
     await copy();
     return { issues, ids: [], results, written: rows.length };
   }
   const ids = await insertReadings(tx, appCode, rows, by);
   return { issues, ids, results, written: rows.length };
+}
+
+/**
+ * The COPY of readings, to start later. Made out here so that it holds the lines alone: a
+ * closure made in writeReadings held its whole scope, the options with the import's
+ * callback among them, which held the chunk before, and so on: an import of 2,000,000
+ * readings kept every chunk (2.8 GiB).
+ */
+function copyLater(tx: pg.PoolClient, lines: string[]): () => Promise<void> {
+  return () => copyInto(tx, 'reading', READING_COLUMNS, lines);
 }
 
 /** A reading's date as ISO text, or null after pushing why it cannot be one of this subscription's readings. */
