@@ -90,10 +90,7 @@ type Context = {
   progress: Progress;
   /** New accounts are COPYed without a lookup first, until a number is found taken (writeAccountRows). */
   optimistic: boolean;
-  /** Readings checked and not yet COPYed: the previous chunk's, written while the next is checked (readingsChunk). */
-  pendingReadings: PendingReadings | null;
 };
-type PendingReadings = { subscriptionIds: ReadonlySet<string>; copy: () => Promise<void>; count: number };
 
 export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOptions): Promise<ImportOutcome> {
   const dryRun = o.dryRun ?? false;
@@ -142,7 +139,6 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
       report,
       progress,
       optimistic: true,
-      pendingReadings: null,
     };
     const size = o.chunkRows ?? CHUNK_ROWS;
     // While the database takes one chunk, the next is read and checked: the writes of
@@ -172,7 +168,6 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
     }
     if (chunk.length > 0) await nextChunk(chunk);
     await writing;
-    await flushReadings(ctx);
     if (progress.errorCount === 0 && progress.rowsRead === 0) {
       add({ row: 0, column: '', path: o.format === 'csv' ? 'rows' : 'data.rows', message: 'there are no rows to import' });
     }
@@ -470,37 +465,10 @@ async function readingsChunk(ctx: Context, rows: ImportRow[]): Promise<void> {
     });
     if (!ok) skip.add(writes.length - 1);
   }
-  // The previous chunk's readings are COPYed once this chunk's effective readings have
-  // been asked for, so that the database writes them while these are checked here:
-  // done one after the other, the checks (a third of the time, issue 15) left the
-  // database idle, and the COPY left this process idle. A meter of this chunk with
-  // readings in the previous one must see them first: then they are written before.
-  const pending = ctx.pendingReadings;
-  ctx.pendingReadings = null;
-  let previous: Promise<void> | undefined;
-  const writePrevious = () => {
-    previous ??= pending ? pending.copy().then(() => void (ctx.progress.readings += pending.count)) : Promise.resolve();
-    previous.catch(() => {}); // awaited below
-  };
-  if (pending && [...subs.keys()].some((id) => pending.subscriptionIds.has(id))) {
-    writePrevious();
-    await previous;
-  }
-  const out = await writeReadings(client, appCode, ctx.by, subs, writes, { sameDay: 'refuse', write: 'good', bulk: true, deferCopy: true, skip, afterHistory: writePrevious });
-  writePrevious();
+  const out = await writeReadings(client, appCode, ctx.by, subs, writes, { sameDay: 'refuse', write: 'good', bulk: true, skip });
   for (const i of out.issues) found.push({ row: rowOf[i.index]!, issue: { path: i.path, message: i.message } });
   // In the order of the file, each row's problems in the order they were found.
   found.sort((a, b) => a.row.row - b.row.row);
   for (const f of found) ctx.report(f.row, f.issue);
-  await previous;
-  ctx.pendingReadings = { subscriptionIds: new Set(subs.keys()), copy: out.copy!, count: out.written };
-}
-
-/** COPYs the readings the last chunk left pending. */
-async function flushReadings(ctx: Context): Promise<void> {
-  const pending = ctx.pendingReadings;
-  ctx.pendingReadings = null;
-  if (!pending) return;
-  await pending.copy();
-  ctx.progress.readings += pending.count;
+  ctx.progress.readings += out.written;
 }

@@ -72,13 +72,6 @@ export type WriteOptions = {
   write: 'all-or-none' | 'good' | 'none';
   /** COPY and answer no ids: for imports. */
   bulk?: boolean;
-  /**
-   * Bulk only: the COPY is not started; the outcome's `copy` starts it, in this transaction
-   * and under the same locks. An import checks its next chunk meanwhile (runImport.ts).
-   */
-  deferCopy?: boolean;
-  /** Called once the meters' effective readings have been asked for, before they are fitted: an import starts its previous chunk's COPY here. */
-  afterHistory?: () => void;
   /** Indexes of readings whose date and value are checked, but which are neither fitted nor written (their row is bad already). */
   skip?: ReadonlySet<number>;
 };
@@ -91,8 +84,6 @@ export type WriteOutcome = {
   /** Per reading given: its consumption kind and quantity since the reading before it. */
   results: ChainResult[];
   written: number;
-  /** With deferCopy: writes the good readings. */
-  copy?: () => Promise<void>;
 };
 
 /** Checks the readings and writes them under the lock of their subscriptions, as the options say. */
@@ -132,9 +123,7 @@ export async function writeReadings(
 
   // Each meter's new readings fitted among its effective ones.
   const history = new Map<string, ChainPoint[]>();
-  const effective = effectiveReadings(tx, [...new Set(checked.map((c) => c.subscriptionId))]);
-  o.afterHistory?.();
-  for (const r of await effective) {
+  for (const r of await effectiveReadings(tx, [...new Set(checked.map((c) => c.subscriptionId))])) {
     const key = `${r.subscription_id}|${r.input_code}`;
     let h = history.get(key);
     if (!h) history.set(key, (h = []));
@@ -177,24 +166,16 @@ export async function writeReadings(
   if (o.write === 'none' || (o.write === 'all-or-none' && issues.length > 0)) return { issues, ids: [], results, written: 0 };
   const rows = checked.filter((c) => !bad.has(c.index));
   if (o.bulk) {
-    const lines = rows.map((r) => copyLine([appCode, r.subscriptionId, r.inputCode, r.date, r.value, r.kind, r.source, r.note, r.corrects ?? null, by]));
-    const copy = copyLater(tx, lines);
-    if (o.deferCopy) return { issues, ids: [], results, written: rows.length, copy };
-    await copy();
+    await copyInto(
+      tx,
+      'reading',
+      READING_COLUMNS,
+      rows.map((r) => copyLine([appCode, r.subscriptionId, r.inputCode, r.date, r.value, r.kind, r.source, r.note, r.corrects ?? null, by])),
+    );
     return { issues, ids: [], results, written: rows.length };
   }
   const ids = await insertReadings(tx, appCode, rows, by);
   return { issues, ids, results, written: rows.length };
-}
-
-/**
- * The COPY of readings, to start later. Made out here so that it holds the lines alone: a
- * closure made in writeReadings held its whole scope, the options with the import's
- * callback among them, which held the chunk before, and so on: an import of 2,000,000
- * readings kept every chunk (2.8 GiB).
- */
-function copyLater(tx: pg.PoolClient, lines: string[]): () => Promise<void> {
-  return () => copyInto(tx, 'reading', READING_COLUMNS, lines);
 }
 
 /** A reading's date as ISO text, or null after pushing why it cannot be one of this subscription's readings. */

@@ -284,11 +284,12 @@ describe('bulk import', () => {
     assert.equal(done.readingsWritten, 12_000);
   });
 
-  // Issue 15: a readings chunk is COPYed while the next one is checked; a meter read in
-  // both must have its first reading in the database before its second is fitted. Here
-  // every February reading comes first, then every March one, so the March readings of
-  // meters 1 to 4,000 (rows 6002 to 10001, the second chunk) follow their February ones
-  // in the chunk just before.
+  // A meter read in two chunks one after the other must have its first reading in the
+  // database before its second is fitted. Here every February reading comes first, then
+  // every March one, so the March readings of meters 1 to 4,000 (rows 6002 to 10001, the
+  // second chunk) follow their February ones in the chunk just before. It guards any
+  // overlap of one chunk's COPY with the next chunk's checks (issue 15 tried one: it
+  // failed this test until a meter in both chunks waited for the COPY).
   test('a readings file in which one meter is read in two chunks one after the other: the later reading is fitted against the earlier', async () => {
     const meters = await upload(h, csvOf(6000, 'SPAN'));
     assert.equal(meters.status, 200, JSON.stringify(meters.body));
