@@ -120,6 +120,46 @@ describe('bulk import', () => {
     assert.equal(job.errors.length, 100);
   });
 
+  // Issue 15: new accounts are COPYed without looking their numbers up first; a number
+  // taken is found by the unique key, and its chunk is then rolled back to a savepoint and
+  // checked row by row. These rows are in the second and third chunks of 5,000, after the
+  // first was written, so each is found that way (or by the precise check that follows).
+  test('account numbers taken, found by the write itself in later chunks, are reported at their rows, in order, and nothing is written; a dry run says the same', async () => {
+    await makeAccount(h, 'TAKEN-1');
+    const head = 'accountNumber,name,email\n';
+    const number = (i: number) => `OPT-${String(i).padStart(6, '0')}`;
+    let csv = head;
+    for (let i = 1; i <= 12_000; i++) {
+      const row = i + 1; // the header is row 1
+      const n = row === 6001 ? 'TAKEN-1' : row === 7000 ? number(9) : row === 11_000 ? number(5500) : number(i);
+      csv += `${n},Customer ${i},${row === 11_500 ? 'not-an-email' : `o${i}@example.com`}\n`;
+    }
+    const expected = [
+      [6001, 'accountNumber', /exists already/],
+      [7000, 'accountNumber', /exists already \(in the app, or earlier in this file\)/],
+      [11_000, 'accountNumber', /exists already/],
+      [11_500, 'email', /e-mail address/],
+    ] as const;
+    const before = withoutJobs(await databaseDigest(h.db));
+    for (const query of ['kind=accounts', 'kind=accounts&dryRun=true']) {
+      const r = await upload(h, csv, query);
+      assertError(r, 400, 'VALIDATION_FAILED');
+      const details: { path: string; message: string }[] = r.body.error.details;
+      assert.deepEqual(details.map((d) => d.path), expected.map(([row, column]) => `rows[${row}].${column}`), `${query}: ${JSON.stringify(details)}`);
+      expected.forEach(([, , message], i) => assert.match(details[i]!.message, message));
+      assert.deepEqual(withoutJobs(await databaseDigest(h.db)), before, `${query}: nothing of the import was written`);
+      const job = (await imports(h, { importID: Number(r.headers.get('x-billrun-import-id')) })).body.data.imports[0];
+      assert.equal(job.status, 'failed');
+      assert.equal(job.rowsRead, 12_000);
+      assert.equal(job.accountsWritten, 0);
+    }
+    // The same file without the bad rows goes in whole.
+    const good = await upload(h, csv.replace(/^TAKEN-1,/m, 'OPT-006000,').replace(/^OPT-000009,Customer 6999,/m, 'OPT-006999,Customer 6999,').replace(/^OPT-005500,Customer 10999,/m, 'OPT-010999,Customer 10999,').replace('not-an-email', 'o11499@example.com'));
+    assert.equal(good.status, 200, JSON.stringify(good.body));
+    const count = await h.db.query<{ n: number }>("SELECT count(*)::int AS n FROM account WHERE app_code = $1 AND account_number LIKE 'OPT-%'", [h.appCode]);
+    assert.equal(count.rows[0]!.n, 12_000);
+  });
+
   test('a header with an unknown or missing column stops the import at row 1', async () => {
     const r = await upload(h, 'accountNumber,nmae\nA-1,Jane\n');
     assertError(r, 400, 'VALIDATION_FAILED', 'rows[1].nmae');
@@ -242,6 +282,57 @@ describe('bulk import', () => {
     assert.equal(good.status, 200, JSON.stringify(good.body));
     const done = (await imports(h, { importID: Number(good.headers.get('x-billrun-import-id')) })).body.data.imports[0];
     assert.equal(done.readingsWritten, 12_000);
+  });
+
+  // A meter read in two chunks one after the other must have its first reading in the
+  // database before its second is fitted. Here every February reading comes first, then
+  // every March one, so the March readings of meters 1 to 4,000 (rows 6002 to 10001, the
+  // second chunk) follow their February ones in the chunk just before. It guards any
+  // overlap of one chunk's COPY with the next chunk's checks (issue 15 tried one: it
+  // failed this test until a meter in both chunks waited for the COPY).
+  test('a readings file in which one meter is read in two chunks one after the other: the later reading is fitted against the earlier', async () => {
+    const meters = await upload(h, csvOf(6000, 'SPAN'));
+    assert.equal(meters.status, 200, JSON.stringify(meters.body));
+    const readingsOf = (change?: (row: number, l: string) => string) => {
+      let out = 'accountNumber,serviceCode,inputCode,readingDate,value\n';
+      let row = 1;
+      for (const month of [2, 3]) {
+        for (let i = 1; i <= 6000; i++) {
+          const l = `SPAN-${String(i).padStart(6, '0')},WATER,METER,01/0${month}/2025,${(i % 9000) + 10 * month}.5`;
+          row++;
+          out += (change ? change(row, l) : l) + '\n';
+        }
+      }
+      return out;
+    };
+    const before = withoutJobs(await databaseDigest(h.db));
+    const bad = await upload(
+      h,
+      readingsOf((row, l) => {
+        if (row === 6010) return l.replace(/,[0-9.]+$/, ',9.5'); // meter 9's March below its February 29.5 (row 10, the first chunk)
+        if (row === 6020) return l.replace('01/03/2025', '01/02/2025'); // meter 19 read again on its February day
+        return l;
+      }),
+      'kind=readings',
+    );
+    assertError(bad, 400, 'VALIDATION_FAILED');
+    const details: { path: string; message: string }[] = bad.body.error.details;
+    assert.deepEqual(details.map((d) => d.path), ['rows[6010].value', 'rows[6020].value'], JSON.stringify(details));
+    assert.match(details[0]!.message, /9\.5 is lower than the reading before it \(29\.5 on 01\/02\/2025\)/);
+    assert.match(details[1]!.message, /on 01\/02\/2025 exists already \(readingID \d+\)/);
+    assert.deepEqual(withoutJobs(await databaseDigest(h.db)), before, 'nothing of the import was written');
+
+    const good = await upload(h, readingsOf(), 'kind=readings');
+    assert.equal(good.status, 200, JSON.stringify(good.body));
+    const done = (await imports(h, { importID: Number(good.headers.get('x-billrun-import-id')) })).body.data.imports[0];
+    assert.equal(done.readingsWritten, 12_000);
+    const sub = (await h.post('/billing/subscriptions/get-subscriptions', env('Retrieve', 'Retrieve Subscriptions', { accountNumber: 'SPAN-000009' }))).body.data.subscriptions[0];
+    const hist = await h.post('/billing/readings/get-readings', env('Retrieve', 'Retrieve Readings', { subscriptionID: sub.subscriptionID }));
+    assert.deepEqual(hist.body.data.readings.map((r: { value: string; consumption: string | null }) => [r.value, r.consumption]), [
+      ['9.5', null],
+      ['29.5', '20'],
+      ['39.5', '10'],
+    ]);
   });
 
   test('refusals of the upload itself: role, content type, kind, version; another app sees no import', async () => {
