@@ -106,38 +106,8 @@ function flatten(v: unknown, tokens: number[], leaves: unknown[]): boolean {
   return flattenObject(v, tokens, leaves);
 }
 
-// The tokens and leaves of frozen parts, flattened once: a rated line's trace shares its
-// frozen parts with every line rated alike (rating/rateLine.ts, the lines cache), so most of
-// a chunk's traces are the same few objects. Only a part frozen all the way down is kept
-// (null: flattened each time), so nothing kept can change under it.
-const frozenParts = new WeakMap<object, { tokens: number[]; leaves: unknown[] } | null>();
-
-function deeplyFrozen(v: object): boolean {
-  if (!Object.isFrozen(v)) return false;
-  for (const x of Object.values(v)) if (x !== null && typeof x === 'object' && !deeplyFrozen(x)) return false;
-  return true;
-}
-
 /** flatten of an object or array (toJSON already called). */
 function flattenObject(v: object, tokens: number[], leaves: unknown[]): boolean {
-  if (Object.isFrozen(v)) {
-    let part = frozenParts.get(v);
-    if (part === undefined) {
-      const t: number[] = [];
-      const l: unknown[] = [];
-      part = deeplyFrozen(v) && flattenParts(v, t, l) ? { tokens: t, leaves: l } : null;
-      frozenParts.set(v, part);
-    }
-    if (part !== null) {
-      for (let i = 0; i < part.tokens.length; i++) tokens.push(part.tokens[i] as number);
-      for (let i = 0; i < part.leaves.length; i++) leaves.push(part.leaves[i]);
-      return true;
-    }
-  }
-  return flattenParts(v, tokens, leaves);
-}
-
-function flattenParts(v: object, tokens: number[], leaves: unknown[]): boolean {
   if (Array.isArray(v)) {
     tokens.push(ARRAY, v.length);
     for (let i = 0; i < v.length; i++) if (!flatten(v[i], tokens, leaves)) return false;
