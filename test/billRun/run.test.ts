@@ -82,6 +82,77 @@ describe('the bill run: who acted, the words it writes, and its own check', () =
     assert.equal((await bills(h, { termID: run })).body.data.bills.length, 0);
   });
 
+  // The run's own check (checkReadings.ts, SQL over the roster) and validate-term (a dry run
+  // of every bill) reach their exceptions by two paths. Wherever choosing the previous and
+  // current reading is subtle (ties on a date, corrections, one to another date, a reading
+  // after the term, a roll-over, a new connection) they must agree, and name what a reader
+  // of docs/bill-run.md expects. A cheaper check that picks another reading fails here.
+  test("the run's check agrees with validate-term on ties, corrections, roll-overs and new connections", async () => {
+    const days = { before: '2018-08-31', mid: '2018-09-15', end: '2018-09-30', after: '2018-10-05' };
+    const cases: { name: string; start?: string; readings: [string, number][]; correct?: [number, number, string?]; expect: string | null }[] = [
+      { name: 'normal', readings: [[days.before, 10], [days.end, 20]], expect: null },
+      { name: 'no reading at all', readings: [], expect: 'MISSING_READING' },
+      { name: 'only before the term', readings: [[days.before, 10]], expect: 'MISSING_READING' },
+      { name: 'only after the term', readings: [[days.before, 10], [days.after, 30]], expect: 'MISSING_READING' },
+      { name: 'one reading in the term', readings: [[days.mid, 10]], expect: 'MISSING_READING' },
+      { name: 'two in the term on one date', readings: [[days.mid, 10], [days.mid, 12]], expect: 'MISSING_READING' },
+      { name: 'in the term only, going down', readings: [['2018-09-10', 50], [days.end, 40]], expect: 'NEGATIVE_CONSUMPTION' },
+      // Of two readings on one date the later row counts: 30, so 20 is below it.
+      { name: 'a tie before the term', readings: [[days.before, 10], [days.before, 30], [days.end, 20]], expect: 'NEGATIVE_CONSUMPTION' },
+      { name: 'a tie in the term', readings: [[days.before, 10], [days.end, 5], [days.end, 20]], expect: null },
+      // [index of the reading corrected, its corrected value, its corrected date]
+      { name: 'a low reading corrected', readings: [[days.before, 10], [days.end, 5]], correct: [1, 25], expect: null },
+      { name: 'a reading corrected low', readings: [[days.before, 10], [days.end, 25]], correct: [1, 5], expect: 'NEGATIVE_CONSUMPTION' },
+      // Read on 30/09, corrected to 28/09: the row of 30/09 no longer counts.
+      { name: 'a reading corrected low, to another date', readings: [[days.before, 10], [days.end, 25]], correct: [1, 5, '2018-09-28'], expect: 'NEGATIVE_CONSUMPTION' },
+      { name: 'a plausible roll-over', readings: [[days.before, 99990], [days.end, 5]], expect: null },
+      { name: 'a new connection', start: '2018-09-10', readings: [['2018-09-10', 100], [days.end, 120]], expect: null },
+      { name: 'a new connection with its opening reading only', start: '2018-09-10', readings: [['2018-09-10', 100]], expect: 'MISSING_READING' },
+    ];
+    const ids: number[] = [];
+    for (const c of cases) {
+      const [sub] = await subscriptions(h, { n: 1, batchCode: 'Z4', startDate: c.start ?? '2018-05-01' });
+      const id = sub!.subscriptionId;
+      ids.push(Number(id));
+      const made: string[] = [];
+      for (const [date, value] of c.readings) {
+        const r = await h.db.query<{ reading_id: string }>(
+          `INSERT INTO reading (app_code, subscription_id, input_code, reading_date, value, created_by) VALUES ($1, $2, 'METER', $3, $4, 'fixture') RETURNING reading_id`,
+          [h.appCode, id, date, value],
+        );
+        made.push(r.rows[0]!.reading_id);
+      }
+      if (c.correct) {
+        const [i, value, date] = c.correct;
+        await h.db.query(
+          `INSERT INTO reading (app_code, subscription_id, input_code, reading_date, value, corrects_reading_id, created_by)
+           SELECT app_code, subscription_id, input_code, coalesce($3::date, reading_date), $2, reading_id, 'fixture' FROM reading WHERE reading_id = $1`,
+          [made[i], value, date ?? null],
+        );
+      }
+    }
+    const mine = (e: any) => ids.includes(e.subscriptionID);
+    const blocking = (e: any) => e.code === 'MISSING_READING' || e.code === 'NEGATIVE_CONSUMPTION';
+    const period = { batchCode: 'Z4', billingPeriodID: 201809, startDate: '01/09/2018', endDate: '30/09/2018' };
+
+    const checked = await makeTerm(h, period);
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID: checked })).status, 200);
+    const v = await step(h, 'validate-term', 'Validate Term', { termID: checked });
+    assert.equal(v.status, 200, JSON.stringify(v.body));
+    const validated = v.body.data.exceptions.filter(blocking);
+    assert.deepEqual(
+      validated.filter(mine).map((e: any) => [cases[ids.indexOf(e.subscriptionID)]!.name, e.code]),
+      cases.filter((c) => c.expect !== null).map((c) => [c.name, c.expect]),
+    );
+    assert.equal((await step(h, 'cancel-term', 'Cancel Term', { termID: checked })).status, 200);
+
+    const run = await makeTerm(h, { ...period, billingPeriodID: 201810 });
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID: run })).status, 200);
+    const t = await waitForStatus(h, run, ['Failed', 'Processed']);
+    assert.equal(t.status, 'Failed');
+    assert.deepEqual(t.exceptions.map(byAccount), validated.map(byAccount));
+  });
+
   // Defect 13: validate-term flagged a third of new connections UNUSUAL_CONSUMPTION on one
   // month of history. The history must hold 3 reading intervals (docs/bill-run.md).
   test('UNUSUAL_CONSUMPTION needs three intervals of history: a new connection with one month is not judged', async () => {
