@@ -40,7 +40,7 @@ type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
  * A prototype: its digest, its value (as JSON text and parsed), its leaves in depth-first
  * order, its lines' heads (componentCode, category), and its structure as numbers (flatten).
  */
-type Prototype = { digest: string; json: string; value: Json; leaves: Json[]; heads: [Json, Json][]; tokens: number[] };
+type Prototype = { digest: string; json: string; value: Json; leaves: Json[]; heads: [Json, Json][]; tokens: Int32Array; hash: number };
 
 // Content-addressed, so valid in any database: the same process serves tests on many
 // databases, and a digest names the same prototype in each. Bounded: cleared when full.
@@ -62,7 +62,7 @@ function remember(p: Prototype): void {
 
 /** Remembers a prototype as the one of its structure, for pack. */
 function rememberStructure(p: Prototype): void {
-  const h = hashOf(p.tokens);
+  const h = p.hash;
   const list = byHash.get(h);
   if (list === undefined) byHash.set(h, [p]);
   else list.push(p);
@@ -90,53 +90,91 @@ function idOf(k: string): number {
  * and null in an array; a number not finite is null. False when the value holds what JSON
  * cannot (a bigint): the caller leaves it to JSON.stringify, which says so.
  *
- * One walk, then two plain loops (the tokens against a prototype's, the leaves against its
- * leaves), in place of a walk along each candidate prototype and a structure read off a
- * JSON.parse of the value: packing was a third of a worker's time on bills of two segments,
- * whose lines come in several structures (issue 12, docs/bill-run.md).
+ * One walk (the tokens hashed as they are written), then two plain loops (the tokens against
+ * a prototype's of the same hash, the leaves against its leaves), in place of a walk along
+ * each candidate prototype and a structure read off a JSON.parse of the value: packing was a
+ * third of a worker's time on bills of two segments, whose lines come in several structures
+ * (issue 12, docs/bill-run.md).
  */
-function flatten(v: unknown, tokens: number[], leaves: unknown[]): boolean {
+function flatten(v: unknown, f: Flat): boolean {
   if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON: () => unknown }).toJSON();
   if (v === null || typeof v !== 'object') {
     if (typeof v === 'bigint') return false;
-    tokens.push(LEAF);
-    leaves.push(v === undefined || typeof v === 'function' || typeof v === 'symbol' || (typeof v === 'number' && !Number.isFinite(v)) ? null : v);
+    f.token(LEAF);
+    f.leaf(v === undefined || typeof v === 'function' || typeof v === 'symbol' || (typeof v === 'number' && !Number.isFinite(v)) ? null : v);
     return true;
   }
-  return flattenObject(v, tokens, leaves);
+  return flattenObject(v, f);
 }
 
 /** flatten of an object or array (toJSON already called). */
-function flattenObject(v: object, tokens: number[], leaves: unknown[]): boolean {
+function flattenObject(v: object, f: Flat): boolean {
   if (Array.isArray(v)) {
-    tokens.push(ARRAY, v.length);
-    for (let i = 0; i < v.length; i++) if (!flatten(v[i], tokens, leaves)) return false;
+    f.token(ARRAY);
+    f.token(v.length);
+    for (let i = 0; i < v.length; i++) if (!flatten(v[i], f)) return false;
     return true;
   }
-  tokens.push(OBJECT);
+  f.token(OBJECT);
   const o = v as Record<string, unknown>;
   for (const k in o) {
     const x = o[k];
     if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
-    tokens.push(idOf(k));
+    f.token(idOf(k));
     if ((k === 'componentCode' || k === 'category') && typeof x === 'string') {
-      tokens.push(HEAD, idOf(x));
-      leaves.push(x);
-    } else if (!flatten(x, tokens, leaves)) return false;
+      f.token(HEAD);
+      f.token(idOf(x));
+      f.leaf(x);
+    } else if (!flatten(x, f)) return false;
   }
-  tokens.push(END);
+  f.token(END);
   return true;
 }
 
-function hashOf(tokens: readonly number[]): number {
-  let h = 2166136261;
-  for (let i = 0; i < tokens.length; i++) h = Math.imul(h ^ (tokens[i] as number), 16777619) >>> 0;
-  return h;
+/**
+ * What flatten writes: tokens[0, size) and leaves[0, count). pack reuses one (packing is
+ * synchronous): a typed array filled in place and an array overwritten, where new arrays
+ * grown by push cost as much as the walk (issue 12: packing was the largest part of a
+ * worker's extra time on bills of two segments, which have 2.7 times the leaves).
+ */
+class Flat {
+  tokens = new Int32Array(1024);
+  size = 0;
+  /** FNV-1a of the tokens so far: a prototype of another hash is another structure, told without comparing. */
+  hash = 2166136261;
+  leaves: unknown[] = [];
+  count = 0;
+  token(t: number): void {
+    if (this.size === this.tokens.length) {
+      const more = new Int32Array(this.size * 2);
+      more.set(this.tokens);
+      this.tokens = more;
+    }
+    this.tokens[this.size++] = t;
+    this.hash = Math.imul(this.hash ^ t, 16777619) >>> 0;
+  }
+  leaf(v: unknown): void {
+    this.leaves[this.count++] = v;
+  }
+  reset(): this {
+    this.size = 0;
+    this.count = 0;
+    this.hash = 2166136261;
+    // An unusually large value (a bill of thousands of lines) is not kept alive by it.
+    if (this.tokens.length > 65536) this.tokens = new Int32Array(1024);
+    if (this.leaves.length > 16384) this.leaves = [];
+    return this;
+  }
 }
+const shared = new Flat();
 
-function sameTokens(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+
+/** Does the prototype have the structure flatten wrote in f? */
+function sameTokens(p: Prototype, f: Flat): boolean {
+  const pt = p.tokens;
+  if (p.hash !== f.hash || pt.length !== f.size) return false;
+  const t = f.tokens;
+  for (let i = 0; i < pt.length; i++) if (pt[i] !== t[i]) return false;
   return true;
 }
 
@@ -151,10 +189,9 @@ function amountsOf(v: Json): Json[] {
 }
 
 function prototypeOf(json: string, value: Json, digest = crypto.createHash('sha256').update(json).digest('base64url').slice(0, 16)): Prototype {
-  const tokens: number[] = [];
-  const leaves: Json[] = [];
-  flatten(value, tokens, leaves);
-  return { digest, json, value, leaves, heads: headsOf(value), tokens };
+  const f = new Flat();
+  flatten(value, f);
+  return { digest, json, value, leaves: f.leaves.slice(0, f.count) as Json[], heads: headsOf(value), tokens: f.tokens.slice(0, f.size), hash: f.hash };
 }
 
 /**
@@ -164,7 +201,7 @@ function prototypeOf(json: string, value: Json, digest = crypto.createHash('sha2
  * before (the amounts first, then the leaves) when that is shorter, or a number, boolean
  * or null in a one-element array].
  */
-function diffOf(amounts: Json[], leaves: readonly unknown[], proto: Prototype): Json[] {
+function diffOf(amounts: Json[], leaves: readonly unknown[], count: number, proto: Prototype): Json[] {
   const out: Json[] = [proto.digest, ...amounts];
   const seen = new Map<string, number>();
   for (let i = 0; i < amounts.length; i++) {
@@ -174,7 +211,7 @@ function diffOf(amounts: Json[], leaves: readonly unknown[], proto: Prototype): 
   const base = amounts.length;
   const like = proto.leaves;
   let skip = 0;
-  for (let i = 0; i < leaves.length; i++) {
+  for (let i = 0; i < count; i++) {
     const v = leaves[i] as Json;
     if (v === like[i]) {
       skip++;
@@ -205,21 +242,20 @@ export class StoredPacker {
   /** The stored JSON text of a bill's lines (an array of lines) or source (an object). */
   pack(value: unknown): string {
     if (value === null || typeof value !== 'object' || (Array.isArray(value) && value.length === 0)) return JSON.stringify(value);
-    const tokens: number[] = [];
-    const leaves: unknown[] = [];
-    if (!flatten(value, tokens, leaves)) return JSON.stringify(value); // throws, as JSON does for a bigint
+    const f = shared.reset();
+    if (!flatten(value, f)) return JSON.stringify(value); // throws, as JSON does for a bigint
     // The last prototype, or one of the same structure, or (its JSON parsed) a new one.
-    let proto = last !== undefined && sameTokens(last.tokens, tokens) ? last : byHash.get(hashOf(tokens))?.find((p) => sameTokens(p.tokens, tokens));
+    let proto = last !== undefined && sameTokens(last, f) ? last : byHash.get(f.hash)?.find((p) => sameTokens(p, f));
     if (proto === undefined) {
       const json = JSON.stringify(value);
       proto = prototypeOf(json, JSON.parse(json) as Json);
       remember(proto);
       rememberStructure(proto);
       // The value as its JSON reads, should flatten have read anything otherwise.
-      if (!sameTokens(proto.tokens, tokens)) return this.packed(proto, diffOf(amountsOf(proto.value), proto.leaves, proto));
+      if (!sameTokens(proto, f)) return this.packed(proto, diffOf(amountsOf(proto.value), proto.leaves, proto.leaves.length, proto));
     }
     last = proto;
-    return this.packed(proto, diffOf(amountsOf(value as Json), leaves, proto));
+    return this.packed(proto, diffOf(amountsOf(value as Json), f.leaves, f.count, proto));
   }
 
   private packed(proto: Prototype, out: Json[]): string {

@@ -52,6 +52,11 @@ describe('the packed form of bill lines', () => {
     roundTrip(p, { v: 1, startDate: '2020-01-01', endDate: null, unmetered: { '1': 2, rooms: '3' }, readings: { METER: { previous: '12', current: null } } });
     assert.equal(p.pack([]), '[]');
     assert.deepEqual(decodeStored([]), []);
+    // A value past the packer's buffers (thousands of tokens and leaves), twice, then a small one again.
+    const long = Array.from({ length: 3000 }, (_, i) => line(`C${i % 7}`, `${i}.00`, { model: 'flat', amount: String(i), unrounded: String(i), rounding: 'halfUp' }));
+    roundTrip(p, long);
+    roundTrip(p, long.map((l, i) => ({ ...l, amount: `${i + 1}.00` })));
+    roundTrip(p, base);
     // The old form reads as it is.
     assert.deepEqual(decodeStored(base), base);
     assert.deepEqual(decodeStored(JSON.stringify(base)), base);
