@@ -78,6 +78,12 @@ describe('bill totals', () => {
     assert.deepEqual(totalsText(all), { charges: '1234567890123.75', tax: '0.06', total: '1234567890123.81', balanceBroughtForward: '-4.99', totalDue: '1234567890118.82' });
     assert.deepEqual(totalsText(sumBills([]), 2), { charges: '0.00', tax: '0.00', total: '0.00', balanceBroughtForward: '0.00', totalDue: '0.00' });
   });
+  test('negative amounts, texts of other scales and in exponent form, rounded only when shown at minor units', () => {
+    const mixed = sumBills([bill('-0.50', '0.125', '3'), bill('1E+2', '0', '-0.001')]);
+    assert.deepEqual(totalsText(mixed), { charges: '99.5', tax: '0.125', total: '99.625', balanceBroughtForward: '2.999', totalDue: '102.624' });
+    assert.deepEqual(totalsText(mixed, 2), { charges: '99.50', tax: '0.13', total: '99.63', balanceBroughtForward: '3.00', totalDue: '102.62' });
+    assert.deepEqual(totalsText(sumBills([bill('-0.07', '-0.01', '-0.005')])), { charges: '-0.07', tax: '-0.01', total: '-0.08', balanceBroughtForward: '-0.005', totalDue: '-0.085' });
+  });
 });
 
 describe("the rating's words write the API's dates", () => {
