@@ -168,7 +168,6 @@ class Flat {
 }
 const shared = new Flat();
 
-
 /** Does the prototype have the structure flatten wrote in f? */
 function sameTokens(p: Prototype, f: Flat): boolean {
   const pt = p.tokens;
