@@ -18,8 +18,23 @@ export function daysInMonth(y: number, m: number): number {
   return m === 2 && isLeapYear(y) ? 29 : (MONTH_DAYS[m - 1] ?? 0);
 }
 
+// A run reads the same few dates (the term's, its readings', its segments') on every bill:
+// each is parsed once. Bounded, so a process that reads dates for years holds a few thousand.
+const dayOfDate = new Map<string, number>();
+const dateOfDayNumber = new Map<number, string>();
+const DATES_KEPT = 8192;
+
 /** The day number of a 'YYYY-MM-DD' date; throws INVALID_DATE for 2025-02-30 and the like. */
 export function dayNumber(date: string, what = 'date'): number {
+  const known = dayOfDate.get(date);
+  if (known !== undefined) return known;
+  const day = parseDay(date, what);
+  if (dayOfDate.size >= DATES_KEPT) dayOfDate.clear();
+  dayOfDate.set(date, day);
+  return day;
+}
+
+function parseDay(date: string, what: string): number {
   const m = typeof date === 'string' ? ISO_DATE.exec(date) : null;
   if (m === null) throw new RatingError('INVALID_DATE', `${what} is not a YYYY-MM-DD date: ${JSON.stringify(date)}`);
   const y = Number(m[1]);
@@ -66,6 +81,15 @@ export function addMonths(date: string, n: number, what = 'date'): string {
 
 /** The 'YYYY-MM-DD' date of a day number: the inverse of dayNumber (Hinnant's civil_from_days). */
 export function dateOfDay(day: number): string {
+  const known = dateOfDayNumber.get(day);
+  if (known !== undefined) return known;
+  const date = civilDate(day);
+  if (dateOfDayNumber.size >= DATES_KEPT) dateOfDayNumber.clear();
+  dateOfDayNumber.set(day, date);
+  return date;
+}
+
+function civilDate(day: number): string {
   const z = day + 719468;
   const era = Math.floor(z / 146097);
   const doe = z - era * 146097;

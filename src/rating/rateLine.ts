@@ -116,26 +116,54 @@ function deepFreeze(v: unknown): void {
  * bill's minimum would be served to a bill whose earlier segment already reached it.
  */
 function lineKey(component: PreparedComponent, quantity: Dec, context: ModelContext, settings: LineSettings, decimals: number | undefined): string {
-  let key = `${quantity.toString()}|${context.activeDays}|${context.termDays}|${context.minorUnits}|${settings.minorUnits}|${settings.rounding}|${decimals ?? ''}`;
+  let key = `${contextKey(context, settings)}|${quantity.toString()}|${decimals ?? ''}`;
   if (context.readingDays !== undefined) key += `|r${context.readingDays.toString()}`;
-  const seg = context.segment;
-  if (seg !== undefined) {
-    key += `|s${seg.version},${seg.start},${seg.end},${seg.billDays},${seg.daysBefore},${seg.index}`;
-    const part = partOfBill(context);
-    if (part !== undefined) {
-      if (component.minimum !== null || component.maximum !== null) key += `|l${limitKey(component, part)}`;
-      const model = chargeModel(component.model) as Dispatch;
-      if (model.segmentKey !== undefined) key += `|m${model.segmentKey(component, context, part)}`;
-    }
-  }
-  const sus = context.suspended;
-  if (sus !== undefined) {
-    key += `|u${sus.days}`;
-    for (const p of sus.periods) key += `,${p.start}:${p.end}`;
+  const part = partOfBill(context);
+  if (part !== undefined) {
+    if (component.minimum !== null || component.maximum !== null) key += `|l${limitKey(component, part)}`;
+    const model = chargeModel(component.model) as Dispatch;
+    if (model.segmentKey !== undefined) key += `|m${model.segmentKey(component, context, part)}`;
   }
   for (const i of component.dependsOn) key += `|a${context.amounts[i]?.toString() ?? '-'}`;
   return key;
 }
+
+// The part of a line's key that is the same for every line of a context (a bill, or a
+// segment of one): worked out once per context and stood for by a number, so a key hashed
+// and compared for each line is a few characters, not the segment's dates again (the
+// lookup of long keys was a sixth of the rating of a bill of two segments, issue 12).
+// The lines of a context are rated one after another, so the context met last is
+// remembered (by identity: rateBill and rateSegmentedBill make a new one per bill and
+// segment, and change only readingDays and amounts between its lines, which stay in the
+// line's part of the key).
+let lastContext: ModelContext | undefined;
+let lastSettings: LineSettings | undefined;
+let lastContextId = 0;
+const contextIds = new Map<string, number>();
+
+function contextKey(context: ModelContext, settings: LineSettings): number {
+  if (context === lastContext && settings === lastSettings) return lastContextId;
+  let text = `${context.activeDays}|${context.termDays}|${context.minorUnits}|${settings.minorUnits}|${settings.rounding}`;
+  const seg = context.segment;
+  if (seg !== undefined) text += `|s${seg.version},${seg.start},${seg.end},${seg.billDays},${seg.daysBefore},${seg.index}`;
+  const sus = context.suspended;
+  if (sus !== undefined) {
+    text += `|u${sus.days}`;
+    for (const p of sus.periods) text += `,${p.start}:${p.end}`;
+  }
+  let id = contextIds.get(text);
+  if (id === undefined) {
+    // Emptied when full; ids are never given again, so no line cached under an old one is served for another.
+    if (contextIds.size >= CONTEXTS_KEPT) contextIds.clear();
+    contextIds.set(text, (id = nextContextId++));
+  }
+  lastContext = context;
+  lastSettings = settings;
+  lastContextId = id;
+  return id;
+}
+const CONTEXTS_KEPT = 65536;
+let nextContextId = 0;
 
 function rateCore(component: PreparedComponent, quantity: Dec, context: ModelContext, settings: LineSettings, decimals: number | undefined): LineCore {
   // prepareTariff made the component from its model: the model is there.

@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { rateBill, type RateBillInput } from '../../src/rating/rateBill.ts';
+import type { TariffVersion } from '../../src/rating/segments.ts';
+import type { Tariff } from '../../src/rating/tariff.ts';
 import { fullBillTariff } from './fixtures.ts';
 
 const JANUARY = { start: '2025-01-01', end: '2025-01-31' };
@@ -53,5 +55,44 @@ describe('lines rated alike, from the cache', () => {
     const more = rateBill(input('0', '11'));
     assert.notEqual(more.lines[2]!.amount, whole.lines[2]!.amount);
     assert.equal(whole.lines[2]!.amount, '48.75');
+  });
+
+  test('the segments of a bill with the same days and quantity in each: each rated by its own version, then a bill without a change as before', () => {
+    const APRIL = { start: '2025-04-01', end: '2025-04-30' }; // 30 days: 1-15 and 16-30 are 15 days each
+    const version = (service: string, perKl: string): Tariff => ({
+      meteredInputs: [{ code: 'water', label: 'Water', unit: 'kL', decimals: 0 }],
+      components: [
+        { code: 'service', name: 'Service', model: 'flat', amount: service },
+        { code: 'water', name: 'Water', model: 'perUnit', input: 'water', rate: perKl },
+      ],
+    });
+    const v1 = version('31.00', '2.00');
+    const versions: TariffVersion[] = [
+      { version: 1, from: APRIL.start, tariff: v1 },
+      { version: 2, from: '2025-04-16', tariff: version('62.00', '3.00') },
+    ];
+    const april = (over: Partial<RateBillInput> = {}): RateBillInput => ({
+      tariff: v1,
+      term: APRIL,
+      subscription: { startDate: '2020-01-01' },
+      readings: { water: { previous: { date: '2025-03-31', value: '1000' }, current: { date: '2025-04-30', value: '1310' } } },
+      minorUnits: 2,
+      ...over,
+    });
+    const plain = rateBill(april()).lines.map((l) => l.amount);
+    // 310 kL split by days, 155 in each half. Version 1: 31.00 x 15/30 = 15.50 and 155 x 2.00 = 310.00;
+    // version 2: 62.00 x 15/30 = 31.00 and 155 x 3.00 = 465.00.
+    const split = rateBill(april({ versions }));
+    assert.deepEqual(
+      split.lines.map((l) => [l.trace.segment?.version, l.quantity, l.amount]),
+      [
+        [1, '1', '15.50'],
+        [1, '155', '310.00'],
+        [2, '1', '31.00'],
+        [2, '155', '465.00'],
+      ],
+    );
+    assert.deepEqual(plain, ['31.00', '620.00']);
+    assert.deepEqual(rateBill(april()).lines.map((l) => l.amount), plain);
   });
 });
