@@ -4,8 +4,8 @@
 // server in its own process; and the same load on a bare Fastify 5 route in another
 // process on the same Node. Prints req/s, p99, the ratio to the bare route, the target
 // (≥ 20% of it and ≥ 10,000/s, p99 ≤ 5 ms) and the database queries per request, counted
-// in a quiet pass of 200 requests each before the load (each query outside a transaction
-// is one transaction: pg_stat_database.xact_commit, less what the counting itself adds).
+// in a quiet pass of 200 requests each before the load (pg_stat_statements' calls when the
+// server has it loaded, else pg_stat_database.xact_commit, less what the counting itself adds).
 //
 // On the machine's PostgreSQL when DATABASE_URL is set (a fresh database is made and
 // dropped), else on the embedded one. Flags (through `npm run bench -- apiReads`, write
@@ -154,14 +154,36 @@ try {
     { name: 'get-bills (1 bill)', url: `${base}/billing/bills/get-bills`, body: JSON.stringify(envelope('Retrieve', 'Retrieve Bills', { billID })), headers },
     { name: 'get-terms (1 term)', url: `${base}/billing/terms/get-terms`, body: JSON.stringify(envelope('Retrieve', 'Retrieve Terms', { termID }, true)), headers },
   ];
-  // Transactions committed in the server's database (each read outside a transaction is one per query).
+  // Statements run in the server's database: pg_stat_statements' calls when the server has it
+  // loaded (shared_preload_libraries), else committed transactions (each read outside a
+  // transaction is one per query). The second undercounts: PostgreSQL 15 counted one
+  // commit for 200 runs of a prepared statement of get-services, where pg_stat_statements
+  // counted 200.
+  let byStatements = false;
+  if (serverDb) {
+    const c = new pg.Client({ connectionString: serverDb });
+    await c.connect();
+    try {
+      await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await c.query('SELECT count(*) FROM pg_stat_statements');
+      byStatements = true;
+    } catch {
+      // not loaded: counted by transactions
+    } finally {
+      await c.end();
+    }
+  }
   const commits = async (): Promise<number | undefined> => {
     if (!serverDb) return undefined;
     const c = new pg.Client({ connectionString: serverDb });
     await c.connect();
     try {
       await c.query('SELECT pg_stat_clear_snapshot()');
-      const r = await c.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()');
+      const r = await c.query<{ n: string }>(
+        byStatements
+          ? 'SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())'
+          : 'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()',
+      );
       return Number(r.rows[0]!.n);
     } finally {
       await c.end();
@@ -169,20 +191,45 @@ try {
   };
   const drive = (r: Read, duration: number) => autocannon({ url: r.url, method: 'POST', body: r.body, headers: r.headers, duration, connections });
   const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
-  // Queries per request, quietly: backends publish their counts within about a second of going idle.
+  // Queries per request, quietly. A backend publishes its counts some time after going idle
+  // (up to ten seconds in PostgreSQL 15), so each count is read once it has stopped moving:
+  // read after a fixed two seconds, the set-up's late counts fell into the calibration and
+  // the first read's into the next, and get-services showed 0.04 queries a request where
+  // pg_stat_statements counted one. Each reading of the count is itself a few transactions
+  // (own, the same every time, published by the next reading): learned first, then taken off.
+  let readings = 0;
+  const counted = async () => {
+    readings++;
+    return (await commits())!;
+  };
   const queriesPerRequest = new Map<string, number>();
   if (serverDb) {
-    const c0 = await commits();
-    await sleep(2000);
-    const counting = (await commits())! - c0!; // what two countings add by themselves
+    let own = Infinity;
+    for (let i = 0, last = await counted(); i < 8; i++) {
+      await sleep(250);
+      const now = await counted();
+      own = Math.min(own, now - last);
+      last = now;
+    }
+    /** The count once it has stopped moving but for the counting itself, less the counting's own transactions. */
+    const settled = async (): Promise<number> => {
+      let last = await counted();
+      for (let quiet = 0, i = 0; quiet < 3 && i < 60; i++) {
+        await sleep(500);
+        const now = await counted();
+        quiet = now - last === own ? quiet + 1 : 0;
+        last = now;
+      }
+      return last - own * (readings - 1);
+    };
     for (const r of reads.slice(1)) {
-      const before = await commits();
+      const before = await settled();
       for (let i = 0; i < 200; i++) {
         const res = await fetch(r.url, { method: 'POST', headers: r.headers, body: r.body });
         if (res.status !== 200) throw new Error(`${r.name}: ${res.status} ${await res.text()}`);
       }
-      await sleep(2000);
-      queriesPerRequest.set(r.name, ((await commits())! - before! - counting) / 200);
+      const after = await settled();
+      queriesPerRequest.set(r.name, (after - before) / 200);
     }
   }
   // What each answer weighs: a read's cost grows with the bytes it sends.
@@ -223,6 +270,7 @@ try {
     );
   }
   if (!serverDb) console.log('  (queries per request are counted on the machine PostgreSQL only: set DATABASE_URL)');
+  else console.log(`  (queries per request counted by ${byStatements ? 'pg_stat_statements' : 'committed transactions, which undercount prepared statements: load pg_stat_statements for the true count'})`);
   if (cpuProf) console.log(`  server CPU profile in ${profDir} (written when the server exits)`);
 } finally {
   for (const c of children.reverse()) await stop(c);
