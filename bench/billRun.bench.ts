@@ -40,7 +40,7 @@ import { updateService } from '../src/templates/updateService.ts';
 import { makeTerm } from '../src/terms/makeTerm.ts';
 import { processTerm } from '../src/terms/processTerm.ts';
 import { BILL_COPY_COLUMNS } from '../src/bills/store.ts';
-import { waterService } from '../test/fixtures/tariffs.ts';
+import { raisedWater, waterService } from '../test/fixtures/tariffs.ts';
 import { cpuSeconds, databaseCpu as serverCpu } from './cpu.ts';
 
 // `--n=20000` (bench/run.ts passes on only arguments that start with a dash) or `--n 20000`.
@@ -166,10 +166,7 @@ try {
 
   if (VERSION_CHANGE) {
     // Version 2 from 16/11/2026: the standing charge and the water rates up by half.
-    const components = (service.components ?? []).map((c) =>
-      c.model === 'flat' ? { ...c, amount: '225.00' } : c.model === 'graduated' ? { ...c, tiers: c.tiers.map((t) => ({ ...t, rate: String(Number(t.rate) * 1.5) })) } : c,
-    );
-    await updateService(db, caller, { ...service, components }, '16/11/2026');
+    await updateService(db, caller, raisedWater(service), '16/11/2026');
     await db.query(
       `INSERT INTO reading (app_code, subscription_id, input_code, reading_date, value, created_by)
        SELECT $1, s.subscription_id, 'METER', date '2026-11-16', (s.subscription_id * 37) % 90000 + ((s.subscription_id * 7) % 60) / 2, 'bench'
