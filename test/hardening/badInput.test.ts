@@ -329,6 +329,28 @@ describe('requests as clients and attackers send them', () => {
     assert.equal(stored.rowCount, 0, 'nothing stored');
   });
 
+  test('a NUL character (\\u0000) in any text or field name is refused naming the field, never a 500 from the database', async () => {
+    // The fuzz above sends \u0000 only where a field is not a string: a template's name, a
+    // bill's cancel reason, a payment's description took it, and PostgreSQL refused it (500).
+    const service = (name: string) => ({
+      method: 'Create',
+      action: 'Create Package',
+      apiVersion: 'v2',
+      service: { code: 'NUL', name, serviceType: 'Sale', chargingType: 'Postpaid', postType: 'Post Subscription', billingCycle: 1, dueDateOffset: 14, components: [{ code: 'FEE', name: 'Fee', model: 'flat', amount: '1.00' }], batches: ['NULZ'] },
+    });
+    const before = await databaseDigest(h.db);
+    const named = await h.request('POST', '/billing/services/make-service', { token: h.tokens.admin, body: service('Wa\u0000ter') });
+    assertEnvelope(named, 'NUL in a name', 400, 'VALIDATION_FAILED');
+    assert.deepEqual(named.body.error.details, [{ path: 'service.name', message: 'holds a NUL character (\\u0000), which text cannot hold' }]);
+    const key = await h.request('POST', '/billing/accounts/make-account', { token: h.tokens.admin, body: account({ accountNumber: 'NUL-1', name: 'X', ['x\u0000y']: 1 }) });
+    assertEnvelope(key, 'NUL in a field name', 400, 'VALIDATION_FAILED');
+    assert.match(key.body.error.details[0].message, /field name that holds a NUL character/);
+    assert.deepEqual(await databaseDigest(h.db), before, 'nothing written');
+    // Text that only mentions the escape is text.
+    const mention = await h.request('POST', '/billing/services/make-service', { token: h.tokens.admin, body: service('Water \\u0000') });
+    assert.equal(mention.status, 200, JSON.stringify(mention.body));
+  });
+
   test('defect 6: invisible and bidirectional characters are refused in codes and identifiers; names keep any script', async () => {
     const sneaky = ['A\u200bB', '\u202eABC', 'AB\u202c', '\ufeffAB', 'A\u2060B', 'A\u2066B\u2069', 'A\u200dB', 'A\u00adB', 'A\u0085B', 'A\u2028B'];
     for (const accountNumber of sneaky) {
