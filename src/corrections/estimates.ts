@@ -56,9 +56,9 @@ async function planOf(db: Queryable, appCode: number, subscriptionId: number): P
         WHERE r.app_code = $1 AND r.subscription_id = $2
           AND NOT EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id)),
      a AS (SELECT DISTINCT ON (input_code) * FROM eff WHERE kind = 'actual' ORDER BY input_code, reading_date DESC, reading_id DESC)
-     SELECT a.input_code, a.reading_id AS a_id, a.reading_date AS a_date, a.value AS a_value, a.created_at::text AS a_created,
-            p.reading_id AS p_id, p.reading_date AS p_date, p.value AS p_value,
-            (SELECT json_agg(json_build_object('reading_id', e.reading_id, 'reading_date', e.reading_date, 'value', e.value::text) ORDER BY e.reading_date)
+     SELECT a.input_code, a.reading_id AS a_id, a.reading_date AS a_date, trim_scale(a.value) AS a_value, a.created_at::text AS a_created,
+            p.reading_id AS p_id, p.reading_date AS p_date, trim_scale(p.value) AS p_value,
+            (SELECT json_agg(json_build_object('reading_id', e.reading_id, 'reading_date', e.reading_date, 'value', trim_scale(e.value)::text) ORDER BY e.reading_date)
                FROM eff e WHERE e.input_code = a.input_code AND e.kind = 'estimated' AND e.reading_date < a.reading_date
                 AND (p.reading_date IS NULL OR e.reading_date > p.reading_date)) AS estimates
        FROM a

@@ -194,8 +194,11 @@ describe('corrections after posting', () => {
     const listed = await ok('/billing/bills/get-estimated-bills', envelope('Retrieve', 'Retrieve Estimated Bills', { subscriptionID: Number(s!.subscriptionId) }), h.tokens.viewer);
     assert.equal(listed.meters.length, 1);
     const m = listed.meters[0];
-    assert.deepEqual([m.lastActual.readingDate, m.lastActual.value, m.previousActual.readingDate, m.problem], ['30/11/2026', '190.000000', '31/08/2026', null]);
+    // Values as get-readings writes them: exact decimal text without trailing zeros.
+    assert.deepEqual([m.lastActual.readingDate, m.lastActual.value, m.previousActual.readingDate, m.problem], ['30/11/2026', '190', '31/08/2026', null]);
+    assert.match(m.previousActual.value, /^(0|[1-9][0-9]*)(\.[0-9]*[1-9])?$/);
     assert.deepEqual(m.estimates.map((e: any) => [e.readingDate, e.spreadValue]), [['30/09/2026', '129'], ['31/10/2026', '160']]);
+    for (const e of m.estimates) assert.match(e.value, /^(0|[1-9][0-9]*)(\.[0-9]*[1-9])?$/, `estimate ${JSON.stringify(e)}`);
     assert.deepEqual(listed.bills.map((b: any) => [b.billID, b.periodStart]), [[before[0].billID, '01/09/2026'], [before[1].billID, '01/10/2026']]);
 
     const done = await ok('/billing/bills/rebill-estimates', envelope('Update', 'Rebill Estimates', { subscriptionID: Number(s!.subscriptionId), reason: 'actual reading of 30/11' }));
