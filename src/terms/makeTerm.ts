@@ -5,6 +5,7 @@ import type { Caller } from '../auth/roles.ts';
 import { parseDate } from '../calendar/calendar.ts';
 import type { MakeTermData } from './schemas.ts';
 import { insertTerm } from '../billRun/termStore.ts';
+import { versionTimeline } from '../rating/index.ts';
 
 export type BillableTemplate = {
   service_id: string;
@@ -18,16 +19,18 @@ export type BillableTemplate = {
 };
 
 /**
- * The template's current version, as a term of it in the batch would bill it: the
- * template exists and is not archived, and the batch is one of its batches (make-term
- * and a bill-cycle schedule ask the same). In the caller's transaction.
+ * The template as a term of it in the batch would bill it: the template exists and is not
+ * archived, and the batch is one of its batches (make-term and a bill-cycle schedule ask
+ * the same). service_version_id is the current version's: a term keeps it as the last
+ * undated version that reaches it (billRun/versions.ts). The rest (its name, due date
+ * offset, post type, charging type, cycle, batches) is the version in force on `onDate`
+ * when given (a term's last day), as versionTimeline decides: a version dated after the
+ * term set its due date and refused its batch (issue 12, found by a new user's walk); without
+ * `onDate`, the current version's. In the caller's transaction.
  */
-export async function billableTemplate(tx: Queryable, appCode: number, serviceCode: string, batchCode: string): Promise<BillableTemplate> {
-  const found = await tx.query<Omit<BillableTemplate, 'batch_id'> & { archive_status: number; batch_id: string | null; billed_in_batch: boolean }>(
-    `SELECT s.service_id, s.archive_status, v.service_version_id, v.definition->>'name' AS name,
-            (v.definition->>'dueDateOffset')::int AS due_date_offset, v.definition->>'postType' AS post_type, v.definition->>'chargingType' AS charging_type,
-            (v.definition->>'billingCycle')::int AS billing_cycle,
-            b.batch_id, EXISTS (SELECT 1 FROM service_batch sb WHERE sb.service_id = s.service_id AND sb.batch_id = b.batch_id) AS billed_in_batch
+export async function billableTemplate(tx: Queryable, appCode: number, serviceCode: string, batchCode: string, onDate?: string): Promise<BillableTemplate> {
+  const found = await tx.query<{ service_id: string; archive_status: number; current_version: number; service_version_id: string; batch_id: string | null }>(
+    `SELECT s.service_id, s.archive_status, s.current_version, v.service_version_id, b.batch_id
        FROM service s
        JOIN service_version v ON v.service_id = s.service_id AND v.version = s.current_version
        LEFT JOIN batch b ON b.app_code = s.app_code AND b.batch_code = $3
@@ -38,9 +41,35 @@ export async function billableTemplate(tx: Queryable, appCode: number, serviceCo
   if (!svc) throw notFound('pricing template', 'data.serviceCode');
   if (svc.archive_status === 1) throw validationFailed([{ path: 'data.serviceCode', message: 'the template is archived' }]);
   if (svc.batch_id === null) throw notFound('batch', 'data.batchCode');
-  if (!svc.billed_in_batch) throw validationFailed([{ path: 'data.batchCode', message: "is not one of the template's batches" }]);
-  const { archive_status: _a, billed_in_batch: _b, ...t } = svc;
-  return { ...t, batch_id: svc.batch_id };
+  let version = svc.current_version;
+  if (onDate !== undefined) {
+    const dated = await tx.query<{ version: number; from: string | null }>(
+      `SELECT version, to_char(effective_from, 'YYYY-MM-DD') AS from FROM service_version WHERE service_id = $1`,
+      [svc.service_id],
+    );
+    version = versionTimeline(dated.rows, onDate, onDate)[0]!.version;
+  }
+  const v = await tx.query<{ name: string; due_date_offset: number; post_type: string; charging_type: string; billing_cycle: number; batches: unknown; billed_in_batch: boolean }>(
+    `SELECT v.definition->>'name' AS name, (v.definition->>'dueDateOffset')::int AS due_date_offset, v.definition->>'postType' AS post_type,
+            v.definition->>'chargingType' AS charging_type, (v.definition->>'billingCycle')::int AS billing_cycle, v.definition->'batches' AS batches,
+            EXISTS (SELECT 1 FROM service_batch sb WHERE sb.service_id = v.service_id AND sb.batch_id = $3) AS billed_in_batch
+       FROM service_version v WHERE v.service_id = $1 AND v.version = $2`,
+    [svc.service_id, version, svc.batch_id],
+  );
+  const fields = v.rows[0]!;
+  // service_batch holds the current version's batches; an earlier version in force, its own.
+  const billed = version !== svc.current_version && Array.isArray(fields.batches) ? fields.batches.includes(batchCode) : fields.billed_in_batch;
+  if (!billed) throw validationFailed([{ path: 'data.batchCode', message: "is not one of the template's batches" }]);
+  return {
+    service_id: svc.service_id,
+    service_version_id: svc.service_version_id,
+    name: fields.name,
+    due_date_offset: fields.due_date_offset,
+    post_type: fields.post_type,
+    charging_type: fields.charging_type,
+    billing_cycle: fields.billing_cycle,
+    batch_id: svc.batch_id,
+  };
 }
 
 /**
@@ -64,7 +93,7 @@ export async function makeTerm(db: pg.Pool, caller: Caller, data: MakeTermData):
   if (issues.length > 0) throw validationFailed(issues);
 
   return inTransaction(db, async (tx) => {
-    const svc = await billableTemplate(tx, caller.appCode, data.serviceCode, data.batchCode);
+    const svc = await billableTemplate(tx, caller.appCode, data.serviceCode, data.batchCode, end);
 
     if (data.postType === 'Post Account' && svc.charging_type === 'Prepaid') {
       throw validationFailed([{ path: 'data.postType', message: 'Post Account is not available for a Prepaid template: use Post Subscription' }]);

@@ -128,4 +128,20 @@ describe('a tariff change in the middle of a term', () => {
     const listed = (await versions(h)).body.data.versions.map((v: any) => [v.version, v.effectiveFrom, v.effectiveFromGiven]);
     assert.deepEqual(listed[0], [4, '01/05/2018', false]);
   });
+
+  test('a version dated after a term sets neither its due date nor its batches; the version in force on its last day does', async () => {
+    // Today is 31/01/2027; version 5 from 01/03/2027 moves the due date to 60 days after the end and bills another batch only.
+    const v5 = await update(h, { ...doubled(), dueDateOffset: 60, batches: ['LATER'] }, '01/03/2027');
+    assert.equal(v5.status, 200, JSON.stringify(v5.body));
+    const terms = (termID: number) => h.post('/billing/terms/get-terms', { method: 'Retrieve', action: 'Retrieve Terms', apiVersion: 'v2', operation: 'schedule', data: { termID } });
+    // October 2026: version 4 is in force, with the template's 14 days and batch Z1.
+    const october = await makeTerm(h, { batchCode: 'Z1', billingPeriodID: 202610, startDate: '01/10/2026', endDate: '31/10/2026' });
+    assert.equal((await terms(october)).body.data.terms[0].dueDate, '14/11/2026');
+    // March 2027: version 5's offset, and its batches.
+    const march = await makeTerm(h, { batchCode: 'LATER', billingPeriodID: 202703, startDate: '01/03/2027', endDate: '31/03/2027' });
+    assert.equal((await terms(march)).body.data.terms[0].dueDate, '30/05/2027');
+    const refused = await h.post('/billing/terms/make-term', { method: 'Create', action: 'Create Bill Term', apiVersion: 'v2', operation: 'schedule', data: { serviceCode: 'WATER', batchCode: 'Z1', billingPeriodID: 202703, startDate: '01/03/2027', endDate: '31/03/2027' } });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.deepEqual(refused.body.error.details, [{ path: 'data.batchCode', message: "is not one of the template's batches" }]);
+  });
 });
