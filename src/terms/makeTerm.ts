@@ -5,7 +5,9 @@ import type { Caller } from '../auth/roles.ts';
 import { parseDate } from '../calendar/calendar.ts';
 import type { MakeTermData } from './schemas.ts';
 import { insertTerm } from '../billRun/termStore.ts';
-import { versionTimeline } from '../rating/index.ts';
+import { dayNumber, versionTimeline } from '../rating/index.ts';
+
+const LAST_DAY = dayNumber('9999-12-31');
 
 export type BillableTemplate = {
   service_id: string;
@@ -97,6 +99,10 @@ export async function makeTerm(db: pg.Pool, caller: Caller, data: MakeTermData):
 
     if (data.postType === 'Post Account' && svc.charging_type === 'Prepaid') {
       throw validationFailed([{ path: 'data.postType', message: 'Post Account is not available for a Prepaid template: use Post Subscription' }]);
+    }
+    // Dates are written back as dd/mm/yyyy: a due date past the year 9999 could not be.
+    if (due === undefined && dayNumber(end!) + svc.due_date_offset > LAST_DAY) {
+      throw validationFailed([{ path: 'data.endDate', message: `is too late: the due date, ${svc.due_date_offset} days after it, would be after 31/12/9999` }]);
     }
     const label = data.label ?? `${svc.name} ${data.batchCode} ${data.startDate} to ${data.endDate}`;
     try {

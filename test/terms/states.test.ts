@@ -40,6 +40,13 @@ describe('terms: validation, refusals of the state machine, scheduling, failures
     assert.equal(r.body.error.details[0].path, 'data.batchCode');
     r = await h.post('/billing/terms/make-term', { ...makeTermBody({}), operation: 'now' });
     assert.equal(r.status, 400);
+    // A due date past 31/12/9999 could not be written back as dd/mm/yyyy (it came back as "10000-01-14").
+    r = await post({ billingPeriodID: 999912, startDate: '01/12/9999', endDate: '31/12/9999' });
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.deepEqual(r.body.error.details, [{ path: 'data.endDate', message: 'is too late: the due date, 14 days after it, would be after 31/12/9999' }]);
+    r = await post({ billingPeriodID: 999912, startDate: '01/12/9999', endDate: '17/12/9999', dueDate: '31/12/9999' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal((await termOf(h, { termID: Number(r.headers.get('x-billrun-term-id')) })).dueDate, '31/12/9999');
 
     r = await post({ label: 'January 2010', dueDate: '15/02/2010' });
     assert.equal(r.status, 200);
