@@ -158,6 +158,11 @@ export function markReadingsCaptured(db: Queryable, termId: string, status: Term
   return write(db, termId, by, status, 'reading_count = $4, validated_at = NULL', [readings]);
 }
 
+/** update-service dated a version inside the term: the validation, and the preview it showed, no longer stand. */
+export function markTariffDated(db: Queryable, termId: string, status: TermStatus, by: string): Promise<void> {
+  return write(db, termId, by, status, 'validated_at = NULL');
+}
+
 export function markValidated(db: Queryable, termId: string, status: TermStatus, by: string, v: { exceptions: unknown[]; exceptionCount: number; readings: number }): Promise<void> {
   return write(db, termId, by, status, 'validated_at = now(), exceptions = $4, exception_count = $5, reading_count = $6', [JSON.stringify(v.exceptions), v.exceptionCount, v.readings]);
 }

@@ -7,7 +7,18 @@ import { normalizeDefinition } from './definition.ts';
 import { insertVersion, linkBatches, lockService, setCurrentVersion } from './store.ts';
 import { checkTemplateRefs } from '../documents/templateRefs.ts';
 import { appToday, formatDate, parseDate } from '../calendar/calendar.ts';
-import { billedTermReached, versionInForceOn } from './versions.ts';
+import { billedTermReached, validatedTermsReached, versionInForceOn } from './versions.ts';
+import { markTariffDated } from '../billRun/termStore.ts';
+import { moveTerm } from '../billRun/termStates.ts';
+
+/** What undoes a term's hold on its tariff, by its status (termStates.ts): the 409's advice. */
+const UNDO: Partial<Record<string, string>> = {
+  Approved: ', or cancel the term first',
+  Scheduled: ', or cancel the term first',
+  Failed: ', or cancel the term first',
+  Processing: ', or reverse the term once its run has finished',
+  Processed: ', or reverse the term first',
+};
 
 /**
  * Replaces a template's definition with a new version. Terms made before keep the
@@ -35,10 +46,12 @@ export async function updateService(db: pg.Pool, caller: Caller, service: Servic
       const term = await billedTermReached(tx, current.service_id, from);
       if (term !== undefined) {
         throw conflict(
-          `effectiveFrom ${formatDate(from)} is on or before the end (${formatDate(term.end_date)}) of term ${term.term_id}, which is ${term.status}: its bills (or the preview it was approved on) would no longer match its tariff. Date the version after ${formatDate(term.end_date)}, or reverse the term first.`,
+          `effectiveFrom ${formatDate(from)} is on or before the end (${formatDate(term.end_date)}) of term ${term.term_id}, which is ${term.status}: its bills (or the preview it was approved on) would no longer match its tariff. Date the version after ${formatDate(term.end_date)}${UNDO[term.status] ?? ''}.`,
           'effectiveFrom',
         );
       }
+      // A validated term's preview was of the old tariff: it is validated again, as after new readings.
+      for (const t of await validatedTermsReached(tx, current.service_id, from)) await markTariffDated(tx, t.term_id, moveTerm(t.status, 'invalidate'), caller.email);
       effective = { from, dated: true };
     } else {
       effective = { from: await versionInForceOn(tx, current.service_id, await appToday(tx, caller.appCode)), dated: false };

@@ -27,3 +27,12 @@ export async function versionInForceOn(db: Queryable, serviceId: string, day: st
   );
   return r.rows[0]?.from ?? null;
 }
+
+/** Validated terms of the template ending on or after `from`, locked: a version dated `from` changes what their preview showed. */
+export async function validatedTermsReached(db: Queryable, serviceId: string, from: string): Promise<{ term_id: string; status: 'Validated' }[]> {
+  const r = await db.query<{ term_id: string; status: 'Validated' }>(
+    `SELECT term_id, status FROM term WHERE service_id = $1 AND end_date >= $2::date AND status = 'Validated' ORDER BY term_id FOR UPDATE`,
+    [serviceId, from],
+  );
+  return r.rows;
+}

@@ -144,4 +144,31 @@ describe('a tariff change in the middle of a term', () => {
     assert.equal(refused.status, 400, JSON.stringify(refused.body));
     assert.deepEqual(refused.body.error.details, [{ path: 'data.batchCode', message: "is not one of the template's batches" }]);
   });
+
+  test('a version dated inside a validated term sends it back to Loaded: it is approved only on a preview of its tariff', async () => {
+    await subscriptions(h, { n: 1, batchCode: 'Z2', readingsOf: () => [['2026-05-31', 100], ['2026-06-30', 130]] });
+    const termID = await makeTerm(h, { batchCode: 'Z2', billingPeriodID: 202606, startDate: '01/06/2026', endDate: '30/06/2026' });
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
+    const first = await step(h, 'validate-term', 'Validate Term', { termID });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(first.body.data.previewBills[0].segments, undefined);
+    assert.equal((await update(h, doubled(), '16/06/2026')).status, 200);
+    const terms = await h.post('/billing/terms/get-terms', { method: 'Retrieve', action: 'Retrieve Terms', apiVersion: 'v2', operation: 'schedule', data: { termID } });
+    assert.equal(terms.body.data.terms[0].status, 'Loaded');
+    const approve = await step(h, 'approve-term', 'Approve Term', { termID });
+    assert.equal(approve.status, 409, JSON.stringify(approve.body));
+    const again = await step(h, 'validate-term', 'Validate Term', { termID });
+    assert.deepEqual(
+      again.body.data.previewBills[0].segments.map((s: any) => [s.version, s.startDate]),
+      [
+        [4, '01/06/2026'],
+        [6, '16/06/2026'],
+      ],
+    );
+    assert.equal((await step(h, 'approve-term', 'Approve Term', { termID })).status, 200);
+    // Approved: a version dated inside it is refused, with what would undo the approval.
+    const late = await update(h, doubled(), '20/06/2026');
+    assert.equal(late.status, 409, JSON.stringify(late.body));
+    assert.match(JSON.stringify(late.body), /which is Approved: .* or cancel the term first\./);
+  });
 });
