@@ -32,7 +32,7 @@ export async function correctionRoutes(app: FastifyInstance, services: Services)
     summary: "Cancel and rebill a posted term's bills",
     description: "Every posted bill of a posted term cancelled by its credit note and (unless rebill is false) billed again with the readings as they are now, in one transaction.",
     idempotent: true,
-    body: requestSchema({ method: 'Update', action: 'Cancel And Rebill Term' }, { data: CancelTermData }),
+    body: requestSchema({ method: 'Update', action: 'Cancel And Rebill Term', schedule: 'optional' }, { data: CancelTermData }),
     data: Correction,
     handler: async (body, ctx) => cancelAndRebillTerm(ctx.db, ctx.caller, body.data),
   });

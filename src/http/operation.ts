@@ -33,7 +33,12 @@ export type OperationContext<Q = unknown, P = unknown> = Services & {
   stream: Readable | undefined;
 };
 
-type Envelope = { method: 'Create' | 'Update' | 'Retrieve'; action: string; schedule?: boolean };
+/**
+ * schedule: the body carries `operation: "schedule"` (interface.md's term routes); 'optional':
+ * accepted, not required (a route under /billing/terms/ added after clients were written
+ * without it, where the rule for term routes says to send it).
+ */
+type Envelope = { method: 'Create' | 'Update' | 'Retrieve'; action: string; schedule?: boolean | 'optional' };
 
 /** The request envelope of an operation: its fixed method/action/apiVersion (and operation) plus its own fields. */
 export function requestSchema<P extends TProperties>(env: Envelope, props: P) {
@@ -42,7 +47,7 @@ export function requestSchema<P extends TProperties>(env: Envelope, props: P) {
       method: Type.Literal(env.method),
       action: Type.Literal(env.action),
       apiVersion: Type.Literal('v2'),
-      ...(env.schedule ? { operation: Type.Literal('schedule') } : {}),
+      ...(env.schedule === 'optional' ? { operation: Type.Optional(Type.Literal('schedule')) } : env.schedule ? { operation: Type.Literal('schedule') } : {}),
       ...props,
     },
     { additionalProperties: false },
