@@ -70,6 +70,20 @@ export function readDate(value: unknown, path: string, issues: ErrorDetail[]): s
 }
 
 /**
+ * Reads the date money moved on (a payment received, its reversal, an adjustment, a refund
+ * paid): not after the app's today, as a reading is not. A payment dated 2030 was settled
+ * at once, and the account's balance and its statement to today then disagreed.
+ */
+export function readPastDate(value: unknown, path: string, issues: ErrorDetail[], today: string): string | null {
+  const iso = readDate(value, path, issues);
+  if (iso !== null && iso > today) {
+    issues.push({ path, message: `is after today (${formatDate(today)}): money is recorded on or after the day it moves` });
+    return null;
+  }
+  return iso;
+}
+
+/**
  * The app's clock column beside a time zone column: `a.time_zone` → `a.clock_offset`. An
  * expression that is not an app's time_zone column has no clock: real time.
  */

@@ -5,7 +5,7 @@ import { inTransaction, type Queryable } from '../db/pool.ts';
 import type { Caller } from '../auth/roles.ts';
 import { conflict, notFound, validationFailed, type ErrorDetail } from '../errors.ts';
 import { appMoney, findAccount, money, type AccountRef } from '../ledger/common.ts';
-import { formatDate, readDate } from '../calendar/calendar.ts';
+import { formatDate, readPastDate } from '../calendar/calendar.ts';
 import { Dec } from '../rating/money.ts';
 import { heldOf } from './core.ts';
 
@@ -116,7 +116,7 @@ export type PayRefundsInput = { depositIDs: number[]; paidDate?: string | undefi
 export async function payDepositRefunds(db: pg.Pool, caller: Caller, d: PayRefundsInput): Promise<number> {
   const issues: ErrorDetail[] = [];
   const { today } = await appMoney(db, caller.appCode);
-  const paidOn = d.paidDate === undefined ? today : readDate(d.paidDate, 'data.paidDate', issues);
+  const paidOn = d.paidDate === undefined ? today : readPastDate(d.paidDate, 'data.paidDate', issues, today);
   const ids = d.depositIDs.map(String);
   if (new Set(ids).size !== ids.length) issues.push({ path: 'data.depositIDs', message: 'lists a deposit twice' });
   if (issues.length > 0 || paidOn === null) throw validationFailed(issues);

@@ -5,7 +5,7 @@ import type { Caller } from '../auth/roles.ts';
 import { settleAccounts } from '../settlement/settleAccounts.ts';
 import { addAdjustmentEntry } from './store.ts';
 import { appMoney, findAccount, readAmount, type AccountRef } from './common.ts';
-import { readDate } from '../calendar/calendar.ts';
+import { readPastDate } from '../calendar/calendar.ts';
 
 export type AdjustmentInput = AccountRef & {
   kind: 'credit' | 'debit';
@@ -24,7 +24,7 @@ export async function makeAdjustment(db: pg.Pool, caller: Caller, input: Adjustm
   const { minorUnits, today } = await appMoney(db, caller.appCode);
   const issues: ErrorDetail[] = [];
   const amount = readAmount(input.amount, minorUnits, 'data.amount', issues);
-  const date = input.adjustmentDate === undefined ? today : readDate(input.adjustmentDate, 'data.adjustmentDate', issues);
+  const date = input.adjustmentDate === undefined ? today : readPastDate(input.adjustmentDate, 'data.adjustmentDate', issues, today);
   const reason = input.reason.trim();
   if (reason === '') issues.push({ path: 'data.reason', message: 'must not be blank' });
   if (issues.length > 0 || amount === null || date === null) throw validationFailed(issues, 'The adjustment is not valid.');

@@ -6,7 +6,7 @@ import { inTransaction } from '../db/pool.ts';
 import { AppError, conflict, validationFailed, type ErrorDetail } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { appMoney, readAmount } from '../ledger/common.ts';
-import { readDate } from '../calendar/calendar.ts';
+import { readPastDate } from '../calendar/calendar.ts';
 import { settleAccounts } from '../settlement/settleAccounts.ts';
 import type { ImportInput } from './schemas.ts';
 import { recordPaymentsReceived } from './events.ts';
@@ -34,7 +34,7 @@ type Row = { get: (f: string) => unknown; at: (f: string) => string; number: num
 export async function importPayments(db: pg.Pool, caller: Caller, input: ImportInput): Promise<ImportResult> {
   const { rows, format, text } = readRows(input);
   const fileHash = crypto.createHash('sha256').update(format).update('\0').update(text).digest('hex');
-  const { minorUnits } = await appMoney(db, caller.appCode);
+  const { minorUnits, today } = await appMoney(db, caller.appCode);
 
   const issues: ErrorDetail[] = [];
   const checked: (Omit<NewPayment, 'accountId'> & { accountNumber: string; row: Row })[] = [];
@@ -57,7 +57,7 @@ export async function importPayments(db: pg.Pool, caller: Caller, input: ImportI
     const description = text('description', 500, false) ?? '';
     const amount = row.get('amount') === undefined || row.get('amount') === '' ? (issues.push({ path: row.at('amount'), message: 'is required' }), null) : readAmount(row.get('amount'), minorUnits, row.at('amount'), issues);
     const dateText = text('paymentDate', 10, true);
-    const date = dateText === null ? null : readDate(dateText, row.at('paymentDate'), issues);
+    const date = dateText === null ? null : readPastDate(dateText, row.at('paymentDate'), issues, today);
     const cashText = text('cashAccountID', 10, false);
     let cashAccountId: number | null = null;
     if (cashText !== null) {

@@ -3,7 +3,7 @@ import { inTransaction } from '../db/pool.ts';
 import { conflict, validationFailed, type ErrorDetail } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { appMoney, findAccount, readAmount } from '../ledger/common.ts';
-import { readDate } from '../calendar/calendar.ts';
+import { readPastDate } from '../calendar/calendar.ts';
 import { settleAccounts } from '../settlement/settleAccounts.ts';
 import type { PaymentInput } from './schemas.ts';
 import { insertPayments } from './store.ts';
@@ -18,7 +18,7 @@ export async function makePayment(db: pg.Pool, caller: Caller, input: PaymentInp
   const { minorUnits, today } = await appMoney(db, caller.appCode);
   const issues: ErrorDetail[] = [];
   const amount = readAmount(input.amount, minorUnits, 'data.amount', issues);
-  const date = input.paymentDate === undefined ? today : readDate(input.paymentDate, 'data.paymentDate', issues);
+  const date = input.paymentDate === undefined ? today : readPastDate(input.paymentDate, 'data.paymentDate', issues, today);
   if (issues.length > 0 || amount === null || date === null) throw validationFailed(issues, 'The payment is not valid.');
   return inTransaction(db, async (tx) => {
     const account = await findAccount(tx, caller.appCode, input);

@@ -4,7 +4,7 @@ import { recordPaymentReversed } from './events.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { appMoney } from '../ledger/common.ts';
-import { readDate } from '../calendar/calendar.ts';
+import { readPastDate } from '../calendar/calendar.ts';
 import { settleTheseAccounts } from '../settlement/settleAccounts.ts';
 import { insertReversal, lockPayment } from './store.ts';
 
@@ -22,7 +22,7 @@ export async function reversePayment(db: pg.Pool, caller: Caller, input: Reverse
   }
   const { today } = await appMoney(db, caller.appCode);
   const issues: { path: string; message: string }[] = [];
-  const date = input.reversalDate === undefined ? today : readDate(input.reversalDate, 'data.reversalDate', issues);
+  const date = input.reversalDate === undefined ? today : readPastDate(input.reversalDate, 'data.reversalDate', issues, today);
   if (date === null) throw validationFailed(issues);
   const reason = input.reason.trim();
   if (reason === '') throw validationFailed([{ path: 'data.reason', message: 'must not be blank' }]);

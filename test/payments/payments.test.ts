@@ -166,6 +166,8 @@ describe('payments', () => {
       [{ amount: '-5' }, 400, 'data.amount'],
       [{ amount: '1.005' }, 400, 'data.amount'],
       [{ paymentDate: '31/02/2025' }, 400, 'data.paymentDate'],
+      // Not received yet: settled at once, it made the balance and the statement to today disagree.
+      [{ paymentDate: '01/01/2999' }, 400, 'data.paymentDate'],
       [{ accountNumber: 'NO-SUCH' }, 404, 'data.accountNumber'],
       [{ reference: undefined }, 400, 'data.reference'],
     ];
@@ -240,6 +242,7 @@ describe('payments', () => {
       `${a.accountNumber},10.00,2025-01-05,BAD-4,bank`,
       `${a.accountNumber},10.00,05/01/2025,BAD-1,bank`,
       `${a.accountNumber},10.00,05/01/2025,BAD-6,`,
+      `${a.accountNumber},10.00,05/01/2999,BAD-7,bank`,
     ].join('\n');
     const r = await h.post('/billing/payments/import-payments', importing({ csv }), h.tokens.biller);
     assert.equal(r.status, 400);
@@ -250,6 +253,7 @@ describe('payments', () => {
       'data.rows[4].paymentDate',
       'data.rows[5].reference',
       'data.rows[6].channel',
+      'data.rows[7].paymentDate',
     ]);
     assert.equal(await balance(a), '0.0000');
     const none = await h.post('/billing/payments/get-payments', payments({ reference: 'BAD-1' }), h.tokens.viewer);
