@@ -88,11 +88,13 @@ export function fieldPath(segments: readonly (string | number)[], root = ''): st
   return path || 'body';
 }
 
+type ValidationError = { instancePath: string; schemaPath?: string; keyword: string; params: Record<string, unknown>; message?: string };
+
 type FastifyLikeError = {
   code?: string;
   statusCode?: number;
   message?: string;
-  validation?: { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string }[];
+  validation?: ValidationError[];
   validationContext?: string;
   rawPacket?: Buffer;
 };
@@ -159,10 +161,39 @@ function badHeaderDetails(raw: Buffer | undefined): ErrorDetail[] {
   return [{ path: 'request', message: 'is not valid HTTP/1.1' }];
 }
 
-function validationDetails(errors: NonNullable<FastifyLikeError['validation']>, context: string | undefined): ErrorDetail[] {
+/**
+ * A value that may take one of several shapes (anyOf: an amount as text or a number, a late
+ * charge or null) failed all of them, and ajv says so for each: "-5" for an amount was three
+ * details, of which two ("must be number", "must match a schema in anyOf") told the client
+ * nothing. When the value has the type of some branch, that branch's errors say what is
+ * wrong: the other branches' type errors and the summary go. When it has none of the
+ * types, one detail names them all ("must be string or number").
+ */
+function plainAnyOf(errors: readonly ValidationError[]): ValidationError[] {
+  const dropped = new Set<ValidationError>();
+  const added: ValidationError[] = [];
+  for (const a of errors) {
+    if (a.keyword !== 'anyOf' || a.schemaPath === undefined) continue;
+    const prefix = `${a.schemaPath}/`;
+    const branches = errors.filter((e) => e.schemaPath?.startsWith(prefix));
+    const typeMisses = branches.filter((e) => e.keyword === 'type' && e.instancePath === a.instancePath && e.schemaPath!.slice(prefix.length).split('/').length === 2);
+    const explained = branches.filter((e) => !typeMisses.includes(e));
+    if (typeMisses.length === 0) continue;
+    dropped.add(a);
+    for (const t of typeMisses) dropped.add(t);
+    if (explained.length === 0) {
+      const types = typeMisses.flatMap((t) => [t.params.type]).flat().filter((t): t is string => typeof t === 'string');
+      added.push({ instancePath: a.instancePath, keyword: 'type', params: {}, message: `must be ${[...new Set(types)].join(' or ')}` });
+    }
+  }
+  return dropped.size === 0 ? [...errors] : [...errors.filter((e) => !dropped.has(e)), ...added];
+}
+
+function validationDetails(all: NonNullable<FastifyLikeError['validation']>, context: string | undefined): ErrorDetail[] {
   const root = context === 'body' || context === undefined ? '' : context;
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
+  const errors = plainAnyOf(all);
   for (const v of errors) {
     // An all-digit segment of the instance path is an array index; a property name
     // reported by `required` or `additionalProperties` is a name even when it is "0".

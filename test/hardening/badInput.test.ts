@@ -351,6 +351,22 @@ describe('requests as clients and attackers send them', () => {
     assert.equal(mention.status, 200, JSON.stringify(mention.body));
   });
 
+  test('a field of several shapes (text or a number; an object or null) names what is wrong once, not once per shape', async () => {
+    // The schema is checked before the account is looked up: no account is needed.
+    const pay = (amount: unknown) =>
+      h.request('POST', '/billing/payments/make-payment', {
+        token: h.tokens.admin,
+        body: { method: 'Create', action: 'Create Payment', apiVersion: 'v2', data: { accountNumber: 'SHAPES-1', amount, reference: `SHAPES-${String(amount)}`, channel: 'bank' } },
+      });
+    const negative = await pay('-5');
+    assertEnvelope(negative, 'a negative amount', 400, 'VALIDATION_FAILED');
+    assert.equal(negative.body.error.details.length, 1, JSON.stringify(negative.body.error.details));
+    assert.equal(negative.body.error.details[0].path, 'data.amount');
+    const wrongType = await pay(true);
+    assertEnvelope(wrongType, 'an amount that is neither', 400, 'VALIDATION_FAILED');
+    assert.deepEqual(wrongType.body.error.details, [{ path: 'data.amount', message: 'must be string or number' }]);
+  });
+
   test('defect 6: invisible and bidirectional characters are refused in codes and identifiers; names keep any script', async () => {
     const sneaky = ['A\u200bB', '\u202eABC', 'AB\u202c', '\ufeffAB', 'A\u2060B', 'A\u2066B\u2069', 'A\u200dB', 'A\u00adB', 'A\u0085B', 'A\u2028B'];
     for (const accountNumber of sneaky) {
