@@ -365,6 +365,21 @@ describe('requests as clients and attackers send them', () => {
     const wrongType = await pay(true);
     assertEnvelope(wrongType, 'an amount that is neither', 400, 'VALIDATION_FAILED');
     assert.deepEqual(wrongType.body.error.details, [{ path: 'data.amount', message: 'must be string or number' }]);
+    // A late charge (an object, or null) with a bad graceDays: that field alone, not also "must be null".
+    const late = await h.request('POST', '/billing/services/make-service', {
+      token: h.tokens.admin,
+      body: {
+        method: 'Create',
+        action: 'Create Package',
+        apiVersion: 'v2',
+        service: {
+          code: 'SHAPES', name: 'Shapes', serviceType: 'Sale', chargingType: 'Postpaid', postType: 'Post Subscription', billingCycle: 1, dueDateOffset: 14,
+          components: [{ code: 'FEE', name: 'Fee', model: 'flat', amount: '1.00' }], batches: ['SHAPESZ'], lateCharge: { graceDays: 400, flat: '5.00' },
+        },
+      },
+    });
+    assertEnvelope(late, 'a late charge with a bad graceDays', 400, 'VALIDATION_FAILED');
+    assert.deepEqual(late.body.error.details.map((d: { path: string }) => d.path), ['service.lateCharge.graceDays'], JSON.stringify(late.body.error.details));
   });
 
   test('defect 6: invisible and bidirectional characters are refused in codes and identifiers; names keep any script', async () => {
