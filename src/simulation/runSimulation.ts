@@ -146,6 +146,10 @@ export async function runSimulationChunk(db: pg.Pool, simulationId: string, chun
   const compared = await rateBothWays(ctx, draft, await loadRosterInputs(db, ctx, chunk.from_id, chunk.to_id, { withBilled: true }));
   const batches = await batchesOf(db, chunk.from_id, chunk.to_id);
   await inTransaction(db, async (tx) => {
+    // The simulation before its chunk, as delete-simulation takes them (its row, then the
+    // chunks by cascade): the other order deadlocked a delete against a running chunk (a 500).
+    const now = await lockSimulation(tx, simulationId);
+    if (!now || now.status !== S.Running) return;
     const c = await tx.query('SELECT 1 FROM simulation_chunk WHERE simulation_id = $1 AND chunk_no = $2 AND done_at IS NULL FOR UPDATE', [simulationId, chunkNo]);
     if (c.rowCount === 0) return;
     await insertResults(tx, simulationId, compared, batches, sim.rating_context === null);
