@@ -77,7 +77,7 @@ const terms: { name: string; ctx: RunContext; inputs: RosterInput[] }[] = [
 type Times = { rate: number[]; rows: number[]; total: number[] };
 const times = new Map<string, Times>(terms.map((t) => [t.name, { rate: [], rows: [], total: [] }]));
 const ratios: number[] = [];
-let lines = new Map<string, number>();
+const lines = new Map<string, number>();
 for (let round = 0; round <= ROUNDS; round++) {
   const totals: number[] = [];
   for (const t of round % 2 === 0 ? terms : [...terms].reverse()) {

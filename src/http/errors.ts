@@ -182,7 +182,7 @@ function plainAnyOf(errors: readonly ValidationError[]): ValidationError[] {
     dropped.add(a);
     for (const t of typeMisses) dropped.add(t);
     if (explained.length === 0) {
-      const types = typeMisses.flatMap((t) => [t.params.type]).flat().filter((t): t is string => typeof t === 'string');
+      const types = typeMisses.flatMap((t) => t.params.type).filter((t): t is string => typeof t === 'string');
       added.push({ instancePath: a.instancePath, keyword: 'type', params: {}, message: `must be ${[...new Set(types)].join(' or ')}` });
     }
   }

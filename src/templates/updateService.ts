@@ -9,16 +9,15 @@ import { checkTemplateRefs } from '../documents/templateRefs.ts';
 import { appToday, formatDate, parseDate } from '../calendar/calendar.ts';
 import { billedTermReached, validatedTermsReached, versionInForceOn } from './versions.ts';
 import { markTariffDated } from '../billRun/termStore.ts';
-import { moveTerm } from '../billRun/termStates.ts';
+import { canMove, moveTerm, type TermStatus } from '../billRun/termStates.ts';
 
-/** What undoes a term's hold on its tariff, by its status (termStates.ts): the 409's advice. */
-const UNDO: Partial<Record<string, string>> = {
-  Approved: ', or cancel the term first',
-  Scheduled: ', or cancel the term first',
-  Failed: ', or cancel the term first',
-  Processing: ', or reverse the term once its run has finished',
-  Processed: ', or reverse the term first',
-};
+/** What undoes a term's hold on its tariff, read off the term's moves (termStates.ts): the 409's advice. */
+function undoAdvice(status: TermStatus): string {
+  if (canMove(status, 'reverse')) return ', or reverse the term first';
+  if (canMove(status, 'cancel')) return ', or cancel the term first';
+  if (canMove(status, 'finish')) return ', or reverse the term once its run has finished';
+  return '';
+}
 
 /**
  * Replaces a template's definition with a new version. Terms made before keep the
@@ -46,7 +45,7 @@ export async function updateService(db: pg.Pool, caller: Caller, service: Servic
       const term = await billedTermReached(tx, current.service_id, from);
       if (term !== undefined) {
         throw conflict(
-          `effectiveFrom ${formatDate(from)} is on or before the end (${formatDate(term.end_date)}) of term ${term.term_id}, which is ${term.status}: its bills (or the preview it was approved on) would no longer match its tariff. Date the version after ${formatDate(term.end_date)}${UNDO[term.status] ?? ''}.`,
+          `effectiveFrom ${formatDate(from)} is on or before the end (${formatDate(term.end_date)}) of term ${term.term_id}, which is ${term.status}: its bills (or the preview it was approved on) would no longer match its tariff. Date the version after ${formatDate(term.end_date)}${undoAdvice(term.status as TermStatus)}.`,
           'effectiveFrom',
         );
       }
