@@ -51,6 +51,9 @@ export type CorrectedBill = {
 /** Subscriptions (or accounts) per roster read of a rebill (as a bill run's chunk). */
 const REBILL_SLICE = 5000;
 
+/** The bills of one term to correct: the term and its bills, both locked. */
+export type TermBills = { term: TermRow; bills: readonly LockedBill[] };
+
 /**
  * Cancels `bills` (posted bills of the locked `term`, locked) and, when asked, rebills
  * them. A subscription that cannot be rated now fails the whole correction with its
@@ -59,15 +62,27 @@ const REBILL_SLICE = 5000;
  * account rated again, one new account bill.
  */
 export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: readonly LockedBill[], o: CorrectionOptions): Promise<CorrectedBill[]> {
+  return correctBills(tx, [{ term, bills }], o);
+}
+
+/**
+ * Corrects the bills of several terms of one app as one correction (the cascade from
+ * estimates): every bill is cancelled first, then the terms are rebilled in the order
+ * given (oldest first), so each rebill brings forward the rebills before it and none of
+ * the bills the same correction cancels; settlement then runs once over the accounts.
+ */
+export async function correctBills(tx: pg.PoolClient, groups: readonly TermBills[], o: CorrectionOptions): Promise<CorrectedBill[]> {
+  const bills = groups.flatMap((g) => g.bills);
   if (bills.length === 0) return [];
-  const appCode = term.app_code;
+  const appCode = groups[0]!.term.app_code;
   const today = await appToday(tx, appCode);
   const accountIds = [...new Set(bills.map((b) => b.account_id))].sort(compareIds);
   // Accounts before their entries: the balance trigger and settlement then take them in
   // one order, as payments do, and never deadlock with them.
   await lockAccounts(tx, appCode, accountIds);
 
-  // The credit notes and their entries.
+  // The credit notes and their entries, every bill's before any rebill: a rebill's
+  // balance brought forward is read from the ledger as it stands when it is rated.
   let number = await takeCreditNoteNumbers(tx, appCode, bills.length);
   const numbers = bills.map(() => String(number++));
   const entries = await addBillReversalEntries(tx, {
@@ -82,8 +97,10 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
   // the balance without it, and before settlement, which pairs each reversal with its charge.
   const lateReversed = await reverseLateCharges(tx, appCode, bills.map((b, i) => ({ billId: b.bill_id, creditNoteNumber: numbers[i]! })), today, o.by);
 
-  let rebills = new Map<string, Rebill>();
-  if (o.rebill) rebills = await rebill(tx, term, bills, today, o.by, o.at);
+  const rebills = new Map<string, Rebill>();
+  if (o.rebill) {
+    for (const g of groups) for (const [oldId, r] of await rebill(tx, g.term, g.bills, today, o.by, o.at)) rebills.set(oldId, r);
+  }
 
   const notes: NewCreditNote[] = bills.map((b, i) => {
     const c = creditNoteOf(b);
@@ -115,8 +132,10 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
   // The rebills' documents and e-mails, as a bill run's: the term's document plan marks
   // the bills without a document (the rebills) and renders them.
   if (o.rebill) {
-    await addDocumentPlanJob(tx, term.term_id);
-    await queueTermDeliveries(tx, term.term_id, o.by);
+    for (const g of groups) {
+      await addDocumentPlanJob(tx, g.term.term_id);
+      await queueTermDeliveries(tx, g.term.term_id, o.by);
+    }
   }
   // Per-bill events, written when an endpoint subscribes (docs/webhooks.md): each credit
   // note, and each rebill as the bill run's postings announce theirs.
@@ -140,7 +159,11 @@ export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: 
       },
     })),
   );
-  if (o.rebill) await recordBillEvents(tx, appCode, term.term_id, 'bill.posted', [...rebills.values()].map((x) => x.billId));
+  if (o.rebill) {
+    for (const g of groups) {
+      await recordBillEvents(tx, appCode, g.term.term_id, 'bill.posted', g.bills.flatMap((b) => (rebills.has(b.bill_id) ? [rebills.get(b.bill_id)!.billId] : [])));
+    }
+  }
 
   return bills.map((b, i) => {
     const nb = rebills.get(b.bill_id);

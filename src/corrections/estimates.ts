@@ -4,8 +4,8 @@
 // spread gives each) and the estimated bills made before the actual reading arrived
 // whose periods reach past the previous actual reading; rebill-estimates records the
 // spread values as corrections of the estimates (readings/write.ts, kind 'estimated',
-// source 'spread') and cancels and rebills those bills in one transaction, oldest
-// term first, so each period bills its share of what the meter really measured.
+// source 'spread') and cancels those bills, then rebills them oldest term first, in one
+// transaction, so each period bills its share of what the meter really measured.
 import type pg from 'pg';
 import type { Queryable } from '../db/pool.ts';
 import { inTransaction } from '../db/pool.ts';
@@ -18,7 +18,7 @@ import type { TermRow } from '../billRun/termStore.ts';
 import { metersOf } from '../readings/captureReadings.ts';
 import { lockSubscriptions, writeReadings, type ReadingWrite } from '../readings/write.ts';
 import { compareIds } from '../settlement/core.ts';
-import { correctTermBills, correctionSummary, type CorrectedBill } from './correctBills.ts';
+import { correctBills, correctionSummary, type TermBills } from './correctBills.ts';
 import { lockBills } from './store.ts';
 import { refuseUncancellable } from './cancelBill.ts';
 import { spreadReadings, SpreadError } from './spread.ts';
@@ -173,18 +173,20 @@ export async function rebillEstimates(db: pg.Pool, caller: Caller, d: { subscrip
     const out = await writeReadings(tx, caller.appCode, caller.email, subs, writes, { sameDay: 'refuse', write: 'all-or-none' });
     if (out.issues.length > 0) throw new AppError('VALIDATION_FAILED', 'The spread readings do not fit the meter.', out.issues.map(({ path, message }) => ({ path, message })));
 
-    // Oldest period first, so each rebill's brought-forward balance holds the ones before it.
+    // Every bill cancelled first, then the terms rebilled oldest period first
+    // (correctBills), so each rebill brings forward the rebills before it and none of
+    // the bills this step cancels.
     const today = await appToday(tx, caller.appCode);
     const byTerm = new Map(terms.map((t) => [t.term_id, t]));
-    const order = [...new Set(plan.bills.map((b) => b.term_id))];
-    const corrected: CorrectedBill[] = [];
-    for (const termId of order) {
+    const locked = await lockBills(tx, caller.appCode, plan.bills.map((b) => b.bill_id), today);
+    for (const b of locked) refuseUncancellable(b, 'data.subscriptionID');
+    const groups: TermBills[] = [];
+    for (const termId of new Set(plan.bills.map((b) => b.term_id))) {
       const term = byTerm.get(termId);
       if (!term) throw invalidState('Another correction changed these bills meanwhile; try again.', 'data.subscriptionID');
-      const bills = await lockBills(tx, caller.appCode, plan.bills.filter((b) => b.term_id === termId).map((b) => b.bill_id), today);
-      for (const b of bills) refuseUncancellable(b, 'data.subscriptionID');
-      corrected.push(...(await correctTermBills(tx, term, bills, { reason: d.reason, rebill: true, origin: 'estimates', by: caller.email, at: 'data.subscriptionID' })));
+      groups.push({ term, bills: locked.filter((b) => b.term_id === termId) });
     }
+    const corrected = await correctBills(tx, groups, { reason: d.reason, rebill: true, origin: 'estimates', by: caller.email, at: 'data.subscriptionID' });
     return { ...correctionSummary(corrected, plan.minorUnits), spreadReadings: out.ids.length };
   });
 }

@@ -220,7 +220,10 @@ describe('corrections after posting', () => {
       ],
     );
     assert.equal(after[2].lines.find((l: any) => l.componentCode === 'WATER').quantity, '29');
-    // October's rebill brings forward September's rebill.
+    // September's rebill brings forward what September's bill did, not October's bill
+    // that the same step cancels; October's rebill brings forward September's rebill.
+    assert.equal(after[2].balanceBroughtForward, before[0].balanceBroughtForward);
+    assert.equal(after[2].totalDue, '2509.08');
     assert.equal(after[3].balanceBroughtForward, '2509.08');
     // Each rebill verifies from what it recorded: the spread readings, by their ids.
     for (const rebill of after.slice(2)) {
