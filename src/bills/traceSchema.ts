@@ -34,7 +34,8 @@ const TierProrationTrace = named(
   Type.Object({
     basisDays: Type.Integer(),
     period: Type.Optional(Type.Literal('readingPeriod', { description: 'the bounds were scaled by readingDays rather than activeDays' })),
-    readingDays: Type.Optional(Type.String({ description: 'days between the two readings used (in a segment, its part of them)' })),
+    readingDays: Type.Optional(Type.String({ description: 'days between the two readings used (a segment takes activeDays / billDays of them; before 2026-11-26 a segment wrote its part here)' })),
+    billDays: Type.Optional(Type.Integer({ description: "in a segment of a bill spanning a version change: the bill's billed days, of which activeDays are the segment's" })),
     activeDays: Type.Integer(),
     daysBefore: Type.Optional(
       Type.Integer({ description: "in a segment of a bill: billed days of the earlier segments; the bound used is rounded on the running total of days (the segments' bounds add up to the bill's)" }),

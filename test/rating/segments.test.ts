@@ -310,6 +310,35 @@ describe('tier proration by the reading period (the published example)', () => {
     assert.deepEqual(issues, [{ path: 'service.components[0].tierProration.period', message: "'readingPeriod' needs a metered input; 'rooms' is unmetered" }]);
   });
 
+  test('across a version change on 16/01: each segment its share of the 31-day reading period, named in whole days; the bounds explained', () => {
+    const t = yearly('halfUp');
+    // 300 x 31/365 = 25.48 -> 25 for the bill, rounded on the running total of days: the first
+    // 15 days round(300 x 31/365 x 15/31) = round(12.33) = 12, the last 16 then 25 - 12 = 13.
+    // 310 kL shared by days: 150 and 160. 12 x 1 + 138 x 2 = 288; 13 x 1 + 147 x 2 = 307.
+    const b = bill(changeOn('2025-01-16', t, t), { tariff: t });
+    assert.deepEqual(lines(b), [
+      [1, 'water', '150', '288.00'],
+      [2, 'water', '160', '307.00'],
+    ]);
+    const p = b.lines.map((l) => (l.trace as GraduatedTrace).tierProration!);
+    assert.deepEqual(
+      p.map((x) => [x.readingDays, x.activeDays, x.billDays, x.daysBefore, x.bounds[0]!.scaled]),
+      [
+        ['31', 15, 31, undefined, '12'],
+        ['31', 16, 31, 15, '13'],
+      ],
+    );
+    assert.match(
+      explainLine(b.lines[0]!),
+      /tier bounds x 31 day\(s\) of the reading period \/ 365, this segment's 15 of the bill's 31 day\(s\), rounded halfUp to 0 decimal\(s\): 300 to 12; tier 1: 12 x 1 = 12; tier 2: 138 x 2 = 276;/,
+    );
+  });
+
+  test('a bill of one version explains its bounds by the reading period: 300 to 74 over 90 days', () => {
+    const b = quarter(yearly('halfUp'), '2025-01-01', '2025-04-01', { start: '2025-01-02', end: '2025-04-01' });
+    assert.match(explainLine(b.lines[0]!), /tier bounds x 90 day\(s\) of the reading period \/ 365, rounded halfUp to 0 decimal\(s\): 300 to 74; tier 1: 74 x 1 = 74; tier 2: 26 x 2 = 52;/);
+  });
+
   test("'term' (the default) still scales by the billed days: 300 x 31/365 = 25.48 -> 25 for January", () => {
     const t = yearly('halfUp');
     const c = t.components![0] as { tierProration: { period?: string } };

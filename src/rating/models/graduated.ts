@@ -5,6 +5,7 @@ import type { ModelContext } from './context.ts';
 import { defineModel } from './model.ts';
 import {
   checkTiers,
+  explainBounds,
   explainTier,
   type PreparedTier,
   type PreparedTiered,
@@ -72,5 +73,5 @@ export const graduated = defineModel({
   check: checkTiers,
   prepare: (c, base, ctx): PreparedGraduated => ({ ...base, model: 'graduated', ...prepareTiers(c, ctx) }),
   rate: rateGraduated,
-  explain: (t) => t.tiers.map((x) => `tier ${x.tier}: ${explainTier(x)}`).join('; '),
+  explain: (t) => explainBounds(t) + t.tiers.map((x) => `tier ${x.tier}: ${explainTier(x)}`).join('; '),
 });

@@ -97,9 +97,15 @@ export type TierProrationTrace = {
   basisDays: number;
   /** 'readingPeriod' when the bounds were scaled by readingDays rather than activeDays. */
   period?: 'readingPeriod';
-  /** Days between the two readings used (in a segment, its part of them), with period 'readingPeriod'. */
+  /**
+   * Days between the two readings used, with period 'readingPeriod' (a segment takes
+   * activeDays / billDays of them). Bills made before 2026-11-26 wrote a segment's part
+   * here, a fraction, and no billDays.
+   */
   readingDays?: string;
   activeDays: number;
+  /** In a segment of a bill spanning a version change: the bill's billed days, of which activeDays are the segment's. */
+  billDays?: number;
   /**
    * In a segment of a bill spanning a version change: billed days of the bill's earlier
    * segments. The bound used is then rounded on the running total of days:
@@ -217,6 +223,24 @@ export function tierTrace(i: number, lower: Dec, upper: Dec | null, tier: Prepar
   return t;
 }
 
+/**
+ * How the bounds used were made from the written ones, in words, before the tiers
+ * ('' when they are as written): "tier bounds x 90 day(s) of the reading period / 365,
+ * rounded halfUp to 0 decimal(s): 300 to 74; ".
+ */
+export function explainBounds(t: { tierProration?: TierProrationTrace; segmentBounds?: SegmentBoundsTrace }): string {
+  const list = (bounds: readonly { upTo: string; scaled: string }[]) => bounds.map((b) => `${b.upTo} to ${b.scaled}`).join(', ');
+  const p = t.tierProration;
+  if (p !== undefined) {
+    const days = p.period === 'readingPeriod' ? `${p.readingDays} day(s) of the reading period` : `${p.billDays ?? p.activeDays} day(s) billed`;
+    const share = p.billDays === undefined ? '' : `, this segment's ${p.activeDays} of the bill's ${p.billDays} day(s)`;
+    return `tier bounds x ${days} / ${p.basisDays}${share}, rounded ${p.rounding} to ${p.decimals} decimal(s): ${list(p.bounds)}; `;
+  }
+  const g = t.segmentBounds;
+  if (g !== undefined) return `tier bounds x ${g.days}/${g.billDays} of the bill's days: ${list(g.bounds)}; `;
+  return '';
+}
+
 /** A tier as the explanation of a line writes it: "10 x 48.75 + 500 = 987.5". */
 export function explainTier(t: TierTrace): string {
   const flat = t.flat === undefined ? '' : ` + ${t.flat}${t.flatShare === undefined ? '' : ` x ${t.flatShare.days}/${t.flatShare.billDays}`}`;
@@ -277,9 +301,10 @@ export function tierBounds(
   if (seg !== undefined && seg.daysBefore > 0) trace.daysBefore = seg.daysBefore;
   if (proration.period === 'readingPeriod') {
     trace.period = 'readingPeriod';
-    // In a segment, its part of the reading period: by its share of the bill's billed days.
-    trace.readingDays = (seg === undefined ? (total as Dec) : (total as Dec).times(context.activeDays).div(seg.billDays)).toFixed();
+    trace.readingDays = (total as Dec).toFixed();
   }
+  // A segment's bounds are its share of the bill's: activeDays of billDays.
+  if (seg !== undefined) trace.billDays = seg.billDays;
   if (context.suspended !== undefined) trace.suspendedDays = context.suspended.days;
   return { bounds, trace };
 }

@@ -5,6 +5,7 @@ import type { ModelContext } from './context.ts';
 import { defineModel } from './model.ts';
 import {
   checkTiers,
+  explainBounds,
   explainTier,
   type PreparedTier,
   type PreparedTiered,
@@ -65,5 +66,5 @@ export const volume = defineModel({
   check: checkTiers,
   prepare: (c, base, ctx): PreparedVolume => ({ ...base, model: 'volume', ...prepareTiers(c, ctx) }),
   rate: rateVolume,
-  explain: (t) => `all ${t.quantity} at tier ${t.tier.tier}: ${explainTier(t.tier)}`,
+  explain: (t) => `${explainBounds(t)}all ${t.quantity} at tier ${t.tier.tier}: ${explainTier(t.tier)}`,
 });
