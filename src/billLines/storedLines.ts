@@ -156,6 +156,21 @@ class Flat {
   leaf(v: unknown): void {
     this.leaves[this.count++] = v;
   }
+  /** What flatten wrote for a value before (a Piece), written again: its tokens hashed as if walked. */
+  append(p: Piece): void {
+    const pt = p.tokens;
+    while (this.size + pt.length > this.tokens.length) {
+      const more = new Int32Array(this.tokens.length * 2);
+      more.set(this.tokens);
+      this.tokens = more;
+    }
+    this.tokens.set(pt, this.size);
+    this.size += pt.length;
+    let h = this.hash;
+    for (let i = 0; i < pt.length; i++) h = Math.imul(h ^ pt[i]!, 16777619) >>> 0;
+    this.hash = h;
+    for (let i = 0; i < p.leaves.length; i++) this.leaves[this.count++] = p.leaves[i];
+  }
   reset(): this {
     this.size = 0;
     this.count = 0;
@@ -167,6 +182,38 @@ class Flat {
   }
 }
 const shared = new Flat();
+
+/** A value's tokens and leaves as flatten writes them. */
+type Piece = { tokens: Int32Array; leaves: unknown[] };
+
+// A line the rating shares between the bills rated alike is frozen (rating/rateLine.ts:
+// a flat fee, a percentage: most lines of a run). Frozen, it cannot change, so what
+// flatten writes for it is kept (by the line, so it goes with it) and copied, not walked
+// again for every bill (issue 12: a bill of two segments has twice the lines).
+const pieces = new WeakMap<object, Piece>();
+
+/** flatten of a bill's lines (an array): each frozen line's piece reused, the others walked. */
+function flattenLines(lines: readonly unknown[], f: Flat): boolean {
+  f.token(ARRAY);
+  f.token(lines.length);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line === null || typeof line !== 'object' || !Object.isFrozen(line)) {
+      if (!flatten(line, f)) return false;
+      continue;
+    }
+    const piece = pieces.get(line);
+    if (piece !== undefined) {
+      f.append(piece);
+      continue;
+    }
+    const size = f.size;
+    const count = f.count;
+    if (!flatten(line, f)) return false;
+    pieces.set(line, { tokens: f.tokens.slice(size, f.size), leaves: f.leaves.slice(count, f.count) });
+  }
+  return true;
+}
 
 /** Does the prototype have the structure flatten wrote in f? */
 function sameTokens(p: Prototype, f: Flat): boolean {
@@ -242,7 +289,7 @@ export class StoredPacker {
   pack(value: unknown): string {
     if (value === null || typeof value !== 'object' || (Array.isArray(value) && value.length === 0)) return JSON.stringify(value);
     const f = shared.reset();
-    if (!flatten(value, f)) return JSON.stringify(value); // throws, as JSON does for a bigint
+    if (!(Array.isArray(value) ? flattenLines(value, f) : flatten(value, f))) return JSON.stringify(value); // throws, as JSON does for a bigint
     // The last prototype, or one of the same structure, or (its JSON parsed) a new one.
     let proto = last !== undefined && sameTokens(last, f) ? last : byHash.get(f.hash)?.find((p) => sameTokens(p, f));
     if (proto === undefined) {

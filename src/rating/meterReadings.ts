@@ -59,7 +59,7 @@ export function meterConsumption(
   meter: PreparedMeteredInput,
   readings: MeterReadings | LastReadingOnly | undefined | null,
   activeEndBeforeTermEnd: string | null = null,
-): { quantity: Dec; trace: ReadingTrace } {
+): { quantity: Dec; trace: ReadingTrace; previous: Dec; current: Dec } {
   if (readings === undefined || readings === null || readings.current === undefined) throw missingReading(meter.code, readings?.previous, activeEndBeforeTermEnd);
   const r: MeterReadings = readings;
   const previous = readingValue(meter, r.previous, 'previous');
@@ -88,6 +88,6 @@ export function meterConsumption(
     consumption: consumption.quantity.toFixed(meter.decimals),
   };
   if (consumption.kind === 'rollover' && meter.rolloverAt !== null) trace.rolloverAt = meter.rolloverAt.toFixed();
-  return { quantity: consumption.quantity, trace };
+  return { quantity: consumption.quantity, trace, previous, current };
 }
 

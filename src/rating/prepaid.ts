@@ -310,9 +310,9 @@ export function ratePrepaidBill(input: RateBillInput, p: PrepaidInput): PrepaidR
   return bill;
 }
 
+/** The line with its prepaid trace: a new line, since a rated line may be the lines cache's, shared and frozen (rateLine). */
 function tag(line: RatedLine, t: PrepaidTrace): RatedLine {
-  line.trace.prepaid = t;
-  return line;
+  return { ...line, trace: { ...line.trace, prepaid: t } };
 }
 
 const NOT_MODEL = new Set(['reading', 'input', 'proration', 'limit', 'segment', 'unrounded', 'rounding', 'prepaid']);

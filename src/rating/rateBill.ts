@@ -1,6 +1,6 @@
 import { apiDate, dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
-import { Dec, DECIMAL_TEXT, formatMoney, parseDecimal, ROUNDING_MODES, type RoundingMode, ZERO } from './money.ts';
+import { Dec, DECIMAL_TEXT, formatMinorUnits, minorUnitsOf, parseDecimal, ROUNDING_MODES, type RoundingMode, ZERO } from './money.ts';
 import type { ModelContext } from './models/context.ts';
 import { type PreparedTariff, type PreparedUnmeteredInput, prepareTariff } from './prepareTariff.ts';
 import { type LastReadingOnly, type MeterReadings, meterConsumption } from './meterReadings.ts';
@@ -164,6 +164,7 @@ export function rateBill(input: RateBillInput): RatedBill {
 
   // ---- lines, in dependency order
   const amounts: (Dec | undefined)[] = new Array(prepared.components.length);
+  const minors: bigint[] = new Array(prepared.components.length);
   const lines: RatedLine[] = new Array(prepared.components.length);
   const context: ModelContext = { activeDays, termDays, minorUnits, amounts };
   if (suspension.days > 0) context.suspended = { days: suspension.days, periods: suspension.periods };
@@ -183,29 +184,29 @@ export function rateBill(input: RateBillInput): RatedBill {
         source = { input: unmeteredTraces[inp.slot] as InputTrace };
       }
     }
-    const { line, amount } = rateLine(c, quantity, context, settings, source);
+    const { line, amount, minor } = rateLine(c, quantity, context, settings, source);
     amounts[c.index] = amount;
+    minors[c.index] = minor;
     lines[c.index] = line;
   }
 
-  // ---- totals: sums of rounded lines, so the bill adds up as printed
-  let charges = ZERO;
-  let tax = ZERO;
+  // ---- totals: sums of rounded lines, so the bill adds up as printed (in minor units: exact)
+  let charges = 0n;
+  let tax = 0n;
   for (const c of prepared.components) {
-    const a = amounts[c.index] as Dec;
-    if (c.category === 'tax') tax = tax.plus(a);
-    else charges = charges.plus(a);
+    if (c.category === 'tax') tax += minors[c.index] as bigint;
+    else charges += minors[c.index] as bigint;
   }
-  const total = charges.plus(tax);
+  const total = charges + tax;
   const balance = balanceBroughtForward(input.balanceBroughtForward, minorUnits);
 
   return {
     lines,
-    charges: formatMoney(charges, minorUnits),
-    tax: formatMoney(tax, minorUnits),
-    total: formatMoney(total, minorUnits),
-    balanceBroughtForward: formatMoney(balance, minorUnits),
-    totalDue: formatMoney(total.plus(balance), minorUnits),
+    charges: formatMinorUnits(charges, minorUnits),
+    tax: formatMinorUnits(tax, minorUnits),
+    total: formatMinorUnits(total, minorUnits),
+    balanceBroughtForward: formatMinorUnits(balance, minorUnits),
+    totalDue: formatMinorUnits(total + balance, minorUnits),
     activeDays,
     termDays,
     activePeriod: {
@@ -300,13 +301,13 @@ export function readingDays(r: ReadingTrace): Dec {
   return new Dec(dayNumber(r.current.date) - dayNumber(r.previous.date));
 }
 
-function balanceBroughtForward(x: string | number | undefined, minorUnits: number): Dec {
-  if (x === undefined) return ZERO;
-  const d = typeof x === 'string' && !DECIMAL_TEXT.test(x) ? null : parseDecimal(x);
-  if (d === null) throw new RatingError('INVALID_BALANCE', `balanceBroughtForward is not a decimal number: ${JSON.stringify(x)}`);
+/** The balance brought forward in minor units; a balance finer than the minor unit is refused. */
+function balanceBroughtForward(x: string | number | undefined, minorUnits: number): bigint {
+  if (x === undefined) return 0n;
+  const text = typeof x === 'number' ? (Number.isFinite(x) ? (parseDecimal(x) as Dec).toFixed() : '') : x;
+  if (typeof text !== 'string' || !DECIMAL_TEXT.test(text)) throw new RatingError('INVALID_BALANCE', `balanceBroughtForward is not a decimal number: ${JSON.stringify(x)}`);
+  const units = minorUnitsOf(text, minorUnits);
   // A balance finer than the minor unit was never a real balance; rounding it here would hide the bug.
-  if (d.decimalPlaces() > minorUnits) {
-    throw new RatingError('INVALID_BALANCE', `balanceBroughtForward ${d.toFixed()} has more than ${minorUnits} decimals`);
-  }
-  return d;
+  if (units === null) throw new RatingError('INVALID_BALANCE', `balanceBroughtForward ${new Dec(text).toFixed()} has more than ${minorUnits} decimals`);
+  return units;
 }

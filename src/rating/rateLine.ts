@@ -1,11 +1,11 @@
 import type { Category } from './fields.ts';
 import type { Dec, RoundingMode } from './money.ts';
-import { formatMoney, roundMoney, ZERO } from './money.ts';
+import { formatMoney, minorUnitsOf, roundMoney, ZERO } from './money.ts';
 import { partOfBill, partsOf } from './models/billShare.ts';
 import type { ModelContext, SegmentContext } from './models/context.ts';
 import { chargeModel, type Dispatch } from './models/registry.ts';
 import type { PreparedComponent } from './prepareTariff.ts';
-import type { InputTrace, LimitTrace, LineTrace, ModelResult, ReadingTrace } from './trace.ts';
+import type { InputTrace, LimitTrace, LineTrace, ModelResult, ReadingTrace, SegmentTrace } from './trace.ts';
 
 export type RatedLine = {
   componentCode: string;
@@ -38,12 +38,26 @@ export function rateLine(
   quantity: Dec,
   context: ModelContext,
   settings: LineSettings,
-  source: { reading?: ReadingTrace; input?: InputTrace; unit?: string; decimals?: number },
-): { line: RatedLine; amount: Dec } {
+  source: { reading?: ReadingTrace; input?: InputTrace; unit?: string; decimals?: number; segment?: SegmentTrace },
+): { line: RatedLine; amount: Dec; minor: bigint } {
   const core = lineCore(component, quantity, context, settings, source.decimals);
-  // A new line and trace for each bill, in the order rated before the cache was kept (the
-  // JSON of a bill is the same byte for byte); the trace's parts below the top are the
-  // cache's, shared by the bills that rated alike, so nothing may change them in place.
+  // A line that reads nothing of its bill's own (no reading, no input: a flat fee, a
+  // percentage of other lines) is the same for every bill rated alike, its segment trace
+  // included (the key holds the segment): one frozen line, shared, not a new one per bill.
+  // The packer then reads it once (billLines/storedLines.ts).
+  if (source.reading === undefined && source.input === undefined) {
+    core.line ??= deepFreeze(newLine(component, core, settings, source));
+    return { line: core.line, amount: core.amount, minor: core.minor };
+  }
+  return { line: newLine(component, core, settings, source), amount: core.amount, minor: core.minor };
+}
+
+/**
+ * A line of the core, in the order rated before the cache was kept (the JSON of a bill is
+ * the same byte for byte); the trace's parts below the top are the cache's, shared by the
+ * bills that rated alike, so nothing may change them in place.
+ */
+function newLine(component: PreparedComponent, core: LineCore, settings: LineSettings, source: Parameters<typeof rateLine>[4]): RatedLine {
   const trace = { ...core.modelTrace } as LineTrace;
   if (source.reading !== undefined) trace.reading = source.reading;
   if (source.input !== undefined) trace.input = source.input;
@@ -51,12 +65,13 @@ export function rateLine(
   if (core.limit !== undefined) trace.limit = core.limit;
   trace.unrounded = core.unrounded;
   trace.rounding = settings.rounding;
+  if (source.segment !== undefined) trace.segment = source.segment;
   const line = { componentCode: component.code, name: component.name, category: component.category, quantity: core.quantity } as RatedLine;
   if (source.unit !== undefined) line.unit = source.unit;
   if (core.rate !== undefined) line.rate = core.rate;
   line.amount = core.amountText;
   line.trace = trace;
-  return { line, amount: core.amount };
+  return line;
 }
 
 /** What a line is, whatever the bill: the model's answer, proration, limits, rounding. */
@@ -69,6 +84,10 @@ type LineCore = {
   rate?: string;
   amount: Dec;
   amountText: string;
+  /** The amount in minor units (money.ts, minorUnitsOf): what the bill's sums add. */
+  minor: bigint;
+  /** The whole line, when it reads nothing of its bill's own (rateLine): made once, frozen. */
+  line?: RatedLine;
 };
 
 // Lines already rated, per component, by what they were rated from (lineKey). Most bills of
@@ -99,12 +118,13 @@ function lineCore(component: PreparedComponent, quantity: Dec, context: ModelCon
 }
 
 /** Freezes a trace's plain objects and arrays, all the way down. */
-function deepFreeze(v: unknown): void {
-  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
+function deepFreeze<T>(v: T): T {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return v;
   const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== Array.prototype) return;
+  if (proto !== Object.prototype && proto !== Array.prototype) return v;
   Object.freeze(v);
   for (const x of Object.values(v as Record<string, unknown>)) deepFreeze(x);
+  return v;
 }
 
 /**
@@ -221,6 +241,7 @@ function rateCore(component: PreparedComponent, quantity: Dec, context: ModelCon
   if (result.rate !== undefined) core.rate = result.rate.toFixed();
   core.amount = rounded;
   core.amountText = formatMoney(rounded, settings.minorUnits);
+  core.minor = minorUnitsOf(core.amountText, settings.minorUnits) as bigint;
   return core;
 }
 

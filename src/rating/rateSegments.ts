@@ -3,7 +3,7 @@
 // consumption), each segment's lines by its own version, in date order.
 import { dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
-import { type Dec, formatMoney, parseDecimal, ZERO } from './money.ts';
+import { type Dec, formatMinorUnits, parseDecimal, ZERO } from './money.ts';
 import type { ModelContext, SegmentOfBill } from './models/context.ts';
 import { meterConsumption } from './meterReadings.ts';
 import { type PreparedMeteredInput, type PreparedTariff, prepareTariff } from './prepareTariff.ts';
@@ -20,7 +20,8 @@ export type BillDays = {
   activeDays: number;
   termDays: number;
   suspension: { days: number; periods: SuspendedPeriod[] };
-  balance: Dec;
+  /** In minor units (money.ts, minorUnitsOf). */
+  balance: bigint;
 };
 
 /** The term's version pieces from the versions in force (each from its `from` to the day before the next's). */
@@ -65,12 +66,12 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
   for (const p of inPeriod) {
     for (const meter of (prepared.get(p.version) as PreparedTariff).meteredNeeded) {
       if (readingTraces.has(meter.code)) continue;
-      const { quantity, trace } = meterConsumption(meter, input.readings?.[meter.code], endsEarly);
+      const { quantity, trace, previous, current } = meterConsumption(meter, input.readings?.[meter.code], endsEarly);
       readingTraces.set(meter.code, trace);
       if (trace.estimated) estimated = true;
       meters[meter.code] = {
-        previous: { date: trace.previous.date, value: parseDecimal(trace.previous.value) as Dec },
-        current: { date: trace.current.date, value: parseDecimal(trace.current.value) as Dec },
+        previous: { date: trace.previous.date, value: previous },
+        current: { date: trace.current.date, value: current },
         quantity,
         decimals: meter.decimals,
         rolloverAt: meter.rolloverAt,
@@ -91,8 +92,9 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
     const n = tariff.components.length;
     return { version: seg.version, start: seg.start, days: seg.days, components: tariff.byCode, amounts: new Array<Dec | undefined>(n), traces: new Array<LineTrace | undefined>(n) };
   });
-  let charges = ZERO;
-  let tax = ZERO;
+  // The bill's sums in minor units (money.ts): exact, as rateBill adds them.
+  let charges = 0n;
+  let tax = 0n;
   let daysBefore = 0;
   const sub = input.subscription;
   segments.forEach((seg, index) => {
@@ -103,6 +105,7 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
     const amounts = here.amounts as (Dec | undefined)[];
     const traces = here.traces as (LineTrace | undefined)[];
     const segLines: RatedLine[] = new Array(tariff.components.length);
+    const minors: bigint[] = new Array(tariff.components.length);
     const context: ModelContext = {
       activeDays: seg.days,
       termDays: d.termDays,
@@ -124,7 +127,7 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
         const part = seg.consumption[inp.code];
         const trace = readingTraces.get(inp.code) as ReadingTrace;
         quantity = part?.quantity ?? ZERO;
-        source = { reading: trace, unit: inp.unit, decimals: inp.decimals };
+        source = { reading: trace, unit: inp.unit, decimals: inp.decimals, segment };
         segment.consumption = { input: inp.code, quantity: quantity.toFixed(inp.decimals), by: part?.by ?? 'days' };
         if (part?.from !== undefined) segment.consumption.from = part.from;
         if (part?.to !== undefined) segment.consumption.to = part.to;
@@ -133,32 +136,31 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
       } else if (inp !== null) {
         const u = unmeteredQuantity(inp, sub.unmetered?.[inp.code]);
         quantity = u.quantity;
-        source = { input: u.trace };
-      }
-      const { line, amount } = rateLine(c, quantity, context, settings, source);
-      line.trace.segment = segment;
+        source = { input: u.trace, segment };
+      } else source = { segment };
+      const { line, amount, minor } = rateLine(c, quantity, context, settings, source);
       amounts[c.index] = amount;
+      minors[c.index] = minor;
       traces[c.index] = line.trace;
       segLines[c.index] = line;
     }
     for (const c of tariff.components) {
-      const a = amounts[c.index] as Dec;
-      if (c.category === 'tax') tax = tax.plus(a);
-      else charges = charges.plus(a);
+      if (c.category === 'tax') tax += minors[c.index] as bigint;
+      else charges += minors[c.index] as bigint;
       lines.push(segLines[c.index] as RatedLine);
     }
   });
 
-  const total = charges.plus(tax);
+  const total = charges + tax;
   const minorUnits = settings.minorUnits;
   const sub0 = input.subscription;
   return {
     lines,
-    charges: formatMoney(charges, minorUnits),
-    tax: formatMoney(tax, minorUnits),
-    total: formatMoney(total, minorUnits),
-    balanceBroughtForward: formatMoney(d.balance, minorUnits),
-    totalDue: formatMoney(total.plus(d.balance), minorUnits),
+    charges: formatMinorUnits(charges, minorUnits),
+    tax: formatMinorUnits(tax, minorUnits),
+    total: formatMinorUnits(total, minorUnits),
+    balanceBroughtForward: formatMinorUnits(d.balance, minorUnits),
+    totalDue: formatMinorUnits(total + d.balance, minorUnits),
     activeDays: d.activeDays,
     termDays: d.termDays,
     activePeriod: {

@@ -63,6 +63,29 @@ describe('the packed form of bill lines', () => {
   });
 });
 
+describe('a frozen line, shared by the bills rated alike (rating/rateLine.ts), packed from what was written for it before', () => {
+  const frozen = <T>(v: T): T => {
+    if (v !== null && typeof v === 'object') for (const x of Object.values(v)) frozen(x);
+    return Object.freeze(v);
+  };
+  test('the same stored form as a copy of it never frozen, in any place and beside lines of other structures, every time', () => {
+    const standing = frozen(line('STANDING', '75.00', { model: 'flat', amount: '150', proration: { activeDays: 15, termDays: 30 }, rounding: 'halfUp' }));
+    const sewer = frozen(line('SEWER', '39.00', { model: 'percentage', of: [{ code: 'WATER', amount: '390.00' }], rounding: 'halfUp' }));
+    const water = (q: string) => line('WATER', `${q}.00`, { model: 'perUnit', quantity: q, reading: { previous: { value: '1' }, current: { value: String(1 + Number(q)) } } });
+    const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+    const bills = [
+      [standing, water('7'), sewer],
+      [standing, water('8'), sewer],
+      [water('9'), standing],
+      [sewer, standing, sewer, water('7')],
+      [standing, water('7'), sewer],
+    ];
+    const shared = new StoredPacker();
+    const plain = new StoredPacker();
+    for (const b of bills) assert.equal(roundTrip(shared, b), roundTrip(plain, copy(b)));
+  });
+});
+
 describe('bills stored packed, and in the old form', () => {
   let h: Harness;
   let close: () => Promise<void>;

@@ -38,8 +38,14 @@ describe('lines rated alike, from the cache', () => {
     const first = JSON.stringify(rateBill(input('1234', '1271')));
     const again = rateBill(input('1234', '1271'));
     assert.equal(JSON.stringify(again), first);
-    // What the segments and Prepaid do to a rated line: a field set on its trace.
-    (again.lines[0]!.trace as Record<string, unknown>).prepaid = { basis: 'arrears' };
+    // A line that reads nothing of its bill's own (the standing charge, the sewer's
+    // percentage) is shared by the bills rated alike, so frozen: a field set on its trace
+    // throws rather than reaching another bill. A line with a reading is the bill's own.
+    const shared = again.lines.filter((l) => l.trace.reading === undefined);
+    const own = again.lines.filter((l) => l.trace.reading !== undefined);
+    assert.ok(shared.length > 0 && own.length > 0);
+    for (const l of shared) assert.throws(() => ((l.trace as Record<string, unknown>).prepaid = { basis: 'arrears' }), TypeError);
+    for (const l of own) (l.trace as Record<string, unknown>).prepaid = { basis: 'arrears' };
     assert.equal(JSON.stringify(rateBill(input('1234', '1271'))), first);
   });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Dec, formatMoney, moneyText, roundMoney, toDecimal, type RoundingMode } from '../../src/rating/money.ts';
+import { Dec, formatMinorUnits, formatMoney, minorUnitsOf, moneyText, roundMoney, toDecimal, type RoundingMode } from '../../src/rating/money.ts';
 import { RatingError } from '../../src/rating/errors.ts';
 
 describe('toDecimal', () => {
@@ -84,5 +84,33 @@ describe('moneyText', () => {
     assert.equal(moneyText('-12.5000', 2), '-12.50');
     assert.equal(moneyText('150.0000', 0), '150');
     assert.equal(moneyText('-0.0000', 2), '0.00');
+  });
+});
+
+describe("a bill's sums in minor units: exact, and written as formatMoney writes them", () => {
+  test('minorUnitsOf: plain text at or coarser than the minor unit, trailing zeros allowed; anything else null', () => {
+    const cases: [string, number, bigint | null][] = [
+      ['12.50', 2, 1250n],
+      ['12.5', 2, 1250n],
+      ['12', 2, 1200n],
+      ['-0.01', 2, -1n],
+      ['-3', 0, -3n],
+      ['1437.2400', 2, 143724n],
+      ['0.000', 0, 0n],
+      ['7.125', 3, 7125n],
+      ['99999999999999999999.99', 2, 9999999999999999999999n],
+      ['1.005', 2, null],
+      ['1e3', 2, null],
+      ['', 2, null],
+      ['.5', 2, null],
+    ];
+    for (const [text, minor, want] of cases) assert.equal(minorUnitsOf(text, minor), want, `${text} at ${minor}`);
+  });
+
+  test('formatMinorUnits is formatMoney of the same amount, zero never negative', () => {
+    for (const [units, minor] of [[1250n, 2], [-1n, 2], [0n, 2], [-0n, 3], [5n, 3], [-123456789n, 4], [42n, 0], [-42n, 0], [10n ** 30n + 7n, 2]] as [bigint, number][]) {
+      const amount = new Dec(units.toString()).div(new Dec(10).pow(minor));
+      assert.equal(formatMinorUnits(units, minor), formatMoney(amount, minor), `${units} at ${minor}`);
+    }
   });
 });
