@@ -8,7 +8,8 @@
 // measured in the same run, kind by kind. Prints rows a second, the ratio to COPY and the
 // peak memory (VmHWM) of each import process: it should stay flat as --rows grows.
 // Flags: --rows N (default 200,000; the issue's figure is --rows 1000000), --cpu-prof
-// (writes a V8 profile of each import process to .data/bench-import-prof/).
+// (writes a V8 profile of each import process to .data/bench-import-prof/); BENCH_NODE_FLAGS adds
+// Node flags to the import processes.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -102,6 +103,8 @@ async function writeFile(file: string, count: number, lines: (i: number) => stri
 async function cliImport(url: string, appCode: number, kind: string, file: string): Promise<{ ms: number; peakKb: number; out: string }> {
   const profDir = path.join(root, '.data/bench-import-prof');
   const flags = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${kind}.cpuprofile`] : [];
+  // Node flags for the command line's process, as billRun.bench.ts gives its workers.
+  if (process.env.BENCH_NODE_FLAGS) flags.push(...process.env.BENCH_NODE_FLAGS.split(' '));
   const t0 = performance.now();
   const child = spawn(process.execPath, [...flags, path.join(root, 'src/main.ts'), 'import', '--app', String(appCode), '--kind', kind, '--as', BY, file], {
     env: { PATH: process.env.PATH ?? '', DATABASE_URL: url, LOG_LEVEL: 'silent' },
