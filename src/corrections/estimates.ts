@@ -1,8 +1,10 @@
 // The cascade from estimates: a subscription's actual reading has arrived after bills
 // that used estimated readings. get-estimated-bills lists, per meter, the last actual
 // reading, the actual one before it, the estimates between them (with the value the
-// spread gives each) and the estimated bills made before the actual reading arrived
-// whose periods reach past the previous actual reading; rebill-estimates records the
+// spread gives each) and the estimated bills whose periods reach past the previous actual
+// reading, made before the actual reading arrived or reading an estimate the spread
+// changes (a bill made after it whose previous reading is the last estimate);
+// rebill-estimates records the
 // spread values as corrections of the estimates (readings/write.ts, kind 'estimated',
 // source 'spread') and cancels those bills, then rebills them oldest term first, in one
 // transaction, so each period bills its share of what the meter really measured.
@@ -12,7 +14,7 @@ import { inTransaction } from '../db/pool.ts';
 import { AppError, invalidState, notFound } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { appToday, formatDate } from '../calendar/calendar.ts';
-import { moneyText } from '../rating/money.ts';
+import { Dec, moneyText } from '../rating/money.ts';
 import { lockTerm } from '../billRun/termStore.ts';
 import type { TermRow } from '../billRun/termStore.ts';
 import { metersOf } from '../readings/captureReadings.ts';
@@ -20,6 +22,8 @@ import { lockSubscriptions, writeReadings, type ReadingWrite } from '../readings
 import { compareIds } from '../settlement/core.ts';
 import { correctBills, correctionSummary, type TermBills } from './correctBills.ts';
 import { lockBills } from './store.ts';
+import { decodeStored, loadPrototypes } from '../billLines/storedLines.ts';
+import type { BillSource } from '../billRun/billSource.ts';
 import { refuseUncancellable } from './cancelBill.ts';
 import { spreadReadings, SpreadError } from './spread.ts';
 
@@ -28,6 +32,8 @@ type MeterPlan = {
   actual: { readingId: string; date: string; value: string; createdAt: string };
   previousActual: { readingId: string; date: string; value: string } | null;
   estimates: { readingId: string; date: string; value: string }[];
+  /** Each estimate's spread value (spreadOf), or why there is none. */
+  spread: { values: Map<string, string>; problem: string | null };
 };
 
 type EstimatedBill = { bill_id: string; bill_number: string; term_id: string; period_start: string; period_end: string; total: string; bill_date: string };
@@ -72,20 +78,36 @@ async function planOf(db: Queryable, appCode: number, subscriptionId: number): P
     actual: { readingId: m.a_id, date: m.a_date, value: m.a_value, createdAt: m.a_created },
     previousActual: m.p_id === null ? null : { readingId: m.p_id, date: m.p_date!, value: m.p_value! },
     estimates: (m.estimates ?? []).map((e) => ({ readingId: String(e.reading_id), date: e.reading_date, value: String(e.value) })),
+    spread: { values: new Map(), problem: null },
   }));
+  const serviceId = s.rows[0]!.service_id;
+  const decimals = (await metersOf(db, appCode, [serviceId])).get(serviceId);
+  for (const m of meters) m.spread = spreadOf(m, decimals?.get(m.inputCode)?.decimals ?? 0);
   const bills = new Map<string, EstimatedBill>();
   for (const m of meters) {
-    const b = await db.query<EstimatedBill>(
-      `SELECT bill_id, bill_number, term_id, period_start, period_end, total, bill_date FROM bill
-        WHERE app_code = $1 AND subscription_id = $2 AND status = 'posted' AND estimated AND created_at < $3::timestamptz
+    // The estimated bills of the meter's period since the previous actual reading: those
+    // made before the actual reading arrived, and those made after it that read one of
+    // the estimates the spread changes (a bill whose previous reading is the last
+    // estimate: its consumption changes with it). A rebill of an earlier cascade reads
+    // the spread values themselves, which spread again to the same: not listed again.
+    const b = await db.query<EstimatedBill & { before_actual: boolean; source: unknown }>(
+      `SELECT bill_id, bill_number, term_id, period_start, period_end, total, bill_date,
+              created_at < $3::timestamptz AS before_actual, CASE WHEN created_at < $3::timestamptz THEN NULL ELSE source END AS source
+         FROM bill
+        WHERE app_code = $1 AND subscription_id = $2 AND status = 'posted' AND estimated
           AND period_start <= $4::date AND ($5::date IS NULL OR period_end > $5::date)
         ORDER BY period_start, bill_id`,
       [appCode, subscriptionId, m.actual.createdAt, m.actual.date, m.previousActual?.date ?? null],
     );
-    for (const x of b.rows) bills.set(x.bill_id, x);
+    const changed = new Set(m.estimates.filter((e) => m.spread.values.has(e.readingId) && !new Dec(m.spread.values.get(e.readingId)!).eq(e.value)).map((e) => e.readingId));
+    await loadPrototypes(db, b.rows.map((x) => x.source));
+    for (const { before_actual, source, ...x } of b.rows) {
+      const read = source === null ? undefined : decodeStored<BillSource>(source).readings?.[m.inputCode];
+      if (before_actual || (read !== undefined && (changed.has(read.previous) || (read.current !== null && changed.has(read.current))))) bills.set(x.bill_id, x);
+    }
   }
   return {
-    serviceId: s.rows[0]!.service_id,
+    serviceId,
     minorUnits: s.rows[0]!.minor_units,
     meters,
     bills: [...bills.values()].sort((x, y) => (x.period_start < y.period_start ? -1 : x.period_start > y.period_start ? 1 : compareIds(x.bill_id, y.bill_id))),
@@ -110,11 +132,10 @@ const point = (p: { readingId: string; date: string; value: string }) => ({ read
 /** get-estimated-bills: what rebill-estimates would do for this subscription. */
 export async function getEstimatedBills(db: Queryable, caller: Caller, d: { subscriptionID: number }) {
   const plan = await planOf(db, caller.appCode, d.subscriptionID);
-  const meters = (await metersOf(db, caller.appCode, [plan.serviceId])).get(plan.serviceId);
   return {
     subscriptionID: d.subscriptionID,
     meters: plan.meters.map((m) => {
-      const s = spreadOf(m, meters?.get(m.inputCode)?.decimals ?? 0);
+      const s = m.spread;
       return {
         inputCode: m.inputCode,
         lastActual: point(m.actual),
@@ -153,7 +174,7 @@ export async function rebillEstimates(db: pg.Pool, caller: Caller, d: { subscrip
     for (const m of plan.meters) {
       const meter = meters?.get(m.inputCode);
       if (!meter || m.estimates.length === 0) continue;
-      const s = spreadOf(m, meter.decimals);
+      const s = m.spread;
       if (s.problem !== null) throw invalidState(`The estimates cannot be spread: ${s.problem}.`, 'data.subscriptionID');
       const note = `spread from the actual readings of ${formatDate(m.previousActual!.date)} and ${formatDate(m.actual.date)}`;
       for (const e of m.estimates) {

@@ -240,4 +240,40 @@ describe('corrections after posting', () => {
     assert.equal(twice.status, 409);
     await ledgerOk();
   });
+
+  test("a bill made after the actual reading arrived, from the last estimate, is rebilled with the others: the meter's whole consumption billed once", async () => {
+    const [s] = await subscriptions(h, { n: 1, batchCode: 'Z2', readings: [['2026-08-31', 100]] });
+    const id = Number(s!.subscriptionId);
+    const capture = (date: string, value: number, kind: string) =>
+      ok('/billing/readings/capture-readings', envelope('Create', 'Capture Readings', { readings: [{ subscriptionID: id, inputCode: 'METER', readingDate: date, value, kind }] }));
+    await capture('30/09/2026', 120, 'estimated');
+    const sep = await postedTerm({ batchCode: 'Z2', billingPeriodID: 202609, startDate: '01/09/2026', endDate: '30/09/2026' });
+    await capture('31/10/2026', 140, 'estimated');
+    const oct = await postedTerm({ batchCode: 'Z2', billingPeriodID: 202610, startDate: '01/10/2026', endDate: '31/10/2026' });
+    // The actual reading arrives, then November is billed as usual: 140 (the estimate) to 190, 50 m3.
+    await capture('30/11/2026', 190, 'actual');
+    const nov = await postedTerm({ batchCode: 'Z2', billingPeriodID: 202611, startDate: '01/11/2026', endDate: '30/11/2026' });
+    const before = await billsOf({ accountID: Number(s!.accountId) });
+    assert.deepEqual(before.map((b: any) => [b.termID, b.estimated, b.lines.find((l: any) => l.componentCode === 'WATER').quantity]), [[sep, true, '20'], [oct, true, '20'], [nov, true, '50']]);
+
+    const listed = await ok('/billing/bills/get-estimated-bills', envelope('Retrieve', 'Retrieve Estimated Bills', { subscriptionID: id }), h.tokens.viewer);
+    assert.deepEqual(listed.bills.map((b: any) => b.termID), [sep, oct, nov]);
+    const done = await ok('/billing/bills/rebill-estimates', envelope('Update', 'Rebill Estimates', { subscriptionID: id, reason: 'actual reading of 30/11' }));
+    assert.deepEqual([done.cancelled, done.rebilled], [3, 3]);
+    // Spread as in the test above: 129 and 160. November 160 to 190, 30 m3: standing 150, water
+    // 500 + 20 x 70 = 1900, sewer 190, VAT 16% of 2240 = 358.40: 2598.40. 29 + 31 + 30 = 90 m3, what the meter measured.
+    const rebills = (await billsOf({ accountID: Number(s!.accountId) })).filter((b: any) => b.status === 'posted');
+    assert.deepEqual(
+      rebills.map((b: any) => [b.termID, b.lines.find((l: any) => l.componentCode === 'WATER').quantity, b.total]),
+      [
+        [sep, '29', '2509.08'],
+        [oct, '31', '2713.24'],
+        [nov, '30', '2598.40'],
+      ],
+    );
+    // Done once: the rebills read the spread values, which spread again to the same.
+    const again = await ok('/billing/bills/get-estimated-bills', envelope('Retrieve', 'Retrieve Estimated Bills', { subscriptionID: id }), h.tokens.viewer);
+    assert.deepEqual(again.bills, []);
+    await ledgerOk();
+  });
 });
