@@ -3,9 +3,9 @@ import { inTransaction } from '../db/pool.ts';
 import { invalidState, notFound } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { appToday } from '../calendar/calendar.ts';
-import { lockTerm } from '../billRun/termStore.ts';
-import { correctTermBills, correctionSummary } from './correctBills.ts';
-import { lockBills, type LockedBill } from './store.ts';
+import { correctBills, correctionSummary } from './correctBills.ts';
+import { lockCorrection } from './lockCorrection.ts';
+import type { LockedBill } from './store.ts';
 
 /** Why a bill cannot be cancelled, as the error the caller gets (path: where its id was given). */
 export function refuseUncancellable(b: LockedBill, path: string): void {
@@ -17,7 +17,11 @@ export function refuseUncancellable(b: LockedBill, path: string): void {
   }
 }
 
-/** cancel-bill: one posted bill cancelled by a credit note and, unless rebill is false, billed again. */
+/**
+ * cancel-bill: one posted bill cancelled by a credit note and, unless rebill is false,
+ * billed again; with it, the later Prepaid bills that settled its advance
+ * (lockCorrection.ts).
+ */
 export async function cancelBill(db: pg.Pool, caller: Caller, d: { billID: number; reason: string; rebill?: boolean }) {
   return inTransaction(db, async (tx) => {
     const found = await tx.query<{ term_id: string; minor_units: number }>(
@@ -25,12 +29,16 @@ export async function cancelBill(db: pg.Pool, caller: Caller, d: { billID: numbe
       [caller.appCode, d.billID],
     );
     if (found.rowCount === 0) throw notFound('bill', 'data.billID');
-    // Lock order as the bill run's: the term, then its bills. Two cancels of one bill
+    // Lock order as the bill run's: the terms, then their bills. Two cancels of one bill
     // take turns here; the second finds it cancelled.
-    const term = (await lockTerm(tx, caller.appCode, found.rows[0]!.term_id))!;
-    const bills = await lockBills(tx, caller.appCode, [String(d.billID)], await appToday(tx, caller.appCode));
-    refuseUncancellable(bills[0]!, 'data.billID');
-    const corrected = await correctTermBills(tx, term, bills, { reason: d.reason, rebill: d.rebill ?? true, origin: 'cancel-bill', by: caller.email, at: 'data.billID' });
+    const rebill = d.rebill ?? true;
+    const { groups } = await lockCorrection(tx, caller.appCode, await appToday(tx, caller.appCode), {
+      targets: async () => ({ termIds: [found.rows[0]!.term_id], billIds: [String(d.billID)] }),
+      check: ({ bills }) => refuseUncancellable(bills[0]!, 'data.billID'),
+      rebill,
+      path: 'data.billID',
+    });
+    const corrected = await correctBills(tx, groups, { reason: d.reason, rebill, origin: 'cancel-bill', by: caller.email, at: 'data.billID' });
     return correctionSummary(corrected, found.rows[0]!.minor_units);
   });
 }

@@ -55,21 +55,16 @@ const REBILL_SLICE = 5000;
 export type TermBills = { term: TermRow; bills: readonly LockedBill[] };
 
 /**
- * Cancels `bills` (posted bills of the locked `term`, locked) and, when asked, rebills
- * them. A subscription that cannot be rated now fails the whole correction with its
- * reason (nothing is written): a bill is not cancelled for a rebill that cannot be made.
- * An account bill (Post Account) is rebilled whole: every roster subscription of its
- * account rated again, one new account bill.
- */
-export async function correctTermBills(tx: pg.PoolClient, term: TermRow, bills: readonly LockedBill[], o: CorrectionOptions): Promise<CorrectedBill[]> {
-  return correctBills(tx, [{ term, bills }], o);
-}
-
-/**
- * Corrects the bills of several terms of one app as one correction (the cascade from
- * estimates): every bill is cancelled first, then the terms are rebilled in the order
- * given (oldest first), so each rebill brings forward the rebills before it and none of
- * the bills the same correction cancels; settlement then runs once over the accounts.
+ * Cancels the bills (posted bills of the locked terms, locked) and, when asked, rebills
+ * them, as one correction over one or several terms of an app (the cascade from
+ * estimates; a Prepaid bill with the later bills that settled its advance,
+ * lockCorrection.ts): every bill is cancelled first, then the terms are rebilled in the
+ * order given (oldest first), so each rebill brings forward the rebills before it and none
+ * of the bills the same correction cancels; settlement then runs once over the accounts.
+ * A subscription that cannot be rated now fails the whole correction with its reason
+ * (nothing is written): a bill is not cancelled for a rebill that cannot be made. An
+ * account bill (Post Account) is rebilled whole: every roster subscription of its account
+ * rated again, one new account bill.
  */
 export async function correctBills(tx: pg.PoolClient, groups: readonly TermBills[], o: CorrectionOptions): Promise<CorrectedBill[]> {
   const bills = groups.flatMap((g) => g.bills);
