@@ -43,5 +43,14 @@ export function explainLine(line: RatedLine): string {
     parts.push(`${l.applied} ${l.applied === 'minimum' ? l.minimum : l.maximum}${bill} applied to ${l.before}`);
   }
   parts.push(`${t.unrounded} rounded ${t.rounding} to ${line.amount}`);
-  return `${line.name}: ${parts.join('; ')}.`;
+  return shortFractions(`${line.name}: ${parts.join('; ')}.`);
 }
+
+/**
+ * Words, not arithmetic: a value the trace keeps exactly to 50 digits (150 x 21/31 =
+ * 101.61290322580645161290322580645161290322580645161) is written to six decimals and
+ * "…" (101.612903…), cut, not rounded, so it never reads as a rounded amount. The trace
+ * keeps every digit; the line's rounding is said by its own words ("rounded halfUp to").
+ */
+const LONG_FRACTION = /(\d\.\d{6})\d+/g;
+const shortFractions = (words: string): string => words.replace(LONG_FRACTION, '$1…');
