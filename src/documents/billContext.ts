@@ -5,6 +5,7 @@
 // the bill run stored it.
 import type { Queryable } from '../db/pool.ts';
 import type { RatedLine } from '../rating/index.ts';
+import type { ReadingTrace } from '../rating/trace.ts';
 import { moneyText } from '../rating/money.ts';
 import { formatDate as dmyFromIso } from '../calendar/calendar.ts';
 import { explainLine } from '../bills/explain.ts';
@@ -47,7 +48,7 @@ type Row = BillColumns & {
   definition: TemplateOnBill;
   groups: StoredGroup[] | null;
   connection_inputs: Record<string, Record<string, unknown>> | null;
-  history: { bill_number: string; bill_date: string; period_start: string; period_end: string; total: string; lines: unknown }[];
+  history: { bill_number: string; bill_date: string; period_start: string; period_end: string; total: string; lines: unknown; groups: StoredGroup[] | null }[];
 };
 
 export type BillDocumentSource = { billId: string; data: DocumentData; invoiceTemplateId: number; emailTemplateId: number | null; email: string | null; deliveryPreference: string };
@@ -62,7 +63,7 @@ export async function loadDocumentData(db: Queryable, appCode: number, billIds: 
             CASE WHEN $3 THEN coalesce((
               SELECT json_agg(h ORDER BY h.bill_id DESC) FROM (
                 SELECT p.bill_id, p.bill_number::text, p.bill_date, p.period_start, p.period_end, p.total::text,
-                       p.lines
+                       p.lines, p.groups
                   FROM bill p WHERE p.account_id = b.account_id AND p.bill_id < b.bill_id AND p.status NOT IN ('withdrawn', 'cancelled')
                  ORDER BY p.bill_id DESC LIMIT ${HISTORY}) h), '[]') ELSE '[]' END AS history
        FROM bill b
@@ -92,16 +93,39 @@ const lineData = (l: RatedLine) => ({
 });
 
 /**
- * The consumption a bill's history row shows: the sum of its lines' read consumption, or
- * null when none has a reading; as PostgreSQL's numeric sum wrote it when this was SQL
- * (the scale of the most precise term: "7.50" stays "7.50").
+ * The readings a bill's lines were rated from, each meter's once per subscription: a bill
+ * spanning a version change repeats its readings in every segment's lines, and two
+ * components may read one meter (the document's table showed a reading per line, so a
+ * meter read 0 to 300 twice read as 600). A Post Account bill's lines are split by
+ * subscription first, and each part is named.
  */
-function consumptionOf(stored: unknown): string | null {
+function readingsOf(lines: readonly RatedLine[], groups: readonly StoredGroup[] | null): { group: StoredGroup | null; reading: ReadingTrace }[] {
+  const parts = groups === null ? [{ group: null, lines }] : splitGroups([...lines], [...groups]);
+  const out: { group: StoredGroup | null; reading: ReadingTrace }[] = [];
+  for (const { group, lines: own } of parts) {
+    const seen = new Set<string>();
+    for (const l of own) {
+      const t = l.trace?.reading;
+      if (t === undefined || t === null) continue;
+      const key = `${t.input}|${t.previous.date}|${t.previous.value}|${t.current.date}|${t.current.value}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ group, reading: t });
+    }
+  }
+  return out;
+}
+
+/**
+ * The consumption a bill's history row shows: the sum of its meters' consumption
+ * (readingsOf), or null when none has a reading; at the scale of the most precise term
+ * ("7.50" stays "7.50"), as PostgreSQL's numeric sum wrote it when this was SQL.
+ */
+function consumptionOf(stored: unknown, groups: readonly StoredGroup[] | null): string | null {
   let sum: Dec | null = null;
   let scale = 0;
-  for (const l of decodeStored<RatedLine[]>(stored)) {
-    const c = l.trace?.reading?.consumption;
-    if (c === undefined || c === null) continue;
+  for (const { reading } of readingsOf(decodeStored<RatedLine[]>(stored), groups)) {
+    const c = reading.consumption;
     const dot = c.indexOf('.');
     scale = Math.max(scale, dot === -1 ? 0 : c.length - dot - 1);
     sum = (sum ?? new Dec(0)).plus(c);
@@ -113,13 +137,17 @@ function toSource(b: Row): BillDocumentSource {
   const m = (x: string) => moneyText(x, b.minor_units);
   const d = b.definition;
   const meters = new Map(d.meteredInputs.map((i) => [i.code, i]));
+  const connection = (subscriptionId: string) =>
+    Object.entries(b.connection_inputs?.[subscriptionId] ?? {})
+      .map(([k, v]) => `${k}: ${String(v)}`)
+      .join(', ');
   const readings: ReadingData[] = [];
-  for (const l of b.lines) {
-    const t = l.trace.reading;
-    if (!t) continue;
+  for (const { group, reading: t } of readingsOf(b.lines, b.groups)) {
     const meter = meters.get(t.input);
+    const label = meter?.label ?? t.input;
     readings.push({
-      input: meter?.label ?? t.input,
+      // A Post Account bill's reading names its subscription (its connection inputs, such as the meter number).
+      input: group === null ? label : `${label} (subscription ${group.subscriptionId}${connection(group.subscriptionId) === '' ? '' : `, ${connection(group.subscriptionId)}`})`,
       unit: meter?.unit ?? '',
       previousDate: dmyFromIso(t.previous.date),
       previousValue: t.previous.value,
@@ -164,9 +192,7 @@ function toSource(b: Row): BillDocumentSource {
           ? []
           : splitGroups(b.lines, b.groups).map(({ group: g, lines }) => ({
               id: g.subscriptionId,
-              connection: Object.entries(b.connection_inputs?.[g.subscriptionId] ?? {})
-                .map(([k, v]) => `${k}: ${String(v)}`)
-                .join(', '),
+              connection: connection(g.subscriptionId),
               periodStart: dmyFromIso(g.periodStart),
               periodEnd: dmyFromIso(g.periodEnd),
               charges: m(g.charges),
@@ -182,7 +208,7 @@ function toSource(b: Row): BillDocumentSource {
         periodStart: dmyFromIso(h.period_start),
         periodEnd: dmyFromIso(h.period_end),
         total: m(h.total),
-        consumption: consumptionOf(h.lines) ?? '',
+        consumption: consumptionOf(h.lines, h.groups) ?? '',
       })),
     },
   };

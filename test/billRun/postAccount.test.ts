@@ -246,6 +246,13 @@ describe('Post Account: one bill per account', () => {
     ]) {
       assert.ok(text.includes(e), `missing ${JSON.stringify(e)} in:\n${text}`);
     }
+    // Its meter readings: one row a subscription, each naming it.
+    const { loadDocumentData } = await import('../../src/documents/billContext.ts');
+    const [doc] = await loadDocumentData(h.db, h.appCode, [String(ba.billID)]);
+    assert.deepEqual(
+      doc!.data.bill.readings.map((r) => r.input.replace(/^[^(]*\(/, '(')),
+      a.subs.map((id, i) => `(subscription ${id}, METER_NO: ACC-A-M${i + 1})`),
+    );
   });
 
   test('posting adds one ledger entry per account bill', async () => {

@@ -110,6 +110,13 @@ describe('a tariff change in the middle of a term', () => {
       assert.equal(v.status, 200, JSON.stringify(v.body));
       assert.equal(v.body.data.matches, true, JSON.stringify(v.body.data));
     }
+    // The bill's document shows each meter's reading once, not once a segment (it read as 60 m3 used).
+    const { loadDocumentData } = await import('../../src/documents/billContext.ts');
+    const [docB] = await loadDocumentData(h.db, h.appCode, [String(bb.billID)]);
+    assert.deepEqual(
+      docB!.data.bill.readings.map((r) => [r.previousValue, r.currentValue, r.consumption]),
+      [['100', '130', '30']],
+    );
 
     // A date reaching the billed term is refused, and nothing is saved.
     const late = await update(h, doubled(), '20/04/2018');
