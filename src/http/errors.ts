@@ -167,7 +167,8 @@ function badHeaderDetails(raw: Buffer | undefined): ErrorDetail[] {
  * details, of which two ("must be number", "must match a schema in anyOf") told the client
  * nothing. When the value has the type of some branch, that branch's errors say what is
  * wrong: the other branches' type errors and the summary go. When it has none of the
- * types, one detail names them all ("must be string or number").
+ * types, one detail names them all ("must be string or number"); a value none of a choice
+ * of words gets one detail naming the words ("must be one of "term", "readingPeriod"").
  */
 function plainAnyOf(errors: readonly ValidationError[]): ValidationError[] {
   const dropped = new Set<ValidationError>();
@@ -176,6 +177,14 @@ function plainAnyOf(errors: readonly ValidationError[]): ValidationError[] {
     if (a.keyword !== 'anyOf' || a.schemaPath === undefined) continue;
     const prefix = `${a.schemaPath}/`;
     const branches = errors.filter((e) => e.schemaPath?.startsWith(prefix));
+    // A choice of words (a union of literals, as tierProration.period): one detail naming them.
+    const constMisses = branches.filter((e) => e.keyword === 'const' && e.instancePath === a.instancePath && e.schemaPath!.slice(prefix.length).split('/').length === 2);
+    if (constMisses.length > 0 && constMisses.length === branches.length) {
+      dropped.add(a);
+      for (const c of constMisses) dropped.add(c);
+      added.push({ instancePath: a.instancePath, keyword: 'enum', params: { allowedValues: constMisses.map((c) => c.params.allowedValue) } });
+      continue;
+    }
     const typeMisses = branches.filter((e) => e.keyword === 'type' && e.instancePath === a.instancePath && e.schemaPath!.slice(prefix.length).split('/').length === 2);
     const explained = branches.filter((e) => !typeMisses.includes(e));
     if (typeMisses.length === 0) continue;

@@ -380,6 +380,23 @@ describe('requests as clients and attackers send them', () => {
     });
     assertEnvelope(late, 'a late charge with a bad graceDays', 400, 'VALIDATION_FAILED');
     assert.deepEqual(late.body.error.details.map((d: { path: string }) => d.path), ['service.lateCharge.graceDays'], JSON.stringify(late.body.error.details));
+    // A word not among a choice of words: one detail naming them, not one per word and a summary.
+    const period = await h.request('POST', '/billing/services/make-service', {
+      token: h.tokens.admin,
+      body: {
+        method: 'Create',
+        action: 'Create Package',
+        apiVersion: 'v2',
+        service: {
+          code: 'SHAPES', name: 'Shapes', serviceType: 'Sale', chargingType: 'Postpaid', postType: 'Post Subscription', billingCycle: 1, dueDateOffset: 14,
+          meteredInputs: [{ code: 'WATER', label: 'Water', unit: 'kL', decimals: 0 }],
+          components: [{ code: 'W', name: 'Water', model: 'graduated', input: 'WATER', tiers: [{ upTo: null, rate: '1' }], tierProration: { period: 'reading', basisDays: 365, decimals: 0, rounding: 'halfUp' } }],
+          batches: ['SHAPESZ'],
+        },
+      },
+    });
+    assertEnvelope(period, 'a tier proration period that is neither word', 400, 'VALIDATION_FAILED');
+    assert.deepEqual(period.body.error.details, [{ path: 'service.components[0].tierProration.period', message: 'must be one of "term", "readingPeriod"' }]);
   });
 
   test('defect 6: invisible and bidirectional characters are refused in codes and identifiers; names keep any script', async () => {
