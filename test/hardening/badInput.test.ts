@@ -365,35 +365,28 @@ describe('requests as clients and attackers send them', () => {
     const wrongType = await pay(true);
     assertEnvelope(wrongType, 'an amount that is neither', 400, 'VALIDATION_FAILED');
     assert.deepEqual(wrongType.body.error.details, [{ path: 'data.amount', message: 'must be string or number' }]);
-    // A late charge (an object, or null) with a bad graceDays: that field alone, not also "must be null".
-    const late = await h.request('POST', '/billing/services/make-service', {
-      token: h.tokens.admin,
-      body: {
-        method: 'Create',
-        action: 'Create Package',
-        apiVersion: 'v2',
-        service: {
-          code: 'SHAPES', name: 'Shapes', serviceType: 'Sale', chargingType: 'Postpaid', postType: 'Post Subscription', billingCycle: 1, dueDateOffset: 14,
-          components: [{ code: 'FEE', name: 'Fee', model: 'flat', amount: '1.00' }], batches: ['SHAPESZ'], lateCharge: { graceDays: 400, flat: '5.00' },
+    // A template with a bad field, through make-service (the schema refuses it before anything is read).
+    const shapes = (extra: Record<string, unknown>) =>
+      h.request('POST', '/billing/services/make-service', {
+        token: h.tokens.admin,
+        body: {
+          method: 'Create',
+          action: 'Create Package',
+          apiVersion: 'v2',
+          service: {
+            code: 'SHAPES', name: 'Shapes', serviceType: 'Sale', chargingType: 'Postpaid', postType: 'Post Subscription', billingCycle: 1, dueDateOffset: 14,
+            components: [{ code: 'FEE', name: 'Fee', model: 'flat', amount: '1.00' }], batches: ['SHAPESZ'], ...extra,
+          },
         },
-      },
-    });
+      });
+    // A late charge (an object, or null) with a bad graceDays: that field alone, not also "must be null".
+    const late = await shapes({ lateCharge: { graceDays: 400, flat: '5.00' } });
     assertEnvelope(late, 'a late charge with a bad graceDays', 400, 'VALIDATION_FAILED');
     assert.deepEqual(late.body.error.details.map((d: { path: string }) => d.path), ['service.lateCharge.graceDays'], JSON.stringify(late.body.error.details));
     // A word not among a choice of words: one detail naming them, not one per word and a summary.
-    const period = await h.request('POST', '/billing/services/make-service', {
-      token: h.tokens.admin,
-      body: {
-        method: 'Create',
-        action: 'Create Package',
-        apiVersion: 'v2',
-        service: {
-          code: 'SHAPES', name: 'Shapes', serviceType: 'Sale', chargingType: 'Postpaid', postType: 'Post Subscription', billingCycle: 1, dueDateOffset: 14,
-          meteredInputs: [{ code: 'WATER', label: 'Water', unit: 'kL', decimals: 0 }],
-          components: [{ code: 'W', name: 'Water', model: 'graduated', input: 'WATER', tiers: [{ upTo: null, rate: '1' }], tierProration: { period: 'reading', basisDays: 365, decimals: 0, rounding: 'halfUp' } }],
-          batches: ['SHAPESZ'],
-        },
-      },
+    const period = await shapes({
+      meteredInputs: [{ code: 'WATER', label: 'Water', unit: 'kL', decimals: 0 }],
+      components: [{ code: 'W', name: 'Water', model: 'graduated', input: 'WATER', tiers: [{ upTo: null, rate: '1' }], tierProration: { period: 'reading', basisDays: 365, decimals: 0, rounding: 'halfUp' } }],
     });
     assertEnvelope(period, 'a tier proration period that is neither word', 400, 'VALIDATION_FAILED');
     assert.deepEqual(period.body.error.details, [{ path: 'service.components[0].tierProration.period', message: 'must be one of "term", "readingPeriod"' }]);
