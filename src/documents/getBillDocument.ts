@@ -9,7 +9,15 @@ import { readDocument } from './documentStore.ts';
 export async function getBillDocument(db: Queryable, appCode: number, billId: number, setHeader: (k: string, v: string) => void): Promise<RawAnswer> {
   const d = await readDocument(db, appCode, billId);
   if (!d) throw notFound('bill document', 'data.billID');
-  if (d.status !== 'rendered' || !d.pdf) throw invalidState(`The bill's document is ${d.status}; render-bill-documents renders it.`, 'data.billID');
+  if (d.status !== 'rendered' || !d.pdf) {
+    // Pending: queued with its term's run or correction, rendered by the document jobs within moments.
+    throw invalidState(
+      d.status === 'pending'
+        ? "The bill's document is being rendered; ask again in a moment (get-bill-documents lists its status)."
+        : "The bill's document could not be rendered (get-bill-documents gives the error); render-bill-documents renders it again.",
+      'data.billID',
+    );
+  }
   const sha256 = crypto.createHash('sha256').update(d.pdf).digest('hex');
   if (sha256 !== d.sha256) throw new AppError('INTERNAL', `The stored document of bill ${billId} does not match its checksum; render it again.`);
   setHeader('x-billrun-document-sha256', sha256);

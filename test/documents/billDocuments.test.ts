@@ -103,6 +103,24 @@ describe('bill documents', { skip: needsPoppler() }, () => {
     assert.deepEqual([docs[2].templateID, docs[2].templateVersion], [0, 1]);
   });
 
+  test('a document not rendered yet, or that failed, is a 409 that says which and what to do', async () => {
+    const billID = bills[1].billID;
+    const state = (status: string) => h.db.query(`UPDATE bill_document SET status = $2, pdf = NULL, sha256 = NULL, error = $3 WHERE bill_id = $1`, [billID, status, status === 'failed' ? 'test' : null]);
+    await state('pending');
+    const pending = await pdfOf(billID);
+    assert.equal(pending.status, 409);
+    assert.match(JSON.parse(pending.bytes.toString()).message, /is being rendered; ask again in a moment/);
+    await state('failed');
+    const failed = await pdfOf(billID);
+    assert.equal(failed.status, 409);
+    assert.match(JSON.parse(failed.bytes.toString()).message, /could not be rendered .*render-bill-documents renders it again/);
+    // Rendered again on request.
+    const again = await call(h, 'render-bill-documents', 'Update', 'Render Bill Documents', { termID, billIDs: [billID] });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    await waitForDocuments(h, termID, 3);
+    assert.equal((await pdfOf(billID)).status, 200);
+  });
+
   test('the print extract: rows equal the bills (JSON lines and CSV), and one PDF of all documents', async () => {
     const jsonl = await fetchFile(h, '/billing/documents/get-print-extract', docEnv('Retrieve', 'Retrieve Print Extract', { termID, format: 'jsonl' }));
     assert.equal(jsonl.status, 200);
