@@ -1,7 +1,7 @@
 // The one path from database rows to rated bills, used by validate-term's preview and
 // by the run's chunks alike: a preview that disagrees with the bills would be a bug.
 import type { Queryable } from '../db/pool.ts';
-import { attempt, prepareTariff, rateBill, ratePrepaidBill, RatingError, type LastReadingOnly, type MeterReadings, type PrepaidAdvance, type RatedBill, type RoundingMode, type Tariff, type TariffVersion } from '../rating/index.ts';
+import { attempt, prepareTariff, rateBill, ratePrepaidBill, RatingError, type LastReadingOnly, type MeterReadings, type PrepaidAdvance, type ReadingPoint, type RatedBill, type RoundingMode, type Tariff, type TariffVersion } from '../rating/index.ts';
 import { loadPrepaidAdvances, prepaidContext, type PrepaidContext } from './prepaid.ts';
 import { termVersions } from './versions.ts';
 import type { TermRow } from './termStore.ts';
@@ -228,9 +228,11 @@ export type ReadingsRow = {
 /** The rating core's readings of one meter from a READINGS_SQL row (the run's check reads them the same way). */
 export function meterReadingsOf(r: ReadingsRow): MeterReadings | LastReadingOnly | undefined {
   if (r.prev_date === null) return undefined;
-  const previous = { date: r.prev_date, value: r.prev_value as string };
+  // Each end says whether it is an estimate, so the bill says which was (the flag: either).
+  const previous: ReadingPoint = r.prev_kind === 'estimated' ? { date: r.prev_date, value: r.prev_value as string, estimated: true } : { date: r.prev_date, value: r.prev_value as string };
   if (r.cur_date === null) return { previous };
-  return { previous, current: { date: r.cur_date, value: r.cur_value as string }, estimated: r.cur_kind === 'estimated' || r.prev_kind === 'estimated' };
+  const current: ReadingPoint = r.cur_kind === 'estimated' ? { date: r.cur_date, value: r.cur_value as string, estimated: true } : { date: r.cur_date, value: r.cur_value as string };
+  return { previous, current, estimated: r.cur_kind === 'estimated' || r.prev_kind === 'estimated' };
 }
 
 /**

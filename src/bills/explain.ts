@@ -19,8 +19,11 @@ export function explainLine(line: RatedLine): string {
   }
   if (t.reading) {
     const r = t.reading;
+    // An estimate is not a reading: "estimated at" says which end was (bills since 2026-11-26; older ones say "read" and "(estimated)").
+    const verb = (p: { estimated?: true }) => (p.estimated === true ? 'estimated at' : 'read');
+    const second = verb(r.current) === verb(r.previous) ? '' : `${verb(r.current)} `;
     parts.push(
-      `${r.input} read ${r.previous.value} on ${day(r.previous.date)} and ${r.current.value} on ${day(r.current.date)}` +
+      `${r.input} ${verb(r.previous)} ${r.previous.value} on ${day(r.previous.date)} and ${second}${r.current.value} on ${day(r.current.date)}` +
         (r.kind === 'rollover' ? ` (the meter rolled over at ${r.rolloverAt})` : '') +
         `: ${r.consumption} used${r.estimated ? ' (estimated)' : ''}`,
     );

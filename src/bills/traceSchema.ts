@@ -51,8 +51,8 @@ const ReadingTrace = named(
   'ReadingTrace',
   Type.Object({
     input: Type.String(),
-    previous: Type.Object({ date: Day, value: Text }),
-    current: Type.Object({ date: Day, value: Text }),
+    previous: Type.Object({ date: Day, value: Text, estimated: Type.Optional(Type.Literal(true, { description: 'this reading was an estimate (bills since 2026-11-26)' })) }),
+    current: Type.Object({ date: Day, value: Text, estimated: Type.Optional(Type.Literal(true, { description: 'this reading was an estimate (bills since 2026-11-26)' })) }),
     estimated: Type.Boolean(),
     kind: Type.Union([Type.Literal('normal'), Type.Literal('rollover')]),
     rolloverAt: Type.Optional(Text),

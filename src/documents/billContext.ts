@@ -155,6 +155,9 @@ function toSource(b: Row): BillDocumentSource {
       currentValue: t.current.value,
       consumption: t.consumption,
       estimated: t.estimated,
+      previousEstimated: t.previous.estimated === true,
+      // A trace from before each end said which (2026-11-26) has the flag alone: shown on the current reading, as then.
+      currentEstimated: t.current.estimated === true || (t.estimated && t.previous.estimated === undefined && t.current.estimated === undefined),
     });
   }
   const data: DocumentData = {

@@ -11,7 +11,12 @@ export type ReadingData = {
   currentDate: string;
   currentValue: string;
   consumption: string;
+  /** Either reading was an estimate. */
   estimated: boolean;
+  /** The previous reading was an estimate. */
+  previousEstimated: boolean;
+  /** The current reading was an estimate (on a bill made before 2026-11-26: either was). */
+  currentEstimated: boolean;
 };
 export type HistoryData = { number: string; date: string; periodStart: string; periodEnd: string; total: string; consumption: string };
 /** A Post Account bill's part for one subscription (empty list on other bills). */
@@ -95,7 +100,7 @@ export const SAMPLE: DocumentData = Object.freeze({
     ],
     subscriptions: [],
     readings: [
-      { input: 'Water meter', unit: 'm3', previousDate: '31/10/2026', previousValue: '100', currentDate: '30/11/2026', currentValue: '125', consumption: '25', estimated: false },
+      { input: 'Water meter', unit: 'm3', previousDate: '31/10/2026', previousValue: '100', currentDate: '30/11/2026', currentValue: '125', consumption: '25', estimated: false, previousEstimated: false, currentEstimated: false },
     ],
     history: [{ number: '901', date: '31/10/2026', periodStart: '01/10/2026', periodEnd: '31/10/2026', total: '1980.40', consumption: '23' }],
   },

@@ -8,7 +8,8 @@ import { type Dec, parseDecimal } from './money.ts';
 import type { PreparedMeteredInput } from './prepareTariff.ts';
 import type { ReadingTrace } from './trace.ts';
 
-export type ReadingPoint = { date: string; value: string | number };
+/** A reading the rating uses; `estimated`: this reading is an estimate (the bill names which end was). */
+export type ReadingPoint = { date: string; value: string | number; estimated?: boolean };
 
 /** Only the last reading before the period is known: there is no current one. */
 export type LastReadingOnly = { previous: ReadingPoint; current?: undefined; estimated?: boolean };
@@ -51,6 +52,9 @@ function readingValue(meter: PreparedMeteredInput, point: ReadingPoint | undefin
   return v;
 }
 
+/** A reading as the trace keeps it: `estimated` only on an estimate, so an actual reading's trace is as before. */
+const point = (date: string, value: string, estimated: boolean | undefined): ReadingTrace['previous'] => (estimated === true ? { date, value, estimated: true } : { date, value });
+
 /**
  * The consumption of one meter a component uses; `activeEndBeforeTermEnd` is the
  * subscription's last day when it ends inside the term (for MISSING_READING's words).
@@ -81,8 +85,8 @@ export function meterConsumption(
   }
   const trace: ReadingTrace = {
     input: meter.code,
-    previous: { date: r.previous.date, value: previous.toFixed(meter.decimals) },
-    current: { date: r.current.date, value: current.toFixed(meter.decimals) },
+    previous: point(r.previous.date, previous.toFixed(meter.decimals), r.previous.estimated),
+    current: point(r.current.date, current.toFixed(meter.decimals), r.current.estimated),
     estimated: r.estimated === true,
     kind: consumption.kind,
     consumption: consumption.quantity.toFixed(meter.decimals),

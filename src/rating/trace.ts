@@ -14,8 +14,10 @@ export type { TierTrace, TierProrationTrace } from './models/tiers.ts';
 
 export type ReadingTrace = {
   input: string;
-  previous: { date: string; value: string };
-  current: { date: string; value: string };
+  /** `estimated`: this reading was an estimate (bills since 2026-11-26; before, only the flag below). */
+  previous: { date: string; value: string; estimated?: true };
+  current: { date: string; value: string; estimated?: true };
+  /** Either reading was an estimate. */
   estimated: boolean;
   kind: Exclude<ConsumptionKind, 'negative'>;
   rolloverAt?: string;

@@ -184,6 +184,20 @@ describe('corrections after posting', () => {
     const oct = await postedTerm({ batchCode: 'Z1', billingPeriodID: 202610, startDate: '01/10/2026', endDate: '31/10/2026' });
     const before = await billsOf({ accountID: Number(s!.accountId) });
     assert.deepEqual(before.map((b: any) => [b.termID, b.estimated, b.total]), [[sep, true, '1705.20'], [oct, true, '1705.20']]);
+    // Each bill says which of its readings was an estimate, in its trace and in words.
+    const water = (b: any) => b.lines.find((l: any) => l.componentCode === 'WATER');
+    assert.deepEqual(
+      before.map((b: any) => [water(b).trace.reading.previous.estimated, water(b).trace.reading.current.estimated]),
+      [[undefined, true], [true, true]],
+    );
+    assert.match(water(before[0]).explanation, /METER read 100 on 31\/08\/2026 and estimated at 120 on 30\/09\/2026: 20 used \(estimated\)/);
+    assert.match(water(before[1]).explanation, /METER estimated at 120 on 30\/09\/2026 and 140 on 31\/10\/2026: 20 used \(estimated\)/);
+    const { loadDocumentData } = await import('../../src/documents/billContext.ts');
+    const docs = await loadDocumentData(h.db, h.appCode, before.map((b: any) => String(b.billID)));
+    assert.deepEqual(
+      docs.map((d) => d.data.bill.readings.map((r) => [r.previousEstimated, r.currentEstimated])),
+      [[[false, true]], [[true, true]]],
+    );
 
     // Nothing to spread before an actual reading arrives after them.
     const none = await ok('/billing/bills/get-estimated-bills', envelope('Retrieve', 'Retrieve Estimated Bills', { subscriptionID: Number(s!.subscriptionId) }), h.tokens.viewer);
