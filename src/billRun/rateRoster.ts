@@ -228,11 +228,14 @@ export type ReadingsRow = {
 /** The rating core's readings of one meter from a READINGS_SQL row (the run's check reads them the same way). */
 export function meterReadingsOf(r: ReadingsRow): MeterReadings | LastReadingOnly | undefined {
   if (r.prev_date === null) return undefined;
-  // Each end says whether it is an estimate, so the bill says which was (the flag: either).
-  const previous: ReadingPoint = r.prev_kind === 'estimated' ? { date: r.prev_date, value: r.prev_value as string, estimated: true } : { date: r.prev_date, value: r.prev_value as string };
+  const previous = readingPoint(r.prev_date, r.prev_value as string, r.prev_kind);
   if (r.cur_date === null) return { previous };
-  const current: ReadingPoint = r.cur_kind === 'estimated' ? { date: r.cur_date, value: r.cur_value as string, estimated: true } : { date: r.cur_date, value: r.cur_value as string };
-  return { previous, current, estimated: r.cur_kind === 'estimated' || r.prev_kind === 'estimated' };
+  return { previous, current: readingPoint(r.cur_date, r.cur_value as string, r.cur_kind), estimated: r.cur_kind === 'estimated' || r.prev_kind === 'estimated' };
+}
+
+/** Each end says whether it is an estimate, so the bill says which was (`estimated` above: either). */
+function readingPoint(date: string, value: string, kind: string | null): ReadingPoint {
+  return kind === 'estimated' ? { date, value, estimated: true } : { date, value };
 }
 
 /**

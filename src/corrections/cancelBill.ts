@@ -32,7 +32,7 @@ export async function cancelBill(db: pg.Pool, caller: Caller, d: { billID: numbe
     // Lock order as the bill run's: the terms, then their bills. Two cancels of one bill
     // take turns here; the second finds it cancelled.
     const rebill = d.rebill ?? true;
-    const { groups } = await lockCorrection(tx, caller.appCode, await appToday(tx, caller.appCode), {
+    const groups = await lockCorrection(tx, caller.appCode, await appToday(tx, caller.appCode), {
       targets: async () => ({ termIds: [found.rows[0]!.term_id], billIds: [String(d.billID)] }),
       check: ({ bills }) => refuseUncancellable(bills[0]!, 'data.billID'),
       rebill,

@@ -20,7 +20,7 @@ export async function cancelAndRebillTerm(db: pg.Pool, caller: Caller, d: { term
     const term = await readTerm(tx, d.termID);
     if (!term || term.app_code !== caller.appCode) throw notFound('term', 'data.termID');
     const rebill = d.rebill ?? true;
-    const { groups } = await lockCorrection(tx, caller.appCode, await appToday(tx, caller.appCode), {
+    const groups = await lockCorrection(tx, caller.appCode, await appToday(tx, caller.appCode), {
       targets: async (q) => ({ termIds: [term.term_id], billIds: await postedBillIds(q, term.term_id) }),
       check: ({ terms, bills }) => {
         const locked = terms.get(term.term_id)!;

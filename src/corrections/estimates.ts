@@ -18,6 +18,7 @@ import { Dec, moneyText } from '../rating/money.ts';
 import { lockTerm } from '../billRun/termStore.ts';
 import type { TermRow } from '../billRun/termStore.ts';
 import { metersOf } from '../readings/captureReadings.ts';
+import type { MeteredInput } from '../rating/tariff.ts';
 import { lockSubscriptions, writeReadings, type ReadingWrite } from '../readings/write.ts';
 import { compareIds } from '../settlement/core.ts';
 import { correctBills, correctionSummary, type TermBills } from './correctBills.ts';
@@ -38,7 +39,8 @@ type MeterPlan = {
 
 type EstimatedBill = { bill_id: string; bill_number: string; term_id: string; period_start: string; period_end: string; total: string; bill_date: string };
 
-type Plan = { serviceId: string; minorUnits: number; meters: MeterPlan[]; bills: EstimatedBill[] };
+/** `inputs`: the template's metered inputs by code (their decimals spread, their rules write the spread readings). */
+type Plan = { serviceId: string; minorUnits: number; inputs: Map<string, MeteredInput> | undefined; meters: MeterPlan[]; bills: EstimatedBill[] };
 
 async function planOf(db: Queryable, appCode: number, subscriptionId: number): Promise<Plan> {
   const s = await db.query<{ service_id: string; minor_units: number }>(
@@ -81,8 +83,8 @@ async function planOf(db: Queryable, appCode: number, subscriptionId: number): P
     spread: { values: new Map(), problem: null },
   }));
   const serviceId = s.rows[0]!.service_id;
-  const decimals = (await metersOf(db, appCode, [serviceId])).get(serviceId);
-  for (const m of meters) m.spread = spreadOf(m, decimals?.get(m.inputCode)?.decimals ?? 0);
+  const inputs = (await metersOf(db, appCode, [serviceId])).get(serviceId);
+  for (const m of meters) m.spread = spreadOf(m, inputs?.get(m.inputCode)?.decimals ?? 0);
   const bills = new Map<string, EstimatedBill>();
   for (const m of meters) {
     // The estimated bills of the meter's period since the previous actual reading: those
@@ -109,6 +111,7 @@ async function planOf(db: Queryable, appCode: number, subscriptionId: number): P
   return {
     serviceId,
     minorUnits: s.rows[0]!.minor_units,
+    inputs,
     meters,
     bills: [...bills.values()].sort((x, y) => (x.period_start < y.period_start ? -1 : x.period_start > y.period_start ? 1 : compareIds(x.bill_id, y.bill_id))),
   };
@@ -169,10 +172,9 @@ export async function rebillEstimates(db: pg.Pool, caller: Caller, d: { subscrip
     const plan = await planOf(tx, caller.appCode, d.subscriptionID);
     if (plan.bills.length === 0) throw invalidState('The subscription has no estimated bill made before its last actual reading.', 'data.subscriptionID');
 
-    const meters = (await metersOf(tx, caller.appCode, [plan.serviceId])).get(plan.serviceId);
     const writes: ReadingWrite[] = [];
     for (const m of plan.meters) {
-      const meter = meters?.get(m.inputCode);
+      const meter = plan.inputs?.get(m.inputCode);
       if (!meter || m.estimates.length === 0) continue;
       const s = m.spread;
       if (s.problem !== null) throw invalidState(`The estimates cannot be spread: ${s.problem}.`, 'data.subscriptionID');

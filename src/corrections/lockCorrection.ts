@@ -55,8 +55,7 @@ async function laterSettlers(db: Queryable, appCode: number, billIds: readonly s
  * their advances: every term in id order, then every bill (the lock order of
  * docs/corrections.md), then reads both again under the locks; what changed meanwhile is a
  * 409 to try again. `check` refuses what cannot be cancelled, on the locked targets, before
- * the settlers are looked at. Answers the locked targets and the correction's groups, one
- * per term, in the terms' date order (oldest first: each rebill settles the one before it).
+ * the settlers are looked at. Answers the correction's groups, one per term, in the terms' date order (oldest first: each rebill settles the one before it).
  */
 export async function lockCorrection(
   tx: pg.PoolClient,
@@ -68,7 +67,7 @@ export async function lockCorrection(
     rebill: boolean;
     path: string;
   },
-): Promise<{ bills: LockedBill[]; groups: TermBills[] }> {
+): Promise<TermBills[]> {
   const first = await o.targets(tx);
   const settlers = await laterSettlers(tx, appCode, first.billIds);
   const termIds = [...new Set([...first.termIds, ...settlers.map((s) => s.term_id)])].sort(compareIds);
@@ -84,8 +83,8 @@ export async function lockCorrection(
   o.check({ terms, bills });
 
   const again = await laterSettlers(tx, appCode, now.billIds);
-  const same = (a: Settler[], b: Settler[]) => a.length === b.length && a.every((x) => b.some((y) => y.bill_id === x.bill_id));
-  if (now.termIds.some((id) => !terms.has(id)) || !same(again, settlers)) throw invalidState('Other bills were made or corrected meanwhile; try again.', o.path);
+  const before = new Set(settlers.map((s) => s.bill_id));
+  if (now.termIds.some((id) => !terms.has(id)) || again.length !== before.size || again.some((s) => !before.has(s.bill_id))) throw invalidState('Other bills were made or corrected meanwhile; try again.', o.path);
   for (const s of again) {
     if (s.status !== 'posted') {
       throw invalidState(`Bill ${s.bill_number} (term ${s.term_id}, ${s.status}) settled the advance of bill ${s.settles_number}: post or reverse its term first.`, o.path);
@@ -99,6 +98,5 @@ export async function lockCorrection(
   }
   const all = [...bills, ...again.map((s) => byId.get(s.bill_id)!)];
   const order = [...terms.values()].sort((x, y) => (x.start_date < y.start_date ? -1 : x.start_date > y.start_date ? 1 : compareIds(x.term_id, y.term_id)));
-  const groups = order.map((term) => ({ term, bills: all.filter((b) => b.term_id === term.term_id) })).filter((g) => g.bills.length > 0);
-  return { bills, groups };
+  return order.map((term) => ({ term, bills: all.filter((b) => b.term_id === term.term_id) })).filter((g) => g.bills.length > 0);
 }

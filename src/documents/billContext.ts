@@ -145,9 +145,10 @@ function toSource(b: Row): BillDocumentSource {
   for (const { group, reading: t } of readingsOf(b.lines, b.groups)) {
     const meter = meters.get(t.input);
     const label = meter?.label ?? t.input;
+    // A Post Account bill's reading names its subscription (its connection inputs, such as the meter number).
+    const inputs = group === null ? '' : connection(group.subscriptionId);
     readings.push({
-      // A Post Account bill's reading names its subscription (its connection inputs, such as the meter number).
-      input: group === null ? label : `${label} (subscription ${group.subscriptionId}${connection(group.subscriptionId) === '' ? '' : `, ${connection(group.subscriptionId)}`})`,
+      input: group === null ? label : `${label} (subscription ${group.subscriptionId}${inputs === '' ? '' : `, ${inputs}`})`,
       unit: meter?.unit ?? '',
       previousDate: dmyFromIso(t.previous.date),
       previousValue: t.previous.value,
