@@ -3,23 +3,12 @@
 // runAtSql; migration 020). A live app runs on real time and its clock cannot be set.
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
-import { runAtSql } from '../calendar/calendar.ts';
+import { LOCAL_TIME_MESSAGE, parseLocalTime, runAtSql } from '../calendar/calendar.ts';
 import { AppError, validationFailed } from '../errors.ts';
 import { TERM_STATUS } from '../billRun/termStates.ts';
 import { moveRunAt } from '../billRun/termStore.ts';
 import { addPlanJob } from '../billRun/jobs.ts';
 import { writeAudit, type Actor } from './audit.ts';
-
-const LOCAL = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})$/;
-
-/** 'yyyy-mm-ddThh:mm:ss' naming a real moment of a calendar day. */
-export function isLocalDateTime(text: string): boolean {
-  const m = LOCAL.exec(text);
-  if (!m) return false;
-  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
-  const t = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
-  return y >= 1900 && t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d && h < 24 && mi < 60 && s < 60;
-}
 
 export type ClockMove = { now?: string | undefined; days?: number | undefined };
 
@@ -33,8 +22,8 @@ export async function setClock(db: pg.Pool, appCode: number, actor: Actor, move:
   if ((move.now === undefined) === (move.days === undefined)) {
     throw validationFailed([{ path: 'data.now', message: 'give either now or days' }]);
   }
-  if (move.now !== undefined && !isLocalDateTime(move.now)) {
-    throw validationFailed([{ path: 'data.now', message: 'is not a real date and time (YYYY-MM-DDThh:mm:ss)' }]);
+  if (move.now !== undefined && parseLocalTime(move.now) === null) {
+    throw validationFailed([{ path: 'data.now', message: LOCAL_TIME_MESSAGE }]);
   }
   await inTransaction(db, async (tx) => {
     const app = await tx.query<{ is_test: boolean; ahead: string; app_now: string; target_ahead: string; target: string; backwards: boolean }>(

@@ -50,6 +50,25 @@ export function parseDate(text: unknown, o: { iso?: boolean } = {}): string | nu
   return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
 }
 
+/**
+ * A moment on the app's wall clock as the API takes it (sheduleTime, set-clock's now, the
+ * events' since): 'YYYY-MM-DDThh:mm:ss' (or with a space), a real time of a calendar day
+ * of the years parseDate takes. Answers it with a T, or null. One reader for all of them:
+ * three had grown apart, and the events' one let the year 0000 through to PostgreSQL,
+ * which has no such year (a 500).
+ */
+export function parseLocalTime(text: unknown): string | null {
+  if (typeof text !== 'string') return null;
+  const m = LOCAL_TIME.exec(text);
+  if (!m) return null;
+  const day = parseDate(m[1], { iso: true });
+  if (day === null || Number(m[2]) > 23 || Number(m[3]) > 59 || Number(m[4]) > 59) return null;
+  return `${day}T${m[2]}:${m[3]}:${m[4]}`;
+}
+const LOCAL_TIME = /^([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})$/;
+/** The message for a value parseLocalTime refuses. */
+export const LOCAL_TIME_MESSAGE = 'is not a real date and time (YYYY-MM-DDThh:mm:ss, a year from 1900 to 9999)';
+
 /** A record's date (dd/mm/yyyy or YYYY-MM-DD) as ISO text, or null. */
 export const parseRecordDate = (text: unknown): string | null => parseDate(text, { iso: true });
 

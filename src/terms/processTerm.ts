@@ -2,20 +2,12 @@ import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
 import { invalidState, notFound, validationFailed } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
-import { attempt, dayNumber } from '../rating/index.ts';
 import { moveTerm, type TermMove } from '../billRun/termStates.ts';
 import { lockTerm, markScheduled } from '../billRun/termStore.ts';
 import { readingWatermark } from '../billRun/roster.ts';
 import { addPlanJob } from '../billRun/jobs.ts';
-import { nowSql, runAtSql } from '../calendar/calendar.ts';
+import { LOCAL_TIME_MESSAGE, nowSql, parseLocalTime, runAtSql } from '../calendar/calendar.ts';
 import { recordTermEvent } from '../billRun/termEvents.ts';
-
-/** 'YYYY-MM-DDThh:mm:ss' that names a real moment of a calendar day, or false. */
-function isLocalDateTime(text: string): boolean {
-  if (!attempt(() => dayNumber(text.slice(0, 10))).ok) return false;
-  const [h, m, s] = text.slice(11).split(':').map(Number) as [number, number, number];
-  return h < 24 && m < 60 && s < 60;
-}
 
 /**
  * Step 6: registers the run as a job at sheduleTime, read in the app's time zone on the
@@ -23,8 +15,8 @@ function isLocalDateTime(text: string): boolean {
  * call finds the term Scheduled (or further) and is refused.
  */
 export async function processTerm(db: pg.Pool, caller: Caller, termId: number, sheduleTime: string | undefined): Promise<void> {
-  if (sheduleTime !== undefined && !isLocalDateTime(sheduleTime)) {
-    throw validationFailed([{ path: 'data.sheduleTime', message: 'is not a real date and time (YYYY-MM-DDThh:mm:ss)' }]);
+  if (sheduleTime !== undefined && parseLocalTime(sheduleTime) === null) {
+    throw validationFailed([{ path: 'data.sheduleTime', message: LOCAL_TIME_MESSAGE }]);
   }
   await schedule(db, caller, termId, 'process', sheduleTime);
 }

@@ -7,6 +7,7 @@ import { notFound, validationFailed } from '../errors.ts';
 import { inTransaction } from '../db/pool.ts';
 import { EVENT_TYPES } from '../events/types.ts';
 import { queueDispatch } from '../events/dispatchQueue.ts';
+import { LOCAL_TIME_MESSAGE, parseLocalTime } from '../calendar/calendar.ts';
 import { refusedAddress } from './address.ts';
 import { newSecret } from './signing.ts';
 import {
@@ -39,9 +40,8 @@ const DAY = 86400;
 
 /** A LocalTime that names a real moment of a real day ('2026-02-30 10:00:00' does not), with a space. */
 function localTime(text: string, path: string): string {
-  const t = `${text.slice(0, 10)}T${text.slice(11)}`;
-  const d = new Date(`${t}Z`);
-  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 19) !== t) throw validationFailed([{ path, message: 'is not a real date and time' }]);
+  const t = parseLocalTime(text);
+  if (t === null) throw validationFailed([{ path, message: LOCAL_TIME_MESSAGE }]);
   return t.replace('T', ' ');
 }
 

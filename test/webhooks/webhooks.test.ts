@@ -357,9 +357,15 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
     }
     assert.ok(byTerm.size >= 3);
     for (const [termID, ids] of byTerm) assert.deepEqual(ids, [...ids].sort((a, b) => a - b), `term ${termID}`);
-    const bad = await h.post('/webhooks/replay-since', wh('Update', 'Replay Webhook Events', { endpointID: ep, since: '2026-02-30 00:00:00' }));
-    assert.equal(bad.status, 400);
-    assert.deepEqual(bad.body.error.details.map((d: any) => d.path), ['data.since']);
+    // The year 0000 reached PostgreSQL, which has none: a 500 (found by a client generated from the OpenAPI document).
+    for (const since of ['2026-02-30 00:00:00', '0000-01-01T00:00:00', '1899-12-31 23:59:59', '2026-11-01T24:00:00']) {
+      const bad = await h.post('/webhooks/replay-since', wh('Update', 'Replay Webhook Events', { endpointID: ep, since }));
+      assert.equal(bad.status, 400, since);
+      assert.deepEqual(bad.body.error.details.map((d: any) => d.path), ['data.since']);
+      const events = await h.post('/webhooks/get-events', wh('Retrieve', 'Retrieve Events', { since }));
+      assert.equal(events.status, 400, since);
+      assert.deepEqual(events.body.error.details.map((d: any) => d.path), ['data.since']);
+    }
   });
 
   test("tenancy: another app's admin can neither see nor touch an endpoint, its attempts or events (every /webhooks/ route)", async () => {
