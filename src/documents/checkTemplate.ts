@@ -1,9 +1,11 @@
 // A template is checked when it is saved, never first when a bill is rendered: it is
 // parsed and filled with the sample bill, whose every field is set, so a syntax error,
-// an unknown filter or a misspelt field is refused naming its line.
+// an unknown filter or a misspelt field is refused naming its line; an invoice is laid
+// out too, so one that runs past the page limit is refused here, not at a bill.
 import { validationFailed, type ErrorDetail } from '../errors.ts';
 import { SAMPLE } from './context.ts';
-import { compile, fill, layoutEngine, textEngine } from './liquid.ts';
+import { compile, fill, layoutEngine, textEngine, TemplateError } from './liquid.ts';
+import { parseLayout, renderPdf } from './pdf.ts';
 import type { TemplateKind } from './schemas.ts';
 
 export async function checkTemplate(kind: TemplateKind, subject: string | null | undefined, body: string): Promise<void> {
@@ -21,6 +23,14 @@ export async function checkTemplate(kind: TemplateKind, subject: string | null |
     }
     const filled = await fill(engine, template!, SAMPLE, path);
     if (filled.issue) issues.push(filled.issue);
+    else if (kind === 'invoice') {
+      try {
+        await renderPdf(parseLayout(filled.text!), { title: 'check', author: 'check', creationDate: new Date(0) });
+      } catch (err) {
+        if (!(err instanceof TemplateError)) throw err;
+        issues.push({ ...err.issue, path });
+      }
+    }
   }
   if (issues.length > 0) throw validationFailed(issues, 'The template is not valid.');
 }

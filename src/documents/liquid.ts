@@ -35,7 +35,9 @@ const common = {
   strictVariables: true,
   ownPropertyOnly: true,
   parseLimit: 200_000,
-  renderLimit: 2_000,
+  // A bill's document fills in a few milliseconds: a second is room for the largest, and
+  // the most a template can hold up the process that renders it.
+  renderLimit: 1_000,
   memoryLimit: 20_000_000,
   cache: false,
 };
@@ -46,6 +48,23 @@ export const layoutEngine = new Liquid({ ...common, outputEscape: layoutSafe });
 export const textEngine = new Liquid({ ...common });
 
 export type Compiled = Template[];
+
+/**
+ * The most characters a filled template may write. Liquid's memory limit does not count
+ * what a loop or a capture writes: a draft looping three million times answered 300 MB
+ * and took the process's memory past 2.5 GB (docs/hardening.md). A bill's document is a
+ * few kilobytes.
+ */
+export const MAX_OUTPUT_CHARS = 500_000;
+
+/** A template that cannot make its document: the issue names the field and line. */
+export class TemplateError extends Error {
+  readonly issue: ErrorDetail;
+  constructor(issue: ErrorDetail) {
+    super(issue.message);
+    this.issue = issue;
+  }
+}
 
 /** Parses a template; a syntax error comes back as an issue naming its line. */
 export function compile(engine: Liquid, source: string, path: string): { template?: Compiled; issue?: ErrorDetail } {
@@ -61,7 +80,11 @@ export async function fill(engine: Liquid, template: Compiled, data: object, pat
   try {
     // Synchronous: the data is all in memory, and the promise per tag of the async
     // renderer was a tenth of a bill document's time.
-    return { text: String(engine.renderSync(template, data)) };
+    const out = engine.renderSync(template, data) as unknown;
+    // The length of a string is known without flattening what the loops appended.
+    const length = typeof out === 'string' ? out.length : String(out).length;
+    if (length > MAX_OUTPUT_CHARS) return { issue: { path, message: `writes ${length.toLocaleString('en')} characters, more than the ${MAX_OUTPUT_CHARS.toLocaleString('en')} a document may have` } };
+    return { text: String(out) };
   } catch (err) {
     return { issue: issueOf(err, path) };
   }

@@ -5,6 +5,14 @@
 import PDFDocument from 'pdfkit';
 import { fontRuns, loadFaces, type FontName } from './fonts.ts';
 import { reuseEmbedding, type EmbeddedFont } from './embedCache.ts';
+import { TemplateError } from './liquid.ts';
+
+/**
+ * The most pages one document may run to: a bill is one or two. Laying out a template
+ * that writes thousands of table rows took ten seconds of the process's time; past this
+ * it is refused, at save and at every render.
+ */
+export const MAX_PAGES = 50;
 
 export type Block =
   | { kind: 'title' | 'heading' | 'text' | 'bold' | 'note'; text: string }
@@ -101,7 +109,16 @@ function drawBlocks(doc: Doc, blocks: Block[]): void {
   doc.x = MARGIN;
   doc.y = MARGIN;
   useFont(doc, 'regular');
-  for (const b of blocks) drawBlock(doc, b);
+  let pages = 1;
+  const counted = () => {
+    if (++pages > MAX_PAGES) throw new TemplateError({ path: 'body', message: `the document runs past ${MAX_PAGES} pages` });
+  };
+  doc.on('pageAdded', counted);
+  try {
+    for (const b of blocks) drawBlock(doc, b);
+  } finally {
+    doc.off('pageAdded', counted);
+  }
 }
 
 type Doc = InstanceType<typeof PDFDocument>;
@@ -173,12 +190,16 @@ const VPAD = 2;
 
 function drawTable(doc: Doc, t: Extract<Block, { kind: 'table' }>): void {
   const all = t.header ? [t.header, ...t.rows] : t.rows;
-  const columns = Math.max(...all.map((r) => r.length));
+  // Loops, not Math.max(...rows): a table of 400,000 rows overflowed the call stack (a 500).
+  let columns = 0;
+  for (const r of all) columns = Math.max(columns, r.length);
   const widths = columnWidths(doc, all, columns);
   const drawRow = (row: string[], header: boolean) => {
     doc.fontSize(SIZE.text);
     useFont(doc, header ? 'bold' : 'regular');
-    const estimate = Math.max(...row.map((c, i) => doc.heightOfString(c || ' ', { width: widths[i]! - 2 * PAD }))) + 2 * VPAD;
+    let estimate = 0;
+    row.forEach((c, i) => (estimate = Math.max(estimate, doc.heightOfString(c || ' ', { width: widths[i]! - 2 * PAD }))));
+    estimate += 2 * VPAD;
     ensure(doc, estimate);
     const top = doc.y;
     let x = MARGIN;
@@ -202,9 +223,11 @@ function drawTable(doc: Doc, t: Extract<Block, { kind: 'table' }>): void {
 function columnWidths(doc: Doc, rows: string[][], columns: number): number[] {
   doc.fontSize(SIZE.text);
   useFont(doc, 'regular');
-  const natural = Array.from({ length: columns }, (_, i) =>
-    Math.max(24, ...rows.map((r) => Math.min(doc.widthOfString(r[i] ?? '') + 2 * PAD + 2, WIDTH * 0.7))),
-  );
+  const natural = Array.from({ length: columns }, (_, i) => {
+    let widest = 24;
+    for (const r of rows) widest = Math.max(widest, Math.min(doc.widthOfString(r[i] ?? '') + 2 * PAD + 2, WIDTH * 0.7));
+    return widest;
+  });
   const total = natural.reduce((a, b) => a + b, 0);
   if (total <= WIDTH) {
     // Spare room is shared: half to the first column (where descriptions are), half evenly,

@@ -1,7 +1,11 @@
 // A template shown with the sample bill before it is saved or used: an invoice as its
-// PDF, an e-mail as its subject and text. A draft is checked as a save would check it.
+// PDF, an e-mail as its subject and text. A draft is checked as a save would check it,
+// and only for those who may save one (admin): a viewer's drafts were a way to make the
+// process render whatever it was sent (docs/hardening.md); saved templates anyone may see.
 import type { Queryable } from '../db/pool.ts';
-import { validationFailed } from '../errors.ts';
+import { AppError, validationFailed } from '../errors.ts';
+import { roleAllows, type Role } from '../auth/roles.ts';
+import { TemplateError } from './liquid.ts';
 import type { RawAnswer } from '../http/operation.ts';
 import { SAMPLE } from './context.ts';
 import { checkTemplate } from './checkTemplate.ts';
@@ -9,7 +13,20 @@ import { renderEmail, renderInvoice } from './render.ts';
 import { resolveTemplate } from './resolveTemplate.ts';
 import type { PreviewTemplateData } from './schemas.ts';
 
-export async function previewTemplate(db: Queryable, appCode: number, d: PreviewTemplateData): Promise<RawAnswer> {
+export async function previewTemplate(db: Queryable, appCode: number, role: Role, d: PreviewTemplateData): Promise<RawAnswer> {
+  if (d.body !== undefined && !roleAllows(role, 'admin')) {
+    throw new AppError('FORBIDDEN', 'Only an admin may preview a draft template (one that is not saved); a saved one is previewed by its templateID.', [{ path: 'data.body', message: 'needs the admin role' }]);
+  }
+  try {
+    return await preview(db, appCode, d);
+  } catch (err) {
+    // A saved template older than a limit, or one the sample's layout cannot fit.
+    if (err instanceof TemplateError) throw validationFailed([{ ...err.issue, path: `data.${err.issue.path.replace(/^data\./, '')}` }], 'The template cannot make its document.');
+    throw err;
+  }
+}
+
+async function preview(db: Queryable, appCode: number, d: PreviewTemplateData): Promise<RawAnswer> {
   let kind = d.kind;
   let subject: string | null | undefined = d.subject;
   let body = d.body;

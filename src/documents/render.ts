@@ -1,20 +1,13 @@
 // A bill's document and e-mail from a template and the bill's data: the one place that
 // turns a template into output, used by the save-time check, previews, jobs and delivery.
-import type { ErrorDetail } from '../errors.ts';
-import { compile, fill, layoutEngine, textEngine, type Compiled } from './liquid.ts';
+import { compile, fill, layoutEngine, textEngine, TemplateError, type Compiled } from './liquid.ts';
 import { parseLayout, renderPdf, type Block } from './pdf.ts';
 import type { DocumentData } from './context.ts';
 
 export type InvoiceSource = { body: string };
 export type EmailSource = { subject: string; body: string };
 
-export class TemplateError extends Error {
-  readonly issue: ErrorDetail;
-  constructor(issue: ErrorDetail) {
-    super(issue.message);
-    this.issue = issue;
-  }
-}
+export { TemplateError };
 
 const isoDate = (dmy: string) => {
   const [d, m, y] = dmy.split('/');

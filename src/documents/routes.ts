@@ -110,11 +110,11 @@ export async function documentRoutes(app: FastifyInstance, services: Services): 
     role: 'viewer',
     tag: TAG,
     summary: 'Preview a template with the sample bill',
-    description: 'A saved template (templateID, with kind for 0) or a draft (kind, body, subject). An invoice answers its PDF; an e-mail its subject and text.',
+    description: 'A saved template (templateID, with kind for 0) or a draft (kind, body, subject; admin only, as saving one is). An invoice answers its PDF; an e-mail its subject and text.',
     raw: { types: ['application/pdf', 'text/plain'] },
     body: requestSchema({ method: 'Retrieve', action: 'Preview Document Template' }, { data: PreviewTemplateData }),
     data: RawFile,
-    handler: async (body, ctx) => (await import('./previewTemplate.ts')).previewTemplate(ctx.db, ctx.caller.appCode, body.data),
+    handler: async (body, ctx) => (await import('./previewTemplate.ts')).previewTemplate(ctx.db, ctx.caller.appCode, ctx.caller.role, body.data),
   });
 
   operation(app, services, {

@@ -118,4 +118,38 @@ describe('invoice and e-mail templates', () => {
     assert.equal(bad.status, 400);
     assert.match(JSON.parse(bad.bytes.toString()).error.details[0].message, /^line 1/);
   });
+
+  // An attack found these (docs/hardening.md): a viewer's draft looping three million times
+  // answered 300 MB and held the process for 20 s; a table of 400,000 rows was a 500; one of
+  // 60,000 lines took 10 s to lay out, and the same bodies could be saved.
+  test('a template that writes too much or runs past the page limit is refused, fast, at preview and at save; drafts are for admins', async () => {
+    const preview = (data: Record<string, unknown>, token?: string) => fetchFile(h, '/billing/documents/preview-document-template', docEnv('Retrieve', 'Preview Document Template', data), token);
+    const refused = async (r: { status: number; bytes: Buffer }, pattern: RegExp) => {
+      assert.equal(r.status, 400, r.bytes.toString().slice(0, 300));
+      const body = JSON.parse(r.bytes.toString());
+      assert.equal(body.error.details[0].path, 'data.body');
+      assert.match(body.error.details[0].message, pattern);
+    };
+    const capture = (n: number) => `{% capture s %}{% for i in (1..${n}) %}${'x'.repeat(100)}{% endfor %}{% endcapture %}{{ s }}`;
+    let t0 = performance.now();
+    await refused(await preview({ kind: 'email', subject: 'hi', body: capture(3000000) }), /render limit exceeded|characters/);
+    assert.ok(performance.now() - t0 < 5000, `took ${performance.now() - t0} ms`);
+    await refused(await preview({ kind: 'email', subject: 'hi', body: capture(10000) }), /writes 1,000,000 characters, more than the 500,000/);
+    const rows = (n: number) => `| a | b |\n|---|---:|\n{% for i in (1..${n}) %}| row {{ i }} | 1.00 |\n{% endfor %}`;
+    await refused(await preview({ kind: 'invoice', body: rows(400000) }), /characters|render limit exceeded/);
+    t0 = performance.now();
+    await refused(await preview({ kind: 'invoice', body: rows(5000) }), /runs past 50 pages/);
+    assert.ok(performance.now() - t0 < 5000, `took ${performance.now() - t0} ms`);
+    const saved = await make({ kind: 'invoice', name: 'Long', body: rows(5000) });
+    assert.equal(saved.status, 400);
+    assert.match(saved.body.error.details[0].message, /runs past 50 pages/);
+    assert.equal((await make({ kind: 'email', name: 'Big', subject: 's', body: capture(10000) })).status, 400);
+    // A table that fits: laid out as before.
+    assert.equal((await preview({ kind: 'invoice', body: rows(100) })).status, 200);
+    // A viewer previews what is saved, not what it sends.
+    const draft = await preview({ kind: 'email', subject: 'Bill {{ bill.number }}', body: 'Due {{ bill.totalDue }}' }, h.tokens.viewer);
+    assert.equal(draft.status, 403);
+    assert.equal(JSON.parse(draft.bytes.toString()).error.details[0].path, 'data.body');
+    assert.equal((await preview({ templateID: 0, kind: 'email' }, h.tokens.viewer)).status, 200);
+  });
 });

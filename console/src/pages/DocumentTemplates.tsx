@@ -158,7 +158,11 @@ export function DocumentTemplatePage() {
         method: 'Retrieve',
         action: 'Preview Document Template',
         apiVersion: 'v2',
-        data: { kind: v.kind, body: v.body, ...(v.kind === 'email' ? { subject: v.subject } : {}) },
+        // A draft only for an admin (the API's rule, as saving one is); others see the saved version.
+        data:
+          can('admin') || t === null
+            ? { kind: v.kind, body: v.body, ...(v.kind === 'email' ? { subject: v.subject } : {}) }
+            : { templateID: t.templateID, kind: t.kind as Kind, ...(t.templateID !== 0 ? { version: t.version } : {}) },
       });
       if (v.kind === 'invoice') setPreview({ pdf: URL.createObjectURL(blob), text: null });
       else setPreview({ pdf: null, text: await blob.text() });
