@@ -132,6 +132,14 @@ export function toAppError(err: unknown): AppError {
   if (err instanceof SyntaxError || e.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new AppError('MALFORMED_JSON', 'The body is not valid JSON.', [{ path: 'body', message: 'is not valid JSON' }]);
   }
+  // numeric_value_out_of_range: a sum past its column (an account's balance is
+  // numeric(20,4)); twelve payments of 999,999,999,999,999.99 were a 500 on the eleventh,
+  // and one such account a 500 on posting its whole term. The transaction rolled back.
+  if (e.code === '22003') {
+    return new AppError('VALIDATION_FAILED', 'This would make a balance or total larger than billrun keeps (16 digits before the decimal point); nothing was written.', [
+      { path: 'data', message: 'makes a balance or total larger than 9999999999999999.9999' },
+    ]);
+  }
   if (isDatabaseUnavailable(err)) {
     return new AppError('UNAVAILABLE', 'The database is not reachable; try again shortly.');
   }

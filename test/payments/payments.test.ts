@@ -148,6 +148,20 @@ describe('payments', () => {
     await ledgerOk();
   });
 
+  test('payments that would take a balance past 16 digits are refused, not a 500, and change nothing', async () => {
+    const a = await account();
+    const huge = (i: number) => pay({ accountNumber: a.accountNumber, amount: '999999999999999.99', paymentDate: '20/01/2025', reference: `HUGE-${i}`, channel: 'bank' });
+    for (let i = 1; i <= 10; i++) assert.equal((await h.post('/billing/payments/make-payment', huge(i), h.tokens.biller)).status, 200);
+    const before = await balance(a);
+    const r = await h.post('/billing/payments/make-payment', huge(11), h.tokens.biller);
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.equal(r.body.error.code, 'VALIDATION_FAILED');
+    assert.equal(r.body.error.details[0].path, 'data');
+    assert.equal(await balance(a), before);
+    assert.equal(await paymentOf('HUGE-11'), undefined);
+    await ledgerOk();
+  });
+
   test('the same reference twice is refused, not doubled', async () => {
     const a = await account();
     const body = pay({ accountNumber: a.accountNumber, amount: '10.00', paymentDate: '01/03/2025', reference: 'DUP-1', channel: 'bank' });
