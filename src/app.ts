@@ -70,6 +70,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       ...(opts.logStream ? { stream: opts.logStream } : {}),
     },
     bodyLimit: opts.config.bodyLimitBytes,
+    // Fastify turns Node's limit off (0); a client sending a byte every 20 s then held a
+    // connection for as long as it liked, 3,000 of them in an attack (docs/hardening.md).
+    requestTimeout: opts.config.requestTimeoutSeconds * 1000,
+    // The client's address (the login throttle's key, the logs) from X-Forwarded-For only
+    // when the socket's peer is a proxy named in BILLRUN_TRUST_PROXY.
+    ...(opts.config.trustProxy.length > 0 ? { trustProxy: opts.config.trustProxy } : {}),
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
     ajv: {

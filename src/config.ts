@@ -1,5 +1,6 @@
 // Every setting, read from the environment and checked once at start, so a bad one
 // stops the process with a sentence instead of surfacing later as a stack trace.
+import net from 'node:net';
 import path from 'node:path';
 import { passwordProblem } from './auth/password.ts';
 import { CURRENCY_MESSAGE, isCurrency, isTimeZone, TIME_ZONE_MESSAGE } from './admin/appRules.ts';
@@ -18,6 +19,10 @@ export type Config = {
   currency: string;
   minorUnits: number;
   bodyLimitBytes: number;
+  /** The most a request may take to arrive, headers and body (a slow sender holds a connection no longer). */
+  requestTimeoutSeconds: number;
+  /** Proxies whose X-Forwarded-For names the client (addresses or CIDRs); none: the socket's address is the client. */
+  trustProxy: string[];
   workerConcurrency: number;
   runWorker: boolean;
   /** Roster subscriptions rated per bill-run job (one transaction each). */
@@ -119,6 +124,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('BILLRUN_METRICS_TOKEN must be at least 16 visible ASCII characters, no spaces');
   }
 
+  const trustProxy = (env.BILLRUN_TRUST_PROXY ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
+  for (const p of trustProxy) {
+    const [address, bits, extra] = p.split('/');
+    const family = net.isIP(address ?? '');
+    const bitsOk = bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (family === 0 || !bitsOk || extra !== undefined) problems.push(`BILLRUN_TRUST_PROXY must be IP addresses or CIDRs separated by commas (got "${p}")`);
+  }
+
   const config: Config = {
     port: int('PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
@@ -133,6 +146,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     currency,
     minorUnits: int('BILLRUN_MINOR_UNITS', 2, 0, 4),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 512 * 1024 * 1024),
+    requestTimeoutSeconds: int('REQUEST_TIMEOUT_SECONDS', 300, 10, 24 * 3600),
+    trustProxy,
     workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64),
     runWorker: env.BILLRUN_WORKER !== '0',
     billRunChunkSize: int('BILLRUN_CHUNK_SIZE', 5000, 1, 100000),

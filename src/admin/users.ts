@@ -127,7 +127,9 @@ export async function resetPassword(db: pg.Pool, appCode: number, actor: Actor &
   const hash = await hashPassword(password);
   await inTransaction(db, async (tx) => {
     const user = await lockUser(tx, appCode, userId);
-    await tx.query('UPDATE app_user SET password_hash = $2, failed_logins = 0, locked_until = NULL WHERE user_id = $1', [user.user_id, hash]);
+    await tx.query('UPDATE app_user SET password_hash = $2 WHERE user_id = $1', [user.user_id, hash]);
+    // A new password unlocks the user from everywhere (migration 097).
+    await tx.query('DELETE FROM login_throttle WHERE email = lower($1)', [user.email]);
     const ended = await tx.query('UPDATE access_token SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL AND token_hash <> $2', [user.user_id, actor.tokenHash]);
     await writeAudit(tx, appCode, actor, 'user.reset-password', `user:${user.user_id}`, pictureOf(user), { ...pictureOf(user), sessionsEnded: ended.rowCount ?? 0 });
   });

@@ -45,21 +45,40 @@ export async function revokeToken(db: Queryable, hash: Buffer): Promise<void> {
   await db.query('UPDATE access_token SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL', [hash]);
 }
 
-export async function recordFailedLogin(db: Queryable, userId: string): Promise<void> {
-  // From the fifth consecutive failure on, the account is locked for a doubling delay
-  // (1 s, 2 s, 4 s ... at most 15 minutes): slow for a guesser, short for a typo.
-  await db.query(
-    `UPDATE app_user SET failed_logins = failed_logins + 1,
-            locked_until = CASE WHEN failed_logins + 1 >= 5
-              THEN now() + make_interval(secs => least(900, power(2, failed_logins + 1 - 5)))
-              ELSE locked_until END
-      WHERE user_id = $1`,
-    [userId],
+/**
+ * Counts a login attempt of this e-mail from this client before its password is checked,
+ * unless the pair is locked: from the fifth attempt without a success in between, the
+ * pair is locked for a doubling delay (1 s, 2 s, 4 s ... at most 15 minutes), slow for a
+ * guesser, short for a typo. One statement, so concurrent attempts queue on the row.
+ * Answers the seconds left of a lock (0: the attempt may go on).
+ */
+export async function claimLoginAttempt(db: Queryable, email: string, client: string): Promise<{ lockedSeconds: number }> {
+  const r = await db.query<{ failures: number }>(
+    `INSERT INTO login_throttle AS t (email, client, failures) VALUES (lower($1), $2, 1)
+     ON CONFLICT (email, client) DO UPDATE
+        SET failures = t.failures + 1, updated_at = now(),
+            locked_until = CASE WHEN t.failures + 1 >= 5
+              THEN now() + make_interval(secs => least(900, power(2, t.failures + 1 - 5)))
+              ELSE t.locked_until END
+      WHERE t.locked_until IS NULL OR t.locked_until <= now()
+     RETURNING failures`,
+    [email, client],
   );
+  if (r.rows.length > 0) {
+    // Now and then, the pairs idle for a day go: the table holds what is being guessed now.
+    if (Math.random() < 0.01) await db.query("DELETE FROM login_throttle WHERE updated_at < now() - interval '1 day'");
+    return { lockedSeconds: 0 };
+  }
+  const locked = await db.query<{ seconds: number }>(
+    'SELECT greatest(1, ceil(extract(epoch FROM locked_until - now())))::int AS seconds FROM login_throttle WHERE email = lower($1) AND client = $2',
+    [email, client],
+  );
+  return { lockedSeconds: locked.rows[0]?.seconds ?? 1 };
 }
 
-export async function recordSuccessfulLogin(db: Queryable, userId: string): Promise<void> {
-  await db.query('UPDATE app_user SET failed_logins = 0, locked_until = NULL WHERE user_id = $1', [userId]);
+/** A successful login: the pair starts again from no failure. */
+export async function forgetLoginFailures(db: Queryable, email: string, client: string): Promise<void> {
+  await db.query('DELETE FROM login_throttle WHERE email = lower($1) AND client = $2', [email, client]);
 }
 
 export async function createApp(

@@ -577,6 +577,15 @@ TABLE ledger_entry
   CREATE INDEX ledger_entry_bill_idx ON ledger_entry (bill_id) WHERE (bill_id IS NOT NULL)
   CREATE INDEX ledger_entry_payment_idx ON ledger_entry (payment_id) WHERE (payment_id IS NOT NULL)
 
+TABLE login_throttle
+  email text NOT NULL
+  client text NOT NULL
+  failures integer NOT NULL
+  locked_until timestamp with time zone
+  updated_at timestamp with time zone NOT NULL DEFAULT now()
+  CONSTRAINT login_throttle_pkey PRIMARY KEY (email, client)
+  CREATE INDEX login_throttle_updated_idx ON login_throttle (updated_at)
+
 TABLE open_item
   entry_id bigint NOT NULL
   app_code integer NOT NULL

@@ -21,7 +21,7 @@ export async function authRoutes(app: FastifyInstance, services: Services): Prom
     role: 'viewer',
     tag: 'auth',
     summary: 'Log in',
-    description: 'Exchanges an e-mail and password for an access token. Repeated failures lock the account for a doubling delay.',
+    description: 'Exchanges an e-mail and password for an access token. From the fifth failure in a row, further attempts at that e-mail from the same client address are refused (429, Retry-After) for a doubling delay, whether the e-mail has an account or not.',
     body: requestSchema({ method: 'Create', action: 'Login' }, {
       data: Type.Object(
         { email: Type.String({ minLength: 3, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
@@ -29,7 +29,7 @@ export async function authRoutes(app: FastifyInstance, services: Services): Prom
       ),
     }),
     data: LoginData,
-    handler: async (body, ctx) => login(ctx.db, body.data.email, body.data.password, ctx.config.tokenTtlSeconds),
+    handler: async (body, ctx) => login(ctx.db, body.data.email, body.data.password, ctx.config.tokenTtlSeconds, ctx.request.ip),
   });
 
   operation(app, services, {

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, PASSWORD, type Harness } from '../support/harness.ts';
+import http from 'node:http';
 import { tokenHash } from '../../src/auth/token.ts';
 
 const listBody = { method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2' };
@@ -83,8 +84,48 @@ describe('login, tokens and throttling', () => {
     assert.equal(locked.status, 429);
     assert.equal(locked.body.error.code, 'RATE_LIMITED');
     assert.ok(Number(locked.headers.get('retry-after')) >= 1);
-    await h.db.query("UPDATE app_user SET locked_until = now() - interval '1 second' WHERE email = 'victim@a.test'");
+    await h.db.query("UPDATE login_throttle SET locked_until = now() - interval '1 second' WHERE email = 'victim@a.test'");
     assert.equal((await h.login('victim@a.test', PASSWORD)).status, 200);
+  });
+
+  // An attack found three holes (docs/hardening.md): concurrent guesses all passed the lock
+  // (43 of 60 checked), a 429 told that an e-mail has an account, and anyone could keep the
+  // admin locked out. The attempt is counted first, for any e-mail, per client address.
+  test('concurrent guesses are counted before they are checked: five at most, then 429', async () => {
+    await h.db.query("INSERT INTO app_user (app_code, email, password_hash, role) SELECT app_code, 'target@a.test', password_hash, 'viewer' FROM app_user WHERE email = 'viewer@a.test'");
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => h.login('target@a.test', 'guess ' + i)));
+    const statuses = answers.map((a) => a.status).sort();
+    assert.equal(statuses.filter((s) => s === 401).length, 5, JSON.stringify(statuses));
+    assert.equal(statuses.filter((s) => s === 429).length, 35);
+  });
+
+  test('an unknown e-mail is throttled as a known one: the answers tell nothing', async () => {
+    for (let i = 0; i < 5; i++) assert.equal((await h.login('no-such-user@a.test', 'guess ' + i)).status, 401);
+    const locked = await h.login('no-such-user@a.test', 'guess 6');
+    assert.equal(locked.status, 429);
+    assert.deepEqual(locked.body.error.details, [{ path: 'data.email', message: 'temporarily locked' }]);
+  });
+
+  test('a request must arrive within REQUEST_TIMEOUT_SECONDS: Fastify turns Node\'s limit off, and slow senders held connections forever', () => {
+    assert.equal(h.app.server.requestTimeout, h.config.requestTimeoutSeconds * 1000);
+    assert.ok(h.app.server.requestTimeout > 0);
+  });
+
+  test("a guesser locks its own address out, not the user's", async () => {
+    await h.db.query("INSERT INTO app_user (app_code, email, password_hash, role) SELECT app_code, 'admin2@a.test', password_hash, 'admin' FROM app_user WHERE email = 'viewer@a.test'");
+    for (let i = 0; i < 6; i++) await h.login('admin2@a.test', 'guess ' + i);
+    assert.equal((await h.login('admin2@a.test', PASSWORD)).status, 429);
+    // The user, signing in from another address (127.0.0.2 on the loopback).
+    const fromElsewhere = await new Promise<number>((resolve, reject) => {
+      const u = new URL(h.url + '/auth/login');
+      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', localAddress: '127.0.0.2', headers: { 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ method: 'Create', action: 'Login', apiVersion: 'v2', data: { email: 'admin2@a.test', password: PASSWORD } }));
+    });
+    assert.equal(fromElsewhere, 200);
   });
 
   test('login validates its envelope', async () => {
