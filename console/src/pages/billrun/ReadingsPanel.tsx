@@ -26,7 +26,8 @@ async function rosterSheet(term: Term, meters: string[]): Promise<string> {
     for (const s of d.subscriptions) if (s.status !== 'terminated') for (const m of meters) rows.push([String(s.subscriptionID), s.accountNumber, m, term.endDate, '']);
     if (offset + 1000 >= d.paging.total) break;
   }
-  return Papa.unparse(rows);
+  // An account number opening with = is a formula to a spreadsheet: kept as text.
+  return Papa.unparse(rows, { escapeFormulae: true });
 }
 
 type RowError = { row: number; column: string; message: string };
