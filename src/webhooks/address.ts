@@ -1,12 +1,15 @@
 // The server-side request forgery guard: an endpoint may not be on a loopback,
 // link-local, private, unique-local, unspecified (or multicast, reserved, shared
-// carrier-grade) address, IPv4 or IPv6, IPv4-mapped IPv6 included, unless the install
+// carrier-grade, documentation) address, IPv4 or IPv6, IPv4-mapped IPv6 and the IPv6
+// transition prefixes that carry an IPv4 address (6to4, Teredo, NAT64) included, nor on an
+// address of this machine's own interfaces, unless the install
 // allows it (BILLRUN_WEBHOOKS_ALLOW_PRIVATE=1). Checked when an endpoint is made or its
 // URL changed, before every delivery (DNS may have changed), and again on the address the
 // connection actually uses (guardedLookup), so a name that resolves to a public address
 // for the check and a private one for the connection is refused too.
 import dns from 'node:dns';
 import net from 'node:net';
+import os from 'node:os';
 
 const V4_BLOCKED: [string, number][] = [
   ['0.0.0.0', 8], // unspecified, "this network"
@@ -16,6 +19,9 @@ const V4_BLOCKED: [string, number][] = [
   ['169.254.0.0', 16], // link-local (cloud metadata services)
   ['172.16.0.0', 12], // private
   ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.0.2.0', 24], // documentation (TEST-NET-1)
+  ['198.51.100.0', 24], // documentation (TEST-NET-2)
+  ['203.0.113.0', 24], // documentation (TEST-NET-3)
   ['192.168.0.0', 16], // private
   ['198.18.0.0', 15], // benchmarking
   ['224.0.0.0', 4], // multicast
@@ -28,6 +34,12 @@ const V6_BLOCKED: [string, number][] = [
   ['fec0::', 10], // site-local (deprecated)
   ['ff00::', 8], // multicast
   ['100::', 64], // discard-only
+  // Prefixes that carry or reach an IPv4 address by another road (an attack used each):
+  ['::ffff:0:0:0', 96], // IPv4-translated
+  ['64:ff9b:1::', 48], // local-use NAT64
+  ['2001::', 32], // Teredo
+  ['2002::', 16], // 6to4
+  ['2001:db8::', 32], // documentation
 ];
 
 const blocked = new net.BlockList();
@@ -58,9 +70,25 @@ function embeddedV4(address: string): string | undefined {
   return [g[6]! >> 8, g[6]! & 255, g[7]! >> 8, g[7]! & 255].join('.');
 }
 
+/**
+ * The addresses of this machine's own interfaces: a webhook to one reached the service
+ * itself (and anything else listening on it) on a public or LAN address, and get-attempts
+ * showed the answer. Read at every check: interfaces come and go.
+ */
+function ownAddresses(): Set<string> {
+  const own = new Set<string>();
+  for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) own.add(a.address.toLowerCase().split('%')[0]!);
+  return own;
+}
+
 /** Whether an IP address is one an endpoint may not be on. */
 export function isForbiddenAddress(address: string): boolean {
   const family = net.isIP(address);
+  if (family !== 0) {
+    const own = ownAddresses();
+    const v4 = family === 6 ? embeddedV4(address) : undefined;
+    if (own.has(address.toLowerCase().split('%')[0]!) || (v4 !== undefined && own.has(v4))) return true;
+  }
   if (family === 4) return blocked.check(address, 'ipv4');
   if (family === 6) {
     const v4 = embeddedV4(address);

@@ -10,6 +10,7 @@ import { startHarness, type Harness } from '../support/harness.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
 import { closeMailers } from '../../src/delivery/mailer.ts';
 import { closeWebhookAgents, dispatchEndpoint } from '../../src/webhooks/dispatch.ts';
+import os from 'node:os';
 import { isForbiddenAddress } from '../../src/webhooks/address.ts';
 import { newSecret } from '../../src/webhooks/signing.ts';
 import { EVENT_TYPES } from '../../src/events/types.ts';
@@ -92,6 +93,15 @@ describe('the SSRF guard classifies addresses', () => {
     ['::ffff:10.0.0.1', true],
     ['::ffff:a9fe:a9fe', true],
     ['64:ff9b::7f00:1', true],
+    // An attack reached loopback through each of these, or a documentation address the docs said was refused.
+    ['2002:7f00:1::', true],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', true],
+    ['64:ff9b:1::7f00:1', true],
+    ['::ffff:0:7f00:1', true],
+    ['192.0.2.10', true],
+    ['198.51.100.1', true],
+    ['203.0.113.5', true],
+    ['2001:db8::1', true],
     ['8.8.8.8', false],
     ['1.1.1.1', false],
     ['::ffff:8.8.8.8', false],
@@ -101,6 +111,11 @@ describe('the SSRF guard classifies addresses', () => {
   for (const [address, forbidden] of table) {
     test(`${address} is ${forbidden ? 'refused' : 'allowed'}`, () => assert.equal(isForbiddenAddress(address), forbidden));
   }
+  test("every address of this machine's own interfaces is refused (a webhook reached the service itself on one)", () => {
+    const own = Object.values(os.networkInterfaces()).flatMap((l) => l ?? []).map((a) => a.address);
+    assert.ok(own.length > 0);
+    for (const a of own) assert.equal(isForbiddenAddress(a), true, a);
+  });
 });
 
 describe('webhooks: every event signed, once, in order; retries; rotation; tenancy', () => {
