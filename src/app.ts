@@ -103,6 +103,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Every answer: its type is the one it says, no other site frames it (the console, the
+    // API reference), and no address leaks to a link's target (docs/hardening.md).
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('referrer-policy', 'no-referrer');
   });
   metricsHooks(app);
 

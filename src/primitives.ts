@@ -44,6 +44,15 @@ export const IDENTIFIER_PATTERN = `^[^\\s${INVISIBLE}](?:[^${INVISIBLE}]*[^\\s${
 /** Codes that name things in the API (serviceCode, batchCode, meter and component codes): ASCII only. */
 export const CODE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]*$';
 
+/** A non-negative decimal written plainly: digits, an optional point and decimals (a rate, a reading, a deposit). */
+export const DECIMAL_PATTERN = '^[0-9]+(\\.[0-9]+)?$';
+/** An amount of money as text: up to 15 digits, a point and up to 4 decimals. */
+export const AMOUNT_PATTERN = '^[0-9]{1,15}(\\.[0-9]{1,4})?$';
+/** A wall-clock moment in the app's time zone (sheduleTime, set-clock's now). */
+export const LOCAL_TIME_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$';
+/** The same, with a space allowed for the T (the events' since, as createdAt is written). */
+export const LOCAL_TIME_SPACE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}$';
+
 export const Code = Type.String({
   minLength: 1,
   maxLength: 64,

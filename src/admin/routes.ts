@@ -4,7 +4,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, requestSchema, type Services } from '../http/operation.ts';
-import { Id, Money, NO_NUL, Paging, PagingInput } from '../primitives.ts';
+import { Id, Money, NO_NUL, Paging, PagingInput, DECIMAL_PATTERN, LOCAL_TIME_PATTERN } from '../primitives.ts';
 import { ROLES } from '../auth/roles.ts';
 import { ROUNDING_MODES } from '../rating/money.ts';
 import { readAppRecord, updateApp, LATE_CHARGE_KINDS } from './apps.ts';
@@ -15,11 +15,11 @@ import { CURRENCY_PATTERN, MINOR_UNITS } from './appRules.ts';
 
 const TAG = 'administration';
 const Empty = Type.Object({});
-const LocalTime = Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$', description: "yyyy-mm-ddThh:mm:ss in the app's time zone" });
+const LocalTime = Type.String({ pattern: LOCAL_TIME_PATTERN, description: "yyyy-mm-ddThh:mm:ss in the app's time zone" });
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL });
 const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' });
 const Password = Type.String({ minLength: 1, maxLength: 1024, description: 'at least 8 characters' });
-const DecimalText = Type.String({ maxLength: 24, pattern: '^[0-9]+(\\.[0-9]+)?$' });
+const DecimalText = Type.String({ maxLength: 24, pattern: DECIMAL_PATTERN });
 
 const LateChargeInput = Type.Object(
   {

@@ -8,6 +8,21 @@ import fastifyStatic from '@fastify/static';
 
 const DIST = path.resolve(import.meta.dirname, '../../console/dist');
 
+const CONSOLE_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "frame-src 'self' blob:",
+  "worker-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 export async function consoleRoutes(app: FastifyInstance, dist = DIST): Promise<void> {
   app.get('/console', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/'));
   if (!fs.existsSync(path.join(dist, 'index.html'))) {
@@ -26,6 +41,10 @@ export async function consoleRoutes(app: FastifyInstance, dist = DIST): Promise<
     // Assets carry their content hash in their name; the index must be read afresh after a build.
     setHeaders: (reply, file) => {
       reply.header('cache-control', file.endsWith('index.html') ? 'no-cache' : 'public, max-age=31536000, immutable');
+      // The page runs only its own scripts and talks only to this server; no other site may
+      // frame it (an attack framed the sign-in page). Styles inline: Mantine writes its
+      // theme's variables into a <style> element. A previewed PDF is a blob: frame.
+      if (file.endsWith('.html')) reply.header('content-security-policy', CONSOLE_POLICY);
     },
   });
 }

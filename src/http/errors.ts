@@ -5,7 +5,7 @@
 // answer of a business route is the envelope and every sandbox answer is { code, message }.
 import { AppError, fromRatingError, isDatabaseUnavailable, type ErrorCode, type ErrorDetail } from '../errors.ts';
 import { RatingError } from '../rating/errors.ts';
-import { CODE_PATTERN, IDENTIFIER_PATTERN } from '../primitives.ts';
+import { AMOUNT_PATTERN, CODE_PATTERN, DECIMAL_PATTERN, IDENTIFIER_PATTERN, LOCAL_TIME_PATTERN, LOCAL_TIME_SPACE_PATTERN, NO_NUL } from '../primitives.ts';
 import { CHARGE_MODELS } from '../rating/models/registry.ts';
 import { DMY_PATTERN, RECORD_DATE_MESSAGE, RECORD_DATE_PATTERN } from '../calendar/calendar.ts';
 
@@ -19,6 +19,13 @@ const PATTERN_WORDS: Record<string, string> = {
   [CODE_PATTERN]: 'must be letters, digits, _ . - (starting with a letter or digit)',
   [DMY_PATTERN]: 'must be a date, dd/mm/yyyy',
   [RECORD_DATE_PATTERN]: RECORD_DATE_MESSAGE,
+  // A billing officer read `must match pattern "^[0-9]{1,15}(\.[0-9]{1,4})?$"` under an
+  // amount typed as 1,000.50 in the console: each rule in words.
+  [DECIMAL_PATTERN]: 'must be a number written with digits and an optional decimal point, such as 1250.5 (no sign, spaces or thousands separators)',
+  [AMOUNT_PATTERN]: 'must be an amount such as 1250.50: up to 15 digits, a point and up to 4 decimals, no sign, spaces or thousands separators',
+  [LOCAL_TIME_PATTERN]: 'must be a date and time, YYYY-MM-DDThh:mm:ss',
+  [LOCAL_TIME_SPACE_PATTERN]: 'must be a date and time, YYYY-MM-DD hh:mm:ss (or with a T)',
+  [NO_NUL]: 'holds a NUL character (\\u0000), which text cannot hold',
 };
 
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
@@ -234,6 +241,11 @@ function validationDetails(all: NonNullable<FastifyLikeError['validation']>, con
       message = v.params.error === 'mapping' && allowed ? `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}` : 'is required';
     } else if (v.keyword === 'pattern' && typeof v.params.pattern === 'string' && PATTERN_WORDS[v.params.pattern]) {
       message = PATTERN_WORDS[v.params.pattern]!;
+    } else if (['minLength', 'maxLength', 'minItems', 'maxItems'].includes(v.keyword) && typeof v.params.limit === 'number') {
+      // ajv's "must NOT have fewer than 1 characters", in plain words.
+      const n = v.params.limit;
+      const what = v.keyword.endsWith('Items') ? (n === 1 ? 'item' : 'items') : n === 1 ? 'character' : 'characters';
+      message = v.keyword === 'minLength' && n === 1 ? 'must not be empty' : `must have ${v.keyword.startsWith('min') ? 'at least' : 'at most'} ${n} ${what}`;
     } else if (v.keyword === 'const' || v.keyword === 'enum') {
       const allowed = (v.params.allowedValue ?? v.params.allowedValues) as unknown;
       message = `must be ${Array.isArray(allowed) ? 'one of ' + allowed.map((a) => JSON.stringify(a)).join(', ') : JSON.stringify(allowed)}`;

@@ -6,9 +6,9 @@ import { Dec } from '../rating/money.ts';
 import { todaySql } from '../calendar/calendar.ts';
 import type { Queryable } from '../db/pool.ts';
 import { notFound, validationFailed, type ErrorDetail } from '../errors.ts';
-import { AccountNumber } from '../primitives.ts';
+import { AccountNumber, AMOUNT_PATTERN } from '../primitives.ts';
 
-export const AmountText = Type.Union([Type.String({ pattern: '^[0-9]{1,15}(\\.[0-9]{1,4})?$' }), Type.Number({ exclusiveMinimum: 0 })], {
+export const AmountText = Type.Union([Type.String({ pattern: AMOUNT_PATTERN }), Type.Number({ exclusiveMinimum: 0 })], {
   description: 'an exact decimal, more than 0, with at most the currency\'s minor units ("1250.50")',
 });
 

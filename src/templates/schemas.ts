@@ -2,7 +2,7 @@
 // elements come from the rating core, which is what reads them.
 import { Type, type Static } from 'typebox';
 import { Component, ConnectionInput, MeteredInput, StoredComponent, TariffValue, UnmeteredInput } from '../rating/tariff.ts';
-import { Code, IDENTIFIER_PATTERN } from '../primitives.ts';
+import { Code, IDENTIFIER_PATTERN, DECIMAL_PATTERN } from '../primitives.ts';
 import type { BillingCycleId } from '../calendar/cycles.ts';
 import { LateChargeRule } from '../rating/lateCharge.ts';
 import { named } from '../http/openapi.ts';
@@ -58,7 +58,7 @@ export const ServiceDefinition = Type.Object(
     paymentSettlementMethod: Type.Optional(literals(SETTLEMENT_METHODS)),
     cashAccountID: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647 })),
     businessUnitID: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647 })),
-    securityDeposit: Type.Optional(Type.Union([Type.Null(), Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 30 }), Type.Number({ minimum: 0 })])),
+    securityDeposit: Type.Optional(Type.Union([Type.Null(), Type.String({ pattern: DECIMAL_PATTERN, maxLength: 30 }), Type.Number({ minimum: 0 })])),
     requiredDocs: Type.Optional(
       Type.Union([
         Type.Null(),

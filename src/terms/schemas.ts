@@ -1,7 +1,7 @@
 // Request and response shapes of the term operations (interface.md for make-term and
 // process-term; docs/bill-run.md for the rest).
 import { Type, type Static } from 'typebox';
-import { Code, Id } from '../primitives.ts';
+import { Code, Id, DECIMAL_PATTERN, LOCAL_TIME_PATTERN } from '../primitives.ts';
 import { POST_TYPES } from '../templates/schemas.ts';
 import { DMY_PATTERN } from '../calendar/calendar.ts';
 import { TERM_STATUSES } from '../billRun/termStates.ts';
@@ -34,7 +34,7 @@ export const ProcessTermData = Type.Object(
     termID: TermId,
     sheduleTime: Type.Optional(
       Type.String({
-        pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$',
+        pattern: LOCAL_TIME_PATTERN,
         description: "YYYY-MM-DDThh:mm:ss in the app's time zone; now or past (or absent) runs at once",
       }),
     ),
@@ -60,7 +60,7 @@ export const ReadingRow = Type.Object(
     subscriptionID: Id,
     inputCode: Code,
     readingDate: DmyDate,
-    value: Type.Union([Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 30 }), Type.Number({ minimum: 0 })]),
+    value: Type.Union([Type.String({ pattern: DECIMAL_PATTERN, maxLength: 30 }), Type.Number({ minimum: 0 })]),
     kind: Type.Optional(Type.Enum(['actual', 'estimated'])),
     note: Type.Optional(Type.String({ maxLength: 500 })),
   },

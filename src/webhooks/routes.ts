@@ -1,5 +1,6 @@
 // HTTP for webhooks (admin only): endpoints made, listed, changed, disabled, their
 // secret rotated; attempts listed; events listed and replayed. docs/webhooks.md.
+import { LOCAL_TIME_SPACE_PATTERN } from '../primitives.ts';
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, requestSchema, type Services } from '../http/operation.ts';
@@ -33,7 +34,7 @@ const EventTypes = Type.Array(EventTypeSchema, { minItems: 1, maxItems: EVENT_TY
 const Url = Type.String({ minLength: 1, maxLength: 2000, description: 'http:// or https:// URL the events are POSTed to' });
 const Description = Type.String({ maxLength: 500 });
 const LocalTime = Type.String({
-  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}$',
+  pattern: LOCAL_TIME_SPACE_PATTERN,
   description: 'YYYY-MM-DD HH:MM:SS (or with a T) in the app time zone, as createdAt is written',
 });
 const DAY = 86400;

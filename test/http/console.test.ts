@@ -24,6 +24,14 @@ describe('the console is served at /console', () => {
     const index = await fetch(`${h.url}/console/`);
     assert.equal(index.status, 200);
     assert.equal(index.headers.get('cache-control'), 'no-cache');
+    // An attack framed the sign-in page from another site: no framing, own scripts only.
+    assert.match(index.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+    assert.match(index.headers.get('content-security-policy') ?? '', /script-src 'self'(;|$)/);
+    assert.equal(index.headers.get('x-frame-options'), 'DENY');
+    assert.equal(index.headers.get('x-content-type-options'), 'nosniff');
+    const api = await fetch(`${h.url}/openapi.json`);
+    assert.equal(api.headers.get('x-frame-options'), 'DENY');
+    assert.equal(api.headers.get('x-content-type-options'), 'nosniff');
     const html = await index.text();
     const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
     assert.ok(asset, html);

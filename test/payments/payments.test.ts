@@ -148,6 +148,14 @@ describe('payments', () => {
     await ledgerOk();
   });
 
+  // An officer typed 1,000.50 in the console and read the amount's regular expression.
+  test('an amount written with a thousands separator is refused in words, naming the field', async () => {
+    const a = await account();
+    const r = await h.post('/billing/payments/make-payment', pay({ accountNumber: a.accountNumber, amount: '1,000.50', paymentDate: '20/01/2025', reference: 'SEP-1', channel: 'bank' }), h.tokens.biller);
+    assert.equal(r.status, 400);
+    assert.deepEqual(r.body.error.details, [{ path: 'data.amount', message: 'must be an amount such as 1250.50: up to 15 digits, a point and up to 4 decimals, no sign, spaces or thousands separators' }]);
+  });
+
   test('payments that would take a balance past 16 digits are refused, not a 500, and change nothing', async () => {
     const a = await account();
     const huge = (i: number) => pay({ accountNumber: a.accountNumber, amount: '999999999999999.99', paymentDate: '20/01/2025', reference: `HUGE-${i}`, channel: 'bank' });

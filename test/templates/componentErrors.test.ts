@@ -21,7 +21,7 @@ const cases: { model: string; component: Record<string, unknown>; path: string; 
     path: 'tierProration.basisDays',
     message: 'must be <= 366',
   },
-  { model: 'volume', component: { code: 'X', name: 'X', model: 'volume', input: 'METER', tiers: [] }, path: 'tiers', message: 'must NOT have fewer than 1 items' },
+  { model: 'volume', component: { code: 'X', name: 'X', model: 'volume', input: 'METER', tiers: [] }, path: 'tiers', message: 'must have at least 1 item' },
   { model: 'package', component: { code: 'X', name: 'X', model: 'package', input: 'METER', size: '10', price: '25', description: 7 }, path: 'description', message: 'must be string' },
   { model: 'percentage', component: { code: 'X', name: 'X', model: 'percentage', percentage: '10' }, path: 'of', message: 'is required' },
   { model: 'commitment', component: { code: 'X', name: 'X', model: 'commitment', amount: '100', of: ['X'], prorate: 1 }, path: 'prorate', message: 'must be boolean' },

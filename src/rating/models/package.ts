@@ -1,3 +1,4 @@
+import { DECIMAL_PATTERN } from '../../primitives.ts';
 import { Type, type Static } from 'typebox';
 import { Amount, DecimalValue } from '../fields.ts';
 import { type Dec, toDecimal, ZERO } from '../money.ts';
@@ -15,7 +16,7 @@ export const PackageComponent = Type.Object(
     size: DecimalValue,
     price: Amount,
     freeUnits: Type.Optional(
-      Type.Union([Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 40 }), Type.Number()], {
+      Type.Union([Type.String({ pattern: DECIMAL_PATTERN, maxLength: 40 }), Type.Number()], {
         description: 'Units free before the first block is counted (default 0), as Lago\'s free_units',
       }),
     ),
