@@ -6,8 +6,12 @@ import { Type } from 'typebox';
 /** Free text a client may send (a name, a note, a reason): PostgreSQL refuses a NUL byte in text. */
 export const NO_NUL = '^[^\\x00]*$';
 
+/** The largest identifier: what a JavaScript client holds exactly (and far inside PostgreSQL's bigint). */
+export const MAX_ID = 9007199254740991;
 /** A record's identifier: a positive integer that a JavaScript client holds exactly. */
-export const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991 });
+export const Id = Type.Integer({ minimum: 1, maximum: MAX_ID });
+/** An identifier with what it names. */
+export const IdOf = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_ID, description });
 
 /** An amount in an answer: exact decimal text in the app's currency, never a JSON number. */
 export const Money = Type.String({ description: 'exact decimal text, e.g. "1234.50"' });

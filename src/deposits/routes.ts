@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, requestSchema, type Services } from '../http/operation.ts';
 import { AccountRefFields } from '../ledger/common.ts';
-import { Money, Paging, PagingInput } from '../primitives.ts';
+import { Money, Paging, PagingInput, Id } from '../primitives.ts';
 import { dateText } from '../calendar/calendar.ts';
 import { named } from '../http/openapi.ts';
 import { getDeposits, payDepositRefunds } from './reads.ts';
@@ -49,7 +49,7 @@ export async function depositRoutes(app: FastifyInstance, services: Services): P
           Type.Object(
             {
               ...AccountRefFields,
-              subscriptionID: Type.Optional(Type.Integer({ minimum: 1 })),
+              subscriptionID: Type.Optional(Id),
               status: Type.Optional(Type.Enum(['Held', 'Released'] as const)),
               refundDue: Type.Optional(Type.Boolean({ description: 'true: refunds not yet paid out; false: the others' })),
               ...PagingInput,
@@ -73,7 +73,7 @@ export async function depositRoutes(app: FastifyInstance, services: Services): P
     idempotent: true,
     body: requestSchema(
       { method: 'Update', action: 'Release Deposits' },
-      { data: Type.Object({ subscriptionID: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }) },
+      { data: Type.Object({ subscriptionID: Id }, { additionalProperties: false }) },
     ),
     data: Type.Object({ released: Type.Integer({ description: 'deposits released' }), unpaid: Money, applied: Money, refunded: Money }),
     handler: async (body, ctx) => releaseHeldDeposits(ctx.db, ctx.caller, body.data),
@@ -92,7 +92,7 @@ export async function depositRoutes(app: FastifyInstance, services: Services): P
       {
         data: Type.Object(
           {
-            depositIDs: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 10000 }),
+            depositIDs: Type.Array(Id, { minItems: 1, maxItems: 10000 }),
             reference: Type.String({ minLength: 1, maxLength: 200, description: 'the transfer or payment run reference' }),
             paidDate: Type.Optional(dateText('the day paid out; today (app time zone) when omitted')),
           },

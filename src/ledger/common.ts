@@ -6,7 +6,7 @@ import { Dec } from '../rating/money.ts';
 import { todaySql } from '../calendar/calendar.ts';
 import type { Queryable } from '../db/pool.ts';
 import { notFound, validationFailed, type ErrorDetail } from '../errors.ts';
-import { AccountNumber, AMOUNT_PATTERN } from '../primitives.ts';
+import { AccountNumber, AMOUNT_PATTERN, IdOf } from '../primitives.ts';
 
 export const AmountText = Type.Union([Type.String({ pattern: AMOUNT_PATTERN }), Type.Number({ exclusiveMinimum: 0 })], {
   description: 'an exact decimal, more than 0, with at most the currency\'s minor units ("1250.50")',
@@ -58,7 +58,7 @@ export function readAmount(value: unknown, minorUnits: number, path: string, iss
 export type AccountRef = { accountID?: number | undefined; accountNumber?: string | undefined };
 export const AccountRefFields = {
   accountNumber: Type.Optional(AccountNumber),
-  accountID: Type.Optional(Type.Integer({ minimum: 1, description: 'instead of accountNumber' })),
+  accountID: Type.Optional(IdOf('instead of accountNumber')),
 };
 
 export type FoundAccount = { account_id: string; account_number: string; balance: string; name: string };

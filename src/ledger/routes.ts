@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, requestSchema, type Services } from '../http/operation.ts';
 import { AccountRefFields, AmountText } from './common.ts';
-import { Money, Paging, PagingInput } from '../primitives.ts';
+import { Money, Paging, PagingInput, Id, IdOf } from '../primitives.ts';
 import { dateText } from '../calendar/calendar.ts';
 import { makeAdjustment } from './makeAdjustment.ts';
 import { getAgeing, getOpenBills, getStatement } from './reads.ts';
@@ -20,7 +20,7 @@ const AdjustmentInput = Type.Object(
     amount: AmountText,
     reason: Type.String({ minLength: 1, maxLength: 500 }),
     adjustmentDate: Type.Optional(dateText('the ledger date; today (app time zone) when omitted')),
-    billID: Type.Optional(Type.Integer({ minimum: 1, description: 'the posted bill of this account it is about; a credit note pays it first' })),
+    billID: Type.Optional(IdOf('the posted bill of this account it is about; a credit note pays it first')),
   },
   { additionalProperties: false },
 );

@@ -1,7 +1,7 @@
 // Request and response shapes of the payment operations.
 import { Type, type Static } from 'typebox';
 import { AccountRefFields, AmountText } from '../ledger/common.ts';
-import { AccountNumber, IDENTIFIER_PATTERN } from '../primitives.ts';
+import { AccountNumber, IDENTIFIER_PATTERN, Id } from '../primitives.ts';
 import { dateText } from '../calendar/calendar.ts';
 import { named } from '../http/openapi.ts';
 
@@ -44,7 +44,7 @@ export type ImportInput = Static<typeof ImportInput>;
 
 export const ReverseInput = Type.Object(
   {
-    paymentID: Type.Optional(Type.Integer({ minimum: 1 })),
+    paymentID: Type.Optional(Id),
     reference: Type.Optional(Reference),
     reason: Type.String({ minLength: 1, maxLength: 500, description: 'why: a bounced cheque, a chargeback ...' }),
     reversalDate: Type.Optional(dateText('the ledger date of the reversal; today (app time zone) when omitted')),
@@ -56,16 +56,16 @@ export const PaymentStatus = ['Posted', 'Reversed'] as const;
 
 export const PaymentFilters = Type.Object(
   {
-    paymentID: Type.Optional(Type.Integer({ minimum: 1 })),
+    paymentID: Type.Optional(Id),
     reference: Type.Optional(Type.String({ maxLength: 100 })),
     accountNumber: Type.Optional(AccountNumber),
-    accountID: Type.Optional(Type.Integer({ minimum: 1 })),
-    importID: Type.Optional(Type.Integer({ minimum: 1 })),
+    accountID: Type.Optional(Id),
+    importID: Type.Optional(Id),
     fromDate: Type.Optional(dateText('payments on or after')),
     toDate: Type.Optional(dateText('payments on or before')),
     status: Type.Optional(Type.Enum(PaymentStatus)),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, default: 0 })),
   },
   { additionalProperties: false },
 );
