@@ -2,7 +2,7 @@
 // ImportRow, so one set of rules checks them; only the paths in errors differ
 // (CSV: rows[<row number>].<column>, the header being row 1; JSON: data.rows[<index>].<field>).
 import type { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
+import { CsvError, parse } from 'csv-parse';
 import { jsonDocuments, type GivenDocument, type Inputs, type SubscriptionAccess } from '../subscriptions/check.ts';
 import type { ImportKind, RowError } from './store.ts';
 
@@ -95,8 +95,12 @@ export async function* csvRows(input: Readable, kind: ImportKind): AsyncGenerato
   } catch (err) {
     if (err instanceof SourceError) throw err;
     const e = err as { code?: string; lines?: number; message?: string };
-    if (typeof e.code === 'string' && e.code.startsWith('CSV_')) {
-      throw new SourceError([{ row: n + 1, column: '', path: `rows[${n + 1}]`, message: `is not valid CSV (line ${e.lines ?? '?'}): ${e.message}` }]);
+    // Every error of the parser (INVALID_OPENING_QUOTE has no CSV_ prefix: a quote inside an
+    // unquoted field was a 500, found by a fuzzer).
+    if (err instanceof CsvError || (typeof e.code === 'string' && e.code.startsWith('CSV_'))) {
+      // The parser's line, not the rows read so far: it may fail a little ahead of them.
+      const row = typeof e.lines === 'number' && e.lines > 0 ? e.lines : n + 1;
+      throw new SourceError([{ row, column: '', path: `rows[${row}]`, message: `is not valid CSV (line ${e.lines ?? '?'}): ${e.message}` }]);
     }
     throw err;
   }
@@ -122,6 +126,11 @@ function readHeader(header: string[], kind: ImportKind, scalar: Map<string, numb
   const errors: RowError[] = [];
   const known = new Set(FIELDS[kind]);
   const seen = new Set<string>();
+  // A NUL in a column's name would be in the error that names it, which the import's own
+  // record (a jsonb column) cannot hold: a 500, and the import left running (a fuzzer).
+  if (header.some((name) => name.includes('\u0000'))) {
+    throw new SourceError([{ row: 1, column: '', path: 'rows[1]', message: 'the header holds a NUL character, which no column name may' }]);
+  }
   header.forEach((name, i) => {
     const at = { row: 1, column: name, path: `rows[1].${name}` };
     if (seen.has(name)) errors.push({ ...at, message: 'is a column named twice' });

@@ -166,6 +166,15 @@ describe('bulk import', () => {
     assert.ok(r.body.error.details.some((d: { path: string }) => d.path === 'rows[1].name'));
     assertError(await upload(h, ''), 400, 'VALIDATION_FAILED', 'rows[1]');
     assertError(await upload(h, 'accountNumber,name\n"A-1,Jane\n'), 400, 'VALIDATION_FAILED');
+    // A fuzzer's 500s: a quote opening inside an unquoted field (csv-parse's
+    // INVALID_OPENING_QUOTE), and a NUL in the header, which also left the import running.
+    assertError(await upload(h, 'accountNumber,name\nA1,x\nA2,y"z\n', 'kind=accounts&dryRun=true'), 400, 'VALIDATION_FAILED', 'rows[3]');
+    const nul = await upload(h, 'acc\u0000ountNumber,name\nA,b\n');
+    assertError(nul, 400, 'VALIDATION_FAILED', 'rows[1]');
+    const id = nul.headers.get('x-billrun-import-id');
+    assert.ok(id);
+    const job = (await imports(h, { importID: Number(id) })).body.data.imports[0];
+    assert.equal(job.status, 'failed');
   });
 
   test('JSON rows through make-import, reported by their JSON path', async () => {
