@@ -22,7 +22,8 @@ export type Block =
 /** The blocks of a filled template, one kind per line prefix. */
 export function parseLayout(text: string): Block[] {
   const blocks: Block[] = [];
-  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  // Every text and cell is measured by pdfkit's line wrapper: long words broken first.
+  const lines = breakLongWords(text).replace(/\r\n?/g, '\n').split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (line.startsWith('|')) {
@@ -170,6 +171,18 @@ function drawBlock(doc: Doc, b: Block): void {
 function ensure(doc: Doc, height: number): void {
   if (doc.y + height > BOTTOM) doc.addPage();
 }
+
+/**
+ * A word longer than LONG_WORD characters, broken every LONG_WORD: pdfkit breaks a word too
+ * wide for its line one character at a time, measuring it again each time, so a single
+ * word of 24,000 characters took 18 s and one of 200,000 held the process for minutes (a
+ * fuzzer). No word a bill prints is this long; a URL of up to 60 characters is kept whole.
+ */
+const LONG_WORD = 60;
+// A word ends at a space or a table's | (a cell is laid out alone); a rule (---) is no word.
+const LONG_WORD_RE = new RegExp(`[^\\s|]{${LONG_WORD + 1},}`, 'gu');
+export const breakLongWords = (text: string): string =>
+  text.replace(LONG_WORD_RE, (word) => (/^-+$/.test(word) ? word : [...word].reduce((out, ch, i) => out + (i > 0 && i % LONG_WORD === 0 ? ' ' : '') + ch, '')));
 
 /** Text in runs of the fonts that have its glyphs; answers the y below it. */
 function drawText(doc: Doc, text: string, x: number, y: number, width: number, align: 'left' | 'right' | 'center', weight: 'regular' | 'bold', size: number): number {
