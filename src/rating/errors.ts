@@ -16,6 +16,7 @@ export const RATING_ERROR_CODES = [
   'INVALID_INPUT', // an unmetered quantity that is negative
   'INVALID_BALANCE', // balance brought forward finer than the currency's minor unit
   'INVALID_CURRENCY', // minor units not an integer 0..8, or an unknown rounding mode
+  'AMOUNT_TOO_LARGE', // a line or total past the largest amount billrun keeps (money.ts)
 ] as const;
 
 export type RatingErrorCode = (typeof RATING_ERROR_CODES)[number];

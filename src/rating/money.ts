@@ -93,6 +93,23 @@ export function minorUnitsOf(text: string, minorUnits: number): bigint | null {
   return BigInt(text.slice(0, dot) + fraction);
 }
 
+/**
+ * The largest amount a bill may hold, in whole units: 15 digits before the point, as an
+ * amount sent to the API may have (AMOUNT_PATTERN), with room left in the bill's and the
+ * ledger's numeric(20,4) columns for sums. A tariff and readings that the schema took (a
+ * rate of 999,999,999,999,999 on a meter read to 99,999,999,999,999) made a bill the
+ * database refused, and the run retried its chunk until it gave up (a fuzzer).
+ */
+export const MAX_AMOUNT_DIGITS = 15;
+
+/** Refuses an amount (in minor units) past MAX_AMOUNT_DIGITS, naming what it is. */
+export function checkAmountLimit(units: bigint, minorUnits: number, what: string): void {
+  const limit = 10n ** BigInt(MAX_AMOUNT_DIGITS + minorUnits);
+  if (units >= limit || units <= -limit) {
+    throw new RatingError('AMOUNT_TOO_LARGE', `${what} ${formatMinorUnits(units, minorUnits)} is larger than the largest amount a bill may hold (${MAX_AMOUNT_DIGITS} digits before the decimal point)`);
+  }
+}
+
 /** formatMoney of a whole number of minor units: 1250n at 2 is "12.50"; never "-0.00". */
 export function formatMinorUnits(units: bigint, minorUnits: number): string {
   const negative = units < 0n;

@@ -1,6 +1,6 @@
 import { apiDate, dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
-import { Dec, DECIMAL_TEXT, formatMinorUnits, minorUnitsOf, parseDecimal, ROUNDING_MODES, type RoundingMode, ZERO } from './money.ts';
+import { checkAmountLimit, Dec, DECIMAL_TEXT, formatMinorUnits, minorUnitsOf, parseDecimal, ROUNDING_MODES, type RoundingMode, ZERO } from './money.ts';
 import type { ModelContext } from './models/context.ts';
 import { type PreparedTariff, type PreparedUnmeteredInput, prepareTariff } from './prepareTariff.ts';
 import { type LastReadingOnly, type MeterReadings, meterConsumption } from './meterReadings.ts';
@@ -199,6 +199,10 @@ export function rateBill(input: RateBillInput): RatedBill {
   }
   const total = charges + tax;
   const balance = balanceBroughtForward(input.balanceBroughtForward, minorUnits);
+  // Each line, then the bill's own sums: what the bill row and the ledger keep.
+  for (const c of prepared.components) checkAmountLimit(minors[c.index] as bigint, minorUnits, `the line ${c.code}`);
+  checkAmountLimit(total, minorUnits, 'the total');
+  checkAmountLimit(total + balance, minorUnits, 'the total due');
 
   return {
     lines,

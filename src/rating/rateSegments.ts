@@ -3,7 +3,7 @@
 // consumption), each segment's lines by its own version, in date order.
 import { dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
-import { type Dec, formatMinorUnits, parseDecimal, ZERO } from './money.ts';
+import { checkAmountLimit, type Dec, formatMinorUnits, parseDecimal, ZERO } from './money.ts';
 import type { ModelContext, SegmentOfBill } from './models/context.ts';
 import { meterConsumption } from './meterReadings.ts';
 import { type PreparedMeteredInput, type PreparedTariff, prepareTariff } from './prepareTariff.ts';
@@ -139,6 +139,7 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
         source = { input: u.trace, segment };
       } else source = { segment };
       const { line, amount, minor } = rateLine(c, quantity, context, settings, source);
+      checkAmountLimit(minor, settings.minorUnits, `the line ${c.code}`);
       amounts[c.index] = amount;
       minors[c.index] = minor;
       traces[c.index] = line.trace;
@@ -152,6 +153,9 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
   });
 
   const total = charges + tax;
+  // The bill's own sums (each line was checked as it was rated): what the bill row and the ledger keep.
+  checkAmountLimit(total, settings.minorUnits, 'the total');
+  checkAmountLimit(total + d.balance, settings.minorUnits, 'the total due');
   const minorUnits = settings.minorUnits;
   const sub0 = input.subscription;
   return {

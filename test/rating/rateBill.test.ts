@@ -441,7 +441,17 @@ describe('refusals', () => {
     ['minor units out of range', () => bill([energy], { minorUnits: 2.5 }), 'INVALID_CURRENCY', /minorUnits/],
     ['an unknown rounding mode', () => bill([energy], { rounding: 'nearest' as never }), 'INVALID_CURRENCY', /rounding/],
     ['an invalid tariff', () => bill([{ ...energy, input: 'gas' } as Component]), 'INVALID_TARIFF', /tariff.components\[0\].input/],
+    // A fuzzer's bill the database refused (numeric(20,4)), retried until the run gave up.
+    [
+      'a line past 15 digits',
+      () => bill([{ ...energy, rate: '999999999999999' }], { readings: { power: reading(0, '99999999999999') } }),
+      'AMOUNT_TOO_LARGE',
+      /the line e 99999999999998900000000000001\.00 is larger than the largest amount a bill may hold \(15 digits/,
+    ],
+    ['a total past 15 digits from lines within it', () => bill([{ ...energy, rate: '600000000000000' }, { ...energy, code: 'e2', rate: '600000000000000' }], { readings: { power: reading(0, 1) } }), 'AMOUNT_TOO_LARGE', /the total 1200000000000000\.00/],
+    ['a total due past 15 digits with its balance', () => bill([energy], { readings: { power: reading(0, 1) }, balanceBroughtForward: '999999999999999.50' }), 'AMOUNT_TOO_LARGE', /the total due/],
   ];
+  test('the largest bill a bill may hold is rated', () => assert.equal(bill([{ ...energy, rate: '999999999999999.99' }], { readings: { power: reading(0, 1) } }).total, '999999999999999.99'));
   for (const [what, f, code, message] of cases) test(`${what}: ${code}`, () => throwsCode(f, code, message));
 
   test('an invalid tariff lists every issue in details', () => {
