@@ -91,7 +91,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (err, request, reply) => {
       const appErr = toAppError(err);
       request.log.info({ code: appErr.code }, 'request refused before routing');
-      void (reply as FastifyReply).code(statusOf(appErr)).headers(headersOf(appErr)).send(errorBody(appErr, request.raw.url));
+      // Answered before the onRequest hooks: the request id and the common headers here too.
+      void (reply as FastifyReply)
+        .code(statusOf(appErr))
+        .headers({ ...headersOf(appErr), 'x-request-id': request.id, 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer' })
+        .send(errorBody(appErr, request.raw.url));
     },
     clientErrorHandler: (err, socket) => answerClientError(err, socket),
   });

@@ -3,7 +3,7 @@
 // runAtSql; migration 020). A live app runs on real time and its clock cannot be set.
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
-import { LOCAL_TIME_MESSAGE, parseLocalTime, runAtSql } from '../calendar/calendar.ts';
+import { LOCAL_TIME_MESSAGE, parseLocalTime, runAtSql, todaySql } from '../calendar/calendar.ts';
 import { AppError, validationFailed } from '../errors.ts';
 import { TERM_STATUS } from '../billRun/termStates.ts';
 import { moveRunAt } from '../billRun/termStore.ts';
@@ -26,12 +26,13 @@ export async function setClock(db: pg.Pool, appCode: number, actor: Actor, move:
     throw validationFailed([{ path: 'data.now', message: LOCAL_TIME_MESSAGE }]);
   }
   await inTransaction(db, async (tx) => {
-    const app = await tx.query<{ is_test: boolean; ahead: string; app_now: string; target_ahead: string; target: string; backwards: boolean }>(
+    const app = await tx.query<{ is_test: boolean; ahead: string; app_now: string; target_ahead: string; target: string; target_today: string; backwards: boolean }>(
       `SELECT a.is_test, extract(epoch FROM a.clock_offset)::bigint AS ahead,
               t.at < date_trunc('second', now() + a.clock_offset) AS backwards,
               to_char((now() + a.clock_offset) AT TIME ZONE a.time_zone, 'YYYY-MM-DD"T"HH24:MI:SS') AS app_now,
               extract(epoch FROM t.at - now()) AS target_ahead,
-              to_char(t.at AT TIME ZONE a.time_zone, 'YYYY-MM-DD"T"HH24:MI:SS') AS target
+              to_char(t.at AT TIME ZONE a.time_zone, 'YYYY-MM-DD"T"HH24:MI:SS') AS target,
+              to_char(${todaySql('a.time_zone', 't.at - now()')}, 'YYYY-MM-DD') AS target_today
          FROM app a,
               LATERAL (SELECT CASE WHEN $2::timestamp IS NOT NULL THEN $2::timestamp AT TIME ZONE a.time_zone
                                    ELSE now() + a.clock_offset + make_interval(days => $3::int) END AS at) t
@@ -48,6 +49,14 @@ export async function setClock(db: pg.Pool, appCode: number, actor: Actor, move:
       throw validationFailed(
         [{ path: move.now !== undefined ? 'data.now' : 'data.days', message: `is before the app's now (${a.app_now}); the clock only moves forward` }],
         "A test app's clock only moves forward.",
+      );
+    }
+    // Past the calendar's last year the app's dates came back as 10402-10-01, and a clock
+    // never moves back (a fuzzer): the last moment is 9999-12-31 23:59:59.
+    if (a.target.length !== 19 || a.target > '9999-12-31T23:59:59' || a.target_today.length !== 10 || a.target_today > '9999-12-31') {
+      throw validationFailed(
+        [{ path: move.now !== undefined ? 'data.now' : 'data.days', message: `would take the app's clock past 31/12/9999 (to ${a.target}), the calendar's last day` }],
+        "A test app's clock stops at the calendar's last day.",
       );
     }
     // The display is to the second: a now set to the one shown is not a step back.

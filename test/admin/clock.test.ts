@@ -136,4 +136,18 @@ describe("a test app's clock", () => {
     assert.equal(cur.status, 409);
     assert.equal(cur.body.error.details[0].path, 'data.currency');
   });
+  // Last: the clock never moves back. A fuzzer moved one to the year 10402, and dates came back as 10102-12-08.
+  test("the clock stops at the calendar's last day", async () => {
+    // Far on, then a step past the last day (by the app's today: the tests pin a today ahead of the real one).
+    assert.equal((await setClock({ now: '9999-09-01T00:00:00' })).status, 200);
+    const last = await clock();
+    for (const days of [365, 36500]) {
+      const r = await setClock({ days });
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      assert.equal(r.body.error.details[0].path, 'data.days');
+      assert.match(r.body.error.details[0].message, /past 31\/12\/9999/);
+    }
+    assert.equal((await clock()).today, last.today);
+    assert.match(last.today, /^\d{2}\/\d{2}\/9999$/);
+  });
 });
