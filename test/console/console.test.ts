@@ -186,6 +186,8 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     const exceptions = page.getByTestId('exceptions-table');
     await exceptions.getByRole('cell', { name: 'MISSING_READING' }).waitFor();
     assert.equal(await page.getByTestId('preview-Bills').innerText(), '99');
+    // October's bills are due 21/11/2026, before the app's today: said, not hidden.
+    assert.match(await page.getByTestId('warning-DUE_DATE_PASSED').innerText(), /due on 21\/11\/2026, before today/);
     await snap('exception-missing-reading');
     await page.getByRole('textbox', { name: `Reading for subscription ${missing.subscription_id}` }).fill('150');
     await exceptions.getByRole('button', { name: 'Save', exact: true }).click();
@@ -257,6 +259,22 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('tab', { name: 'Statement' }).click();
     await page.getByRole('cell', { name: 'bill', exact: true }).waitFor();
     await snap('account-statement');
+
+    // A posted bill corrected from its page: cancelled by a credit note and billed again
+    // (a new user's walk found no way to do it without the API).
+    const corrected = (await h.db.query<{ bill_id: string; bill_number: string }>("SELECT bill_id, bill_number FROM bill WHERE term_id = $1 AND status = 'posted' ORDER BY bill_id LIMIT 1", [termID])).rows[0]!;
+    await page.goto(`${h.url}/console/#/bills/${corrected.bill_id}`);
+    await page.getByRole('textbox', { name: 'Reason' }).fill('Meter misread');
+    await page.getByRole('button', { name: 'Cancel and rebill', exact: true }).click();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.getByText('A corrected bill').waitFor();
+    const rebill = (await h.db.query<{ bill_id: string; corrects_bill_id: string }>('SELECT bill_id, corrects_bill_id FROM bill WHERE corrects_bill_id = $1', [corrected.bill_id])).rows[0]!;
+    assert.ok(page.url().endsWith(`/bills/${rebill.bill_id}`), page.url());
+    await snap('bill-rebilled');
+    await page.getByTestId('corrections').getByRole('link', { name: corrected.bill_id, exact: true }).click();
+    await page.getByText(/Cancelled by credit note \d+ on/).waitFor();
+    assert.match(await page.getByTestId('corrections').innerText(), /Reason: Meter misread[\s\S]*Replaced by bill/);
+    await snap('bill-cancelled');
   });
 
   test("a run scheduled with the date-time picker runs at that wall-clock time in the app's zone; cancelled, its job goes", async () => {

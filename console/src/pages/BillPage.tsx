@@ -8,6 +8,7 @@ import { Amount, StatusBadge } from '../components/feedback.tsx';
 import { Totals } from './billrun/ValidatePanel.tsx';
 import type { Bill } from './Bills.tsx';
 import { DocumentPanel } from './bill/DocumentPanel.tsx';
+import { CorrectionPanel } from './bill/CorrectionPanel.tsx';
 
 type Line = Bill['lines'][number];
 
@@ -49,6 +50,7 @@ export function BillPage() {
           </Text>
         </Group>
       </Paper>
+      <CorrectionPanel bill={b} />
       <Totals
         items={[
           ['Charges', b.charges],

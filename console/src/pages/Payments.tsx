@@ -49,7 +49,8 @@ function RecordPayment() {
       await call('/billing/payments/make-payment', { method: 'Create', action: 'Create Payment', apiVersion: 'v2', data: { accountNumber: f.accountNumber.trim(), amount: f.amount.trim(), reference: f.reference.trim(), channel: f.channel.trim() } });
       notifyDone('Payment recorded and settled against the oldest debts.');
       setF({ ...f, accountNumber: '', amount: '', reference: '' });
-      await queryClient.invalidateQueries({ queryKey: ['payments'] });
+      // A payment settles bills: the ageing, statements and bills all moved, not only this list.
+      await queryClient.invalidateQueries();
     } catch (err) {
       if (err instanceof ApiError) {
         const { fields, other } = formErrors(err, 'data.', (p) => p in f);

@@ -96,6 +96,12 @@ export function ValidatePanel({ term, canWrite, result, setResult, onNext }: { t
       {result && (
         <>
           {result.estimated > 0 && <Alert color="yellow">{result.estimated} missing reading(s) were estimated; their bills are marked estimated.</Alert>}
+          {/* The term's calendar (a due date already passed, a term not ended): the API warned, and an officer never saw it. */}
+          {result.warnings.map((w) => (
+            <Alert key={w.code} color="orange" title="Check the term's dates" data-testid={`warning-${w.code}`}>
+              {w.message}
+            </Alert>
+          ))}
           <Title order={5}>Preview of the run</Title>
           <Totals
             testId="preview"

@@ -1,0 +1,119 @@
+// Corrections of one bill (docs/corrections.md): a posted bill cancelled by a credit note and
+// billed again with the readings as they are now; a cancelled bill says by which credit note
+// and what replaced it; a rebill says which bill it replaces. An officer could do none of it
+// here and had to use the API (a new user's walk).
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { useQueryClient } from '@tanstack/react-query';
+import { Alert, Anchor, Button, Checkbox, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
+import { ApiError, call, fetchFile, type Data } from '../../api/client.ts';
+import { ConfirmButton } from '../../components/Confirm.tsx';
+import { openBlob } from '../../components/download.ts';
+import { notifyDone, notifyError } from '../../components/feedback.tsx';
+import { useSession } from '../../session.tsx';
+
+type Bill = Data<'/billing/bills/get-bills'>['bills'][number];
+
+async function openCreditNote(creditNoteID: number): Promise<void> {
+  try {
+    const { blob } = await fetchFile('/billing/documents/get-credit-note-document', { method: 'Retrieve', action: 'Retrieve Credit Note Document', apiVersion: 'v2', data: { creditNoteID } });
+    openBlob(blob);
+  } catch (err) {
+    notifyError(err);
+  }
+}
+
+export function CorrectionPanel({ bill }: { bill: Bill }) {
+  const { can } = useSession();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [reason, setReason] = useState('');
+  const [rebill, setRebill] = useState(true);
+  const [error, setError] = useState<string | undefined>();
+  const note = bill.creditNote;
+
+  const cancel = async () => {
+    setError(undefined);
+    try {
+      const { data } = await call('/billing/bills/cancel-bill', { method: 'Update', action: 'Cancel Bill', apiVersion: 'v2', data: { billID: bill.billID, reason: reason.trim(), rebill } });
+      const made = data.creditNotes[0];
+      notifyDone(
+        made?.rebillNumber != null
+          ? `Bill ${bill.billNumber} cancelled by credit note ${made.creditNoteNumber}; bill ${made.rebillNumber} replaces it.`
+          : `Bill ${bill.billNumber} cancelled by credit note ${made?.creditNoteNumber ?? ''}.`,
+      );
+      // Balances, statements, ageing and the term's bills all moved.
+      await queryClient.invalidateQueries();
+      if (made?.rebillID != null) void navigate(`/bills/${made.rebillID}`);
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const onReason = err.details.find((d) => d.path === 'data.reason');
+        if (onReason) return setError(onReason.message);
+      }
+      notifyError(err);
+    }
+  };
+
+  return (
+    <Stack gap="xs" data-testid="corrections">
+      {bill.correctsBillID !== null && (
+        <Alert color="blue" title="A corrected bill">
+          This bill replaces bill{' '}
+          <Anchor component={Link} to={`/bills/${bill.correctsBillID}`}>
+            {bill.correctsBillID}
+          </Anchor>
+          , cancelled by a credit note.
+        </Alert>
+      )}
+      {note && (
+        <Alert color="orange" title={`Cancelled by credit note ${note.creditNoteNumber} on ${note.creditDate}`}>
+          <Stack gap={4}>
+            <Text size="sm">
+              {note.amount} credited to the account. Reason: {note.reason}
+            </Text>
+            {note.rebillID !== null ? (
+              <Text size="sm">
+                Replaced by bill{' '}
+                <Anchor component={Link} to={`/bills/${note.rebillID}`}>
+                  {note.rebillID}
+                </Anchor>
+                .
+              </Text>
+            ) : (
+              <Text size="sm">Not billed again.</Text>
+            )}
+            <Group>
+              <Button size="xs" variant="light" color="orange" onClick={() => void openCreditNote(note.creditNoteID)}>
+                Open the credit note (PDF)
+              </Button>
+            </Group>
+          </Stack>
+        </Alert>
+      )}
+      {bill.status === 'posted' && can('biller') && (
+        <Paper withBorder p="md">
+          <Stack gap="xs">
+            <Title order={5}>Correct this bill</Title>
+            <Text size="sm" c="dimmed">
+              A posted bill is never changed: it is cancelled by a credit note (which reverses it on the account) and, if you choose, billed again with the
+              readings and tariff as they are now. Correct a wrong reading first (the account's readings), then cancel and rebill. Payments that settled it
+              move to the open bills.
+            </Text>
+            <TextInput label="Reason" description="Printed on the credit note" required value={reason} onChange={(e) => setReason(e.currentTarget.value)} error={error} maw={480} />
+            <Checkbox label="Bill again with the readings as they are now" checked={rebill} onChange={(e) => setRebill(e.currentTarget.checked)} />
+            <Group>
+              <ConfirmButton
+                color="orange"
+                disabled={reason.trim() === ''}
+                question={rebill ? `Cancel bill ${bill.billNumber} by a credit note and bill it again?` : `Cancel bill ${bill.billNumber} by a credit note, without a new bill?`}
+                onConfirm={cancel}
+              >
+                {rebill ? 'Cancel and rebill' : 'Cancel the bill'}
+              </ConfirmButton>
+            </Group>
+          </Stack>
+        </Paper>
+      )}
+    </Stack>
+  );
+}
