@@ -163,6 +163,11 @@ function lineTrace<P extends TProperties>(title: string, props: P) {
 
 const FlatTrace = lineTrace('FlatLineTrace', { model: Type.Literal('flat'), amount: Text });
 const PerUnitTrace = lineTrace('PerUnitLineTrace', { model: Type.Literal('perUnit'), quantity: Text, rate: Text });
+const PerDayTrace = lineTrace('PerDayLineTrace', {
+  model: Type.Literal('perDay'),
+  days: Type.Integer({ description: "the days billed: the term's days connected and not suspended (in a segment, the segment's)" }),
+  rate: Text,
+});
 const PackageTrace = lineTrace('PackageLineTrace', {
   model: Type.Literal('package'),
   quantity: Text,
@@ -224,7 +229,7 @@ const PercentageTrace = lineTrace('PercentageLineTrace', {
   base: Text,
 });
 
-const Members = [FlatTrace, PerUnitTrace, GraduatedTrace, VolumeTrace, PackageTrace, PercentageTrace, CommitmentTrace] as const;
+const Members = [FlatTrace, PerUnitTrace, GraduatedTrace, VolumeTrace, PackageTrace, PercentageTrace, CommitmentTrace, PerDayTrace] as const;
 export const LineTraceSchema = Type.Union([...Members]);
 
 // The schema and the rating core's type are the same, both ways (a new model or trace field

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { startHarness, PASSWORD, type Harness } from '../support/harness.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
+import { CHARGE_MODELS } from '../../src/rating/tariff.ts';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -100,7 +101,7 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(s.BillLine.properties.category.enum, ['charge', 'tax']);
     assert.deepEqual(s.BillLine.properties.trace, { $ref: '#/components/schemas/LineTrace' });
     assert.equal(s.LineTrace.discriminator.propertyName, 'model');
-    assert.equal(s.LineTrace.oneOf.length, 7);
+    assert.equal(s.LineTrace.oneOf.length, CHARGE_MODELS.length, 'one line trace per charge model');
 
     const make = doc.paths['/billing/accounts/make-account']!.post.responses;
     assert.ok(make['200'].headers['X-Billrun-Account-Id']);

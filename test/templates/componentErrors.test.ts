@@ -25,6 +25,8 @@ const cases: { model: string; component: Record<string, unknown>; path: string; 
   { model: 'package', component: { code: 'X', name: 'X', model: 'package', input: 'METER', size: '10', price: '25', description: 7 }, path: 'description', message: 'must be string' },
   { model: 'percentage', component: { code: 'X', name: 'X', model: 'percentage', percentage: '10' }, path: 'of', message: 'is required' },
   { model: 'commitment', component: { code: 'X', name: 'X', model: 'commitment', amount: '100', of: ['X'], prorate: 1 }, path: 'prorate', message: 'must be boolean' },
+  // A daily charge counts days, never prorates by them.
+  { model: 'perDay', component: { code: 'X', name: 'X', model: 'perDay', rate: '0.58', prorate: true }, path: 'prorate', message: 'is not a known field' },
 ];
 
 describe('a bad component answers for its own model only', () => {
@@ -48,6 +50,17 @@ describe('a bad component answers for its own model only', () => {
       assert.deepEqual(r.body.error.details, [{ path: `service.components[4].${c.path}`, message: c.message }]);
     });
   }
+
+  test('a daily standing charge (perDay) is saved and read back as sent', async () => {
+    const s = waterService('PERDAY');
+    s.components!.push({ code: 'DAILY', name: 'Daily supply', model: 'perDay', rate: '0.580857' } as never);
+    const r = await h.post('/billing/services/make-service', make(s));
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const got = await h.post('/billing/services/get-services', { method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2' });
+    assert.equal(got.status, 200, JSON.stringify(got.body));
+    const daily = got.body.data.services.find((x: { serviceCode: string }) => x.serviceCode === 'PERDAY').components.find((c: { code: string }) => c.code === 'DAILY');
+    assert.deepEqual(daily, { code: 'DAILY', name: 'Daily supply', model: 'perDay', rate: '0.580857' });
+  });
 
   test('an unknown model is one detail naming the models there are', async () => {
     const s = waterService('BAD-MODEL');

@@ -167,6 +167,7 @@ export function TemplatePage() {
             <Text size="sm">
               {c.model === 'flat' && `Amount ${c.amount} per term`}
               {c.model === 'perUnit' && `${c.rate} per unit of ${c.input}`}
+              {c.model === 'perDay' && `${c.rate} a day billed`}
               {c.model === 'package' && `${c.price} per ${c.size} units of ${c.input}`}
               {c.model === 'percentage' && `${c.percentage}% of ${c.of.join(', ')}`}
               {c.model === 'commitment' && `At least ${c.amount} across ${c.of.join(', ')}${c.prorate ? ', prorated by days' : ''}`}

@@ -5,6 +5,7 @@ import { graduated } from './graduated.ts';
 import type { ChargeModel, PreparedBase } from './model.ts';
 import { packageModel } from './package.ts';
 import { percentage } from './percentage.ts';
+import { perDay } from './perDay.ts';
 import { perUnit } from './perUnit.ts';
 import { volume } from './volume.ts';
 
@@ -14,7 +15,7 @@ import { volume } from './volume.ts';
  * the template schema, checkTariff, prepareTariff, rateLine and the bill's
  * explanation read it from here.
  */
-export const MODELS = [flat, perUnit, graduated, volume, packageModel, percentage, commitment] as const;
+export const MODELS = [flat, perUnit, graduated, volume, packageModel, percentage, commitment, perDay] as const;
 
 type AnyModel = (typeof MODELS)[number];
 export type ChargeModelName = AnyModel['name'];

@@ -7,7 +7,7 @@ export type ServiceRecord = Data<'/billing/services/get-services'>['services'][n
 type ApiComponent = NonNullable<ServiceBody['components']>[number];
 type Dec = string | number | { value: string } | undefined;
 
-export const MODELS = ['flat', 'perUnit', 'graduated', 'volume', 'package', 'percentage', 'commitment'] as const;
+export const MODELS = ['flat', 'perUnit', 'perDay', 'graduated', 'volume', 'package', 'percentage', 'commitment'] as const;
 export type TierV = { upTo: string; rate: string; flat: string };
 export type ComponentV = {
   code: string;
@@ -75,6 +75,7 @@ export function fromRecord(r: ServiceRecord): TemplateV {
       const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: 'prorate' in c ? !!c.prorate : false, minimum: text(c.minimum), maximum: text(c.maximum) };
       if (c.model === 'flat') v.amount = text(c.amount);
       if (c.model === 'perUnit') Object.assign(v, { input: c.input, rate: text(c.rate) });
+      if (c.model === 'perDay') v.rate = text(c.rate);
       if (c.model === 'graduated' || c.model === 'volume')
         Object.assign(v, { input: c.input, tiers: c.tiers.map((t) => ({ upTo: t.upTo === null ? '' : String(t.upTo), rate: text(t.rate), flat: text(t.flat) })) });
       if (c.model === 'package') Object.assign(v, { input: c.input, size: String(c.size), price: text(c.price), freeUnits: c.freeUnits === undefined ? '' : String(c.freeUnits) });
@@ -99,6 +100,8 @@ function toComponent(c: ComponentV): ApiComponent {
       return { ...common, ...prorate, model: 'flat', amount: dec(c.amount) };
     case 'perUnit':
       return { ...common, ...prorate, model: 'perUnit', input: c.input, rate: dec(c.rate) };
+    case 'perDay':
+      return { ...common, model: 'perDay', rate: dec(c.rate) };
     case 'graduated':
     case 'volume':
       return {
