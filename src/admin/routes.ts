@@ -1,6 +1,7 @@
 // The administration operations under /admin/ (admin role): the app's settings and clock,
 // its users and its audit log (docs/administration.md). Another app's users, audit log and
 // clock are out of reach: every operation acts on the caller's own app.
+import { PASSWORD_MIN_LENGTH } from '../auth/password.ts';
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, requestSchema, type Services } from '../http/operation.ts';
@@ -18,7 +19,7 @@ const Empty = Type.Object({});
 const LocalTime = Type.String({ pattern: LOCAL_TIME_PATTERN, description: "yyyy-mm-ddThh:mm:ss in the app's time zone" });
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL });
 const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' });
-const Password = Type.String({ minLength: 1, maxLength: 1024, description: 'at least 8 characters' });
+const Password = Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: 1024, description: `at least ${PASSWORD_MIN_LENGTH} characters` });
 const DecimalText = Type.String({ maxLength: 24, pattern: DECIMAL_PATTERN });
 
 const LateChargeInput = Type.Object(
@@ -156,6 +157,7 @@ export async function adminRoutes(app: FastifyInstance, services: Services): Pro
     role: 'admin',
     tag: TAG,
     summary: 'Add a user',
+    headers: { 'X-Billrun-User-Id': 'the new userID' },
     description: 'A new user of the caller\'s app. An e-mail logs into one app only: one in use anywhere is a CONFLICT. The new userID is in the X-Billrun-User-Id header.',
     idempotent: true,
     body: requestSchema({ method: 'Create', action: 'Create User' }, {

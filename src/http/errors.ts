@@ -245,7 +245,8 @@ function validationDetails(all: NonNullable<FastifyLikeError['validation']>, con
       // ajv's "must NOT have fewer than 1 characters", in plain words.
       const n = v.params.limit;
       const what = v.keyword.endsWith('Items') ? (n === 1 ? 'item' : 'items') : n === 1 ? 'character' : 'characters';
-      message = v.keyword === 'minLength' && n === 1 ? 'must not be empty' : `must have ${v.keyword.startsWith('min') ? 'at least' : 'at most'} ${n} ${what}`;
+      const most = v.keyword.startsWith('min') ? 'at least' : 'at most';
+      message = v.keyword === 'minLength' && n === 1 ? 'must not be empty' : v.keyword.endsWith('Items') ? `must have ${most} ${n} ${what}` : `must be ${most} ${n} ${what}`;
     } else if (v.keyword === 'const' || v.keyword === 'enum') {
       const allowed = (v.params.allowedValue ?? v.params.allowedValues) as unknown;
       message = `must be ${Array.isArray(allowed) ? 'one of ' + allowed.map((a) => JSON.stringify(a)).join(', ') : JSON.stringify(allowed)}`;

@@ -51,6 +51,8 @@ export function claimOperationId(app: FastifyInstance, id: string, route: string
 
 /** The extension key on which operation() hands an operation's own response headers to finishDocument. */
 export const HEADERS_KEY = 'x-billrun-headers';
+/** The same for headers an operation sets on a refusal too (an import's id). */
+export const FAILURE_HEADERS_KEY = 'x-billrun-failure-headers';
 /** The extension key marking an operation that accepts Idempotency-Key. */
 export const IDEMPOTENT_KEY = 'x-billrun-idempotent';
 /** The extension key listing the media types of a streamed body (its requestBody is written from them). */
@@ -135,9 +137,11 @@ export function finishDocument(input: Json): Json {
       if (!isObject(op)) continue;
       const name = typeof op.operationId === 'string' ? pascal(op.operationId) : undefined;
       const own = (isObject(op[HEADERS_KEY]) ? op[HEADERS_KEY] : {}) as Record<string, string>;
+      const onFailure = (isObject(op[FAILURE_HEADERS_KEY]) ? op[FAILURE_HEADERS_KEY] : {}) as Record<string, string>;
       const idempotent = op[IDEMPOTENT_KEY] === true;
       const streamed = Array.isArray(op[STREAM_KEY]) ? (op[STREAM_KEY] as string[]) : undefined;
       delete op[HEADERS_KEY];
+      delete op[FAILURE_HEADERS_KEY];
       delete op[IDEMPOTENT_KEY];
       delete op[STREAM_KEY];
       if (streamed && op.requestBody === undefined) {
@@ -174,6 +178,7 @@ export function finishDocument(input: Json): Json {
         if (success) {
           for (const [h, description] of Object.entries(own)) headers[h] = { description, schema: { type: 'string' } };
         }
+        if (status === '4XX') for (const [h, description] of Object.entries(onFailure)) headers[h] = { description, schema: { type: 'string' } };
         if (idempotent && (success || status === '4XX')) headers['Idempotent-Replayed'] = { $ref: '#/components/headers/IdempotentReplayed' };
         if (status === '4XX' || status === '5XX') headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
         response.headers = { ...(isObject(response.headers) ? response.headers : {}), ...headers };

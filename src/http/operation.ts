@@ -16,7 +16,7 @@ import { AppError } from '../errors.ts';
 import { emptyBody, failure, statusOf, toAppError } from './errors.ts';
 import { FailureSchema, ok, successSchema } from './envelope.ts';
 import { authenticate, requireCaller } from './authenticate.ts';
-import { HEADERS_KEY, IDEMPOTENT_KEY, STREAM_KEY, claimOperationId, operationIdOf } from './openapi.ts';
+import { FAILURE_HEADERS_KEY, HEADERS_KEY, IDEMPOTENT_KEY, STREAM_KEY, claimOperationId, operationIdOf } from './openapi.ts';
 
 /** sessions: the callers of tokens, checked without a database round trip while it can be trusted. */
 export type Services = { db: pg.Pool; config: Config; sessions: SessionCache };
@@ -74,6 +74,8 @@ export type OperationSpec<B extends TObject, D extends TSchema, Q extends TObjec
   operationId?: string;
   /** Response headers this operation sets on success, by name (`X-Billrun-Account-Id`), each with what it holds. */
   headers?: Record<string, string>;
+  /** Of those, the ones it also sets when it refuses the request (declared on 4XX too). */
+  failureHeaders?: Record<string, string>;
   description?: string;
   /** The JSON body (for a business operation, its requestSchema); none: a body, if any, is ignored. */
   body?: B;
@@ -135,6 +137,7 @@ export function operation<B extends TObject, D extends TSchema, Q extends TObjec
       // An operation anyone may call says so (security: []), so a client sends no token to it.
       security: auth === 'none' ? [] : [sandbox ? { bearer: [] } : { token: [] }],
       ...(spec.headers ? { [HEADERS_KEY]: spec.headers } : {}),
+      ...(spec.failureHeaders ? { [FAILURE_HEADERS_KEY]: spec.failureHeaders } : {}),
       ...(spec.idempotent ? { [IDEMPOTENT_KEY]: true } : {}),
       ...(streamTypes ? { [STREAM_KEY]: [...streamTypes] } : {}),
     },

@@ -63,6 +63,7 @@ export async function importRoutes(app: FastifyInstance, services: Services): Pr
   operation(app, services, {
     path: MAKE_PATH,
     headers: { 'X-Billrun-Import-Id': 'the importID (also on a refusal of the rows)' },
+    failureHeaders: { 'X-Billrun-Import-Id': 'the importID of the refused import (get-imports shows its row errors)' },
     role: 'biller',
     tag: TAG,
     summary: 'Import rows from JSON',
@@ -99,6 +100,7 @@ export async function importRoutes(app: FastifyInstance, services: Services): Pr
   operation(app, services, {
     path: UPLOAD_PATH,
     headers: { 'X-Billrun-Import-Id': 'the importID (also on a refusal of the rows)' },
+    failureHeaders: { 'X-Billrun-Import-Id': 'the importID of the refused import (get-imports shows its row errors)' },
     role: 'biller',
     tag: TAG,
     summary: 'Import a CSV file',

@@ -8,7 +8,9 @@ import type { Queryable } from '../db/pool.ts';
 import { notFound, validationFailed, type ErrorDetail } from '../errors.ts';
 import { AccountNumber, AMOUNT_PATTERN, IdOf } from '../primitives.ts';
 
-export const AmountText = Type.Union([Type.String({ pattern: AMOUNT_PATTERN }), Type.Number({ exclusiveMinimum: 0 })], {
+// As a JSON number: more than 0 and at most 15 digits before the point, as the text (1e21 was
+// taken by the schema and refused by the server, which a generated client could not know).
+export const AmountText = Type.Union([Type.String({ pattern: AMOUNT_PATTERN }), Type.Number({ exclusiveMinimum: 0, maximum: 999999999999999 })], {
   description: 'an exact decimal, more than 0, with at most the currency\'s minor units ("1250.50")',
 });
 

@@ -16,6 +16,7 @@ const TAG = 'tariff simulation';
 export async function simulationRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/simulations/simulate-tariff',
+    headers: { 'X-Billrun-Simulation-Id': 'the new simulationID' },
     role: 'biller',
     tag: TAG,
     summary: 'Simulate a tariff over a term',

@@ -98,7 +98,7 @@ export const TermRecord = named('Term', Type.Object({
   startDate: Type.String(),
   endDate: Type.String(),
   dueDate: Type.String(),
-  postType: Type.String(),
+  postType: Type.Enum([...POST_TYPES]),
   status: Type.Enum(TERM_STATUSES),
   counts: Type.Object({
     subscriptions: Type.Integer({ description: 'roster' }),

@@ -1,3 +1,4 @@
+import { POST_TYPES } from '../templates/schemas.ts';
 import { formatDate } from '../calendar/calendar.ts';
 import { moneyText as money } from '../rating/money.ts';
 import type { TermRecord } from './schemas.ts';
@@ -34,7 +35,7 @@ export function termRecord(t: TermRow, verification: VerificationRecord = NO_VER
     startDate: formatDate(t.start_date),
     endDate: formatDate(t.end_date),
     dueDate: formatDate(t.due_date),
-    postType: t.post_type,
+    postType: t.post_type as (typeof POST_TYPES)[number],
     status: t.status,
     counts: {
       subscriptions: t.subscription_count,

@@ -103,6 +103,7 @@ export async function webhookRoutes(app: FastifyInstance, services: Services): P
 
   operation(app, services, {
     path: '/webhooks/make-endpoint',
+    headers: { 'X-Billrun-Endpoint-Id': 'the new endpointID' },
     role: 'admin',
     tag: 'webhooks',
     summary: 'Make a webhook endpoint',

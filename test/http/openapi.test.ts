@@ -75,6 +75,19 @@ describe('the OpenAPI document', () => {
     assert.deepEqual([...unbounded], []);
   });
 
+  // A generated client could not see X-Billrun-User-Id, -Endpoint-Id or -Simulation-Id, which
+  // the descriptions promised, nor an import's id on a refusal.
+  test('every X-Billrun-* header an operation\'s description names is declared on its answers', () => {
+    for (const o of operations()) {
+      const named = new Set(String(o.op.description ?? '').match(/X-Billrun-[A-Za-z0-9-]*[A-Za-z0-9]/g) ?? []);
+      const declared = new Set(Object.keys(o.op.responses?.['200']?.headers ?? {}));
+      for (const h of named) assert.ok(declared.has(h), `${o.path}: ${h} is in the description, not in the 200's headers`);
+    }
+    for (const p of ['/billing/imports/make-import', '/billing/imports/upload-import']) {
+      assert.ok(doc.paths[p]!.post.responses['4XX'].headers['X-Billrun-Import-Id'], `${p} declares the import id on a refusal`);
+    }
+  });
+
   test('every operation has an operationId made from its path, each one different', () => {
     const ids = operations().map((o) => o.op.operationId as string);
     assert.ok(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]*$/.test(id)), ids.join(' '));
