@@ -29,7 +29,7 @@ type TemplateOnBill = {
   invoiceTemplate: { templateID: number };
   emailTemplate: { templateID: number | null };
 };
-import type { DocumentData, ReadingData } from './context.ts';
+import { addressLines, type DocumentData, type ReadingData } from './context.ts';
 import { paymentReference } from './paymentReference.ts';
 
 const HISTORY = 6;
@@ -48,6 +48,7 @@ type Row = BillColumns & {
   definition: TemplateOnBill;
   groups: StoredGroup[] | null;
   connection_inputs: Record<string, Record<string, unknown>> | null;
+  replaces: { number: string; date: string; creditNoteNumber: string } | null;
   history: { bill_number: string; bill_date: string; period_start: string; period_end: string; total: string; lines: unknown; groups: StoredGroup[] | null }[];
 };
 
@@ -65,7 +66,9 @@ export async function loadDocumentData(db: Queryable, appCode: number, billIds: 
                 SELECT p.bill_id, p.bill_number::text, p.bill_date, p.period_start, p.period_end, p.total::text,
                        p.lines, p.groups
                   FROM bill p WHERE p.account_id = b.account_id AND p.bill_id < b.bill_id AND p.status NOT IN ('withdrawn', 'cancelled')
-                 ORDER BY p.bill_id DESC LIMIT ${HISTORY}) h), '[]') ELSE '[]' END AS history
+                 ORDER BY p.bill_id DESC LIMIT ${HISTORY}) h), '[]') ELSE '[]' END AS history,
+            (SELECT json_build_object('number', c.bill_number::text, 'date', to_char(c.bill_date, 'DD/MM/YYYY'), 'creditNoteNumber', n.credit_note_number::text)
+               FROM bill c JOIN credit_note n ON n.bill_id = c.bill_id WHERE c.bill_id = b.corrects_bill_id) AS replaces
        FROM bill b
        JOIN account ac ON ac.account_id = b.account_id
        JOIN app a ON a.app_code = b.app_code
@@ -162,8 +165,8 @@ function toSource(b: Row): BillDocumentSource {
     });
   }
   const data: DocumentData = {
-    app: { name: b.app_name, address: b.app_address ?? '', currency: b.currency },
-    account: { name: b.account_name, number: b.account_number, address: b.account_address ?? '', email: b.account_email ?? '' },
+    app: { name: b.app_name, address: b.app_address ?? '', addressLines: addressLines(b.app_address ?? ''), currency: b.currency },
+    account: { name: b.account_name, number: b.account_number, address: b.account_address ?? '', addressLines: addressLines(b.account_address ?? ''), email: b.account_email ?? '' },
     service: {
       code: b.service_code,
       name: d.name,
@@ -214,6 +217,7 @@ function toSource(b: Row): BillDocumentSource {
         total: m(h.total),
         consumption: consumptionOf(h.lines, h.groups) ?? '',
       })),
+      replaces: b.replaces,
     },
   };
   return {

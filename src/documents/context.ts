@@ -35,8 +35,9 @@ export type SubscriptionGroupData = {
 export type BankAccountData = { bankName: string; accountName: string; accountNumber: string; branch: string; swift: string };
 
 export type DocumentData = {
-  app: { name: string; address: string; currency: string };
-  account: { name: string; number: string; address: string; email: string };
+  /** addressLines: the address split at its line breaks (a value written by {{ }} is one line, so a multi-line address printed as one; a window envelope needs its lines). */
+  app: { name: string; address: string; addressLines: string[]; currency: string };
+  account: { name: string; number: string; address: string; addressLines: string[]; email: string };
   service: { code: string; name: string; bankAccounts: BankAccountData[] };
   bill: {
     id: string;
@@ -58,13 +59,22 @@ export type DocumentData = {
     subscriptions: SubscriptionGroupData[];
     readings: ReadingData[];
     history: HistoryData[];
+    /** A rebill: the cancelled bill it replaces and the credit note that cancelled it; null otherwise. */
+    replaces: { number: string; date: string; creditNoteNumber: string } | null;
   };
 };
 
+/** An address's lines: split at line breaks, each trimmed, empty ones left out. */
+export const addressLines = (address: string): string[] =>
+  address
+    .split(/\r\n|\r|\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+
 /** A bill with every part filled, so that a template checked against it can render any real bill. */
 export const SAMPLE: DocumentData = Object.freeze({
-  app: { name: 'Sample Water Co', address: '1 Reservoir Road, Nairobi', currency: 'KES' },
-  account: { name: 'Zoë Жанна Ελένη مريم 王芳', number: 'ACC-0001', address: '12 River Lane, Nairobi', email: 'customer@example.com' },
+  app: { name: 'Sample Water Co', address: '1 Reservoir Road\nNairobi', addressLines: ['1 Reservoir Road', 'Nairobi'], currency: 'KES' },
+  account: { name: 'Zoë Жанна Ελένη مريم 王芳', number: 'ACC-0001', address: '12 River Lane\nNairobi', addressLines: ['12 River Lane', 'Nairobi'], email: 'customer@example.com' },
   service: {
     code: 'WATER',
     name: 'Domestic water',
@@ -103,5 +113,6 @@ export const SAMPLE: DocumentData = Object.freeze({
       { input: 'Water meter', unit: 'm3', previousDate: '31/10/2026', previousValue: '100', currentDate: '30/11/2026', currentValue: '125', consumption: '25', estimated: false, previousEstimated: false, currentEstimated: false },
     ],
     history: [{ number: '901', date: '31/10/2026', periodStart: '01/10/2026', periodEnd: '31/10/2026', total: '1980.40', consumption: '23' }],
+    replaces: { number: '998', date: '30/11/2026', creditNoteNumber: '12' },
   },
 }) as DocumentData;

@@ -8,12 +8,16 @@ export const DEFAULT_INVOICE_NAME = 'Standard bill';
 export const DEFAULT_EMAIL_NAME = 'Standard bill e-mail';
 
 export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
-{% if app.address != blank %}> {{ app.address }}
-{% endif %}---
+{% for l in app.addressLines %}> {{ l }}
+{% endfor %}---
+{{ account.name }}
+{% for l in account.addressLines %}{{ l }}
+{% endfor %}
 ## Bill {{ bill.number }}{% if bill.estimated %} (estimated){% endif %}
-| Customer | {{ account.name }} | Bill number | {{ bill.number }} |
+{% if bill.replaces %}> This bill replaces bill {{ bill.replaces.number }} of {{ bill.replaces.date }}, cancelled by credit note {{ bill.replaces.creditNoteNumber }}.
+{% endif %}| Customer | {{ account.name }} | Bill number | {{ bill.number }} |
 | Account number | {{ account.number }} | Bill date | {{ bill.date }} |
-| Address | {{ account.address }} | Period | {{ bill.periodStart }} to {{ bill.periodEnd }} |
+| Address | {{ account.addressLines | join: ", " }} | Period | {{ bill.periodStart }} to {{ bill.periodEnd }} |
 | Tariff | {{ service.name }} | Due date | {{ bill.dueDate }} |
 
 ## Charges
@@ -77,12 +81,15 @@ Payment reference: {{ bill.paymentReference }} (please quote it with every payme
  * bill's; an app cannot replace it yet (docs/corrections.md).
  */
 export const DEFAULT_CREDIT_NOTE_BODY = `# {{ app.name }}
-{% if app.address != blank %}> {{ app.address }}
-{% endif %}---
+{% for l in app.addressLines %}> {{ l }}
+{% endfor %}---
+{{ account.name }}
+{% for l in account.addressLines %}{{ l }}
+{% endfor %}
 ## Credit note {{ creditNote.number }}
 | Customer | {{ account.name }} | Credit note number | {{ creditNote.number }} |
 | Account number | {{ account.number }} | Credit note date | {{ creditNote.date }} |
-| Address | {{ account.address }} | Cancels bill | {{ bill.number }} of {{ bill.date }} |
+| Address | {{ account.addressLines | join: ", " }} | Cancels bill | {{ bill.number }} of {{ bill.date }} |
 | Tariff | {{ service.name }} | Replaced by bill | {% if creditNote.rebillNumber != blank %}{{ creditNote.rebillNumber }}{% else %}none{% endif %} |
 
 > This credit note cancels bill {{ bill.number }} (period {{ bill.periodStart }} to {{ bill.periodEnd }}, total {{ bill.total }} {{ bill.currency }}). Reason: {{ creditNote.reason }}

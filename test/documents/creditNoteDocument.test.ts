@@ -40,6 +40,8 @@ describe("a credit note's document", { skip: needsPoppler() }, () => {
     // The meter was misread: 115, not 120; the bill is cancelled and rebilled.
     const r = await h.db.query("SELECT reading_id FROM reading WHERE subscription_id = $1 AND reading_date = '2026-11-30'", [sub!.subscriptionId]);
     await ok('/billing/readings/correct-reading', docEnv('Update', 'Correct Reading', { readingID: Number(r.rows[0].reading_id), value: '115', note: 'misread' }));
+    // An address of three lines (a window envelope's), which printed as one.
+    await h.db.query(`UPDATE account SET address = E'Flat 4\\n12 River Lane\\nNairobi 00100' WHERE account_id = (SELECT account_id FROM subscription WHERE subscription_id = $1)`, [sub!.subscriptionId]);
     const done = await ok('/billing/bills/cancel-bill', docEnv('Update', 'Cancel Bill', { billID: bill.billID, reason: 'misread meter' }));
     const note = done.creditNotes[0];
     assert.equal(note.billID, bill.billID);
@@ -76,6 +78,19 @@ describe("a credit note's document", { skip: needsPoppler() }, () => {
     }
     // The lines reversed are the cancelled bill's (20 m3, not the rebill's 15).
     assert.match(text, /Water\s+20 m3/);
+    assert.match(text, /Flat 4\n12 River Lane\nNairobi 00100/, text);
+
+    // The rebill's own document says what it replaces (a new user's walk: it did not).
+    let rebillPdf = await fetchFile(h, '/billing/documents/get-bill-document', docEnv('Retrieve', 'Retrieve Bill Document', { billID: rebill.billID }), h.tokens.viewer);
+    for (let i = 0; i < 100 && rebillPdf.status === 409; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      rebillPdf = await fetchFile(h, '/billing/documents/get-bill-document', docEnv('Retrieve', 'Retrieve Bill Document', { billID: rebill.billID }), h.tokens.viewer);
+    }
+    assert.equal(rebillPdf.status, 200, rebillPdf.bytes.toString());
+    const rebillText = pdfText(rebillPdf.bytes);
+    assert.match(rebillText, new RegExp(`This bill replaces bill ${bill.billNumber} of ${bill.billDate.replace(/\//g, '\\/')}, cancelled by credit note ${note.creditNoteNumber}\\.`), rebillText);
+    assert.match(rebillText, /Flat 4\n12 River Lane\nNairobi 00100/);
+    assert.match(rebillText, /Flat 4, 12 River Lane, Nairobi 00100/);
 
     // Kept: a second read is the same bytes; another app's caller cannot read it; an unknown note is 404.
     const again = await pdfOf(note.creditNoteID);
