@@ -1,5 +1,7 @@
 import { HashRouter, Navigate, NavLink as RouterLink, Outlet, Route, Routes, useLocation } from 'react-router';
-import { AppShell, Badge, Button, Group, NavLink, Stack, Text, Title } from '@mantine/core';
+import { AppShell, Badge, Burger, Button, Group, NavLink, Stack, Text, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useEffect } from 'react';
 import { useSession } from './session.tsx';
 import { SignIn } from './pages/SignIn.tsx';
 import { Terms } from './pages/Terms.tsx';
@@ -30,21 +32,28 @@ const NAV = [
 function Shell() {
   const { session, app, signOut } = useSession();
   const location = useLocation();
+  // On a phone the menu folds away behind a burger (it took 210 of 390 pixels); a page
+  // chosen from it closes it again.
+  const [opened, { toggle, close }] = useDisclosure(false);
+  useEffect(close, [location.pathname, close]);
   if (!session) return <Navigate to="/signin" replace state={{ from: location.pathname }} />;
   return (
-    <AppShell header={{ height: 52 }} navbar={{ width: 210, breakpoint: 0 }} padding="md">
+    <AppShell header={{ height: 52 }} navbar={{ width: 210, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
       <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between">
-          <Group gap="xs">
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="xs" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Menu" />
             <Title order={4}>billrun</Title>
             {app && (
-              <Text size="sm" c="dimmed">
+              <Text size="sm" c="dimmed" visibleFrom="md">
                 {app.name} · {app.currency} · times in {app.timeZone}
               </Text>
             )}
           </Group>
-          <Group gap="xs">
-            <Text size="sm">{session.email}</Text>
+          <Group gap="xs" wrap="nowrap">
+            <Text size="sm" visibleFrom="sm">
+              {session.email}
+            </Text>
             <Badge variant="outline" data-testid="role">
               {session.role}
             </Badge>

@@ -49,12 +49,14 @@ type BillRow = BillColumns & {
 
 /** Bills of the caller's app by term, account, bill id or number, each with its lines and their explanation. */
 export async function getBills(db: Queryable, appCode: number, f: GetBillsData): Promise<BillRecord[]> {
-  if (f.termID === undefined && f.accountID === undefined && f.billID === undefined && f.billNumber === undefined) {
-    throw validationFailed([{ path: 'data', message: 'give termID, accountID, billID or billNumber' }]);
+  if (f.termID === undefined && f.accountID === undefined && f.accountNumber === undefined && f.billID === undefined && f.billNumber === undefined) {
+    throw validationFailed([{ path: 'data', message: 'give termID, accountID, accountNumber, billID or billNumber' }]);
   }
   const w = filters('b.app_code = $1', appCode);
   if (f.termID !== undefined) w.add((p) => `b.term_id = ${p}`, f.termID);
   if (f.accountID !== undefined) w.add((p) => `b.account_id = ${p}`, f.accountID);
+  // By the number a customer quotes (a new user found only the internal id taken here).
+  if (f.accountNumber !== undefined) w.add((p) => `ac.account_number = ${p}`, f.accountNumber);
   if (f.billID !== undefined) w.add((p) => `b.bill_id = ${p}`, f.billID);
   if (f.billNumber !== undefined) w.add((p) => `b.bill_number = ${p}`, f.billNumber);
   if (f.status !== undefined) w.add((p) => `b.status = ${p}`, f.status);

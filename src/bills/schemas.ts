@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Id, Money } from '../primitives.ts';
+import { ACCOUNT_NUMBER, Id, Money } from '../primitives.ts';
 import { named } from '../http/openapi.ts';
 import { Category } from '../rating/fields.ts';
 import './traceSchema.ts';
@@ -18,13 +18,14 @@ export const GetBillsData = Type.Object(
   {
     termID: Type.Optional(Id),
     accountID: Type.Optional(Id),
+    accountNumber: Type.Optional(Type.String({ ...ACCOUNT_NUMBER, minLength: 1, description: "the account's own number, as get-account and payments take it" })),
     billID: Type.Optional(Id),
     billNumber: Type.Optional(Id),
     status: Type.Optional(Type.Enum(BILL_STATUSES)),
     afterBillID: Type.Optional(Type.Integer({ minimum: 0, maximum: 9007199254740991, description: 'paging: bills with a larger billID' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'default 100' })),
   },
-  { additionalProperties: false, description: 'at least one of termID, accountID, billID, billNumber' },
+  { additionalProperties: false, description: 'at least one of termID, accountID, accountNumber, billID, billNumber' },
 );
 export type GetBillsData = Static<typeof GetBillsData>;
 

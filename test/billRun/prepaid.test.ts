@@ -149,6 +149,9 @@ describe('a Prepaid template', () => {
     assert.deepEqual(lines(again.of(c)), lines(final));
     // Read as a client reads them (bills are stored packed: src/billLines/storedLines.ts).
     const accountBills = (await h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { accountID: Number(c.accountId) } })).body.data.bills as any[];
+    // The same bills by the account's own number (get-bills took only the internal id).
+    const byNumber = (await h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { accountNumber: accountBills[0].accountNumber } })).body.data.bills as any[];
+    assert.deepEqual(byNumber.map((b) => b.billID), accountBills.map((b) => b.billID));
     const credits = accountBills
       .filter((x) => x.subscriptionID === Number(c.subscriptionId) && x.status !== 'withdrawn')
       .flatMap((x) => x.lines)

@@ -345,4 +345,33 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     assert.equal(await page.getByRole('textbox', { name: /Reading for subscription/ }).count(), 0);
     await snap('viewer-bill-run');
   });
+  // A phone (390 px): the 210 px menu left the pages 180 px and cut the header (a walk's screenshots).
+  test('on a phone the menu folds behind a burger and nothing runs off the screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(`${h.url}/console/#/terms`);
+      await page.getByRole('heading', { name: 'Bill runs' }).waitFor();
+      const nav = page.getByRole('navigation', { name: 'Main' });
+      // Folded: moved off the screen to its left (Mantine slides it, it stays in the page).
+      const onScreen = async () => {
+        const box = await nav.boundingBox();
+        return box !== null && box.x + box.width > 0;
+      };
+      // It slides out (a transition) after the window narrows.
+      for (let i = 0; i < 60 && (await onScreen()); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(await onScreen(), false, `the menu is folded: ${JSON.stringify(await nav.boundingBox())}`);
+      await page.getByRole('button', { name: 'Menu' }).click();
+      await nav.getByRole('link', { name: 'Bills' }).click();
+      await page.waitForURL(/#\/bills/);
+      for (let i = 0; i < 50 && (await onScreen()); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(await onScreen(), false, 'a page chosen folds the menu again');
+      await page.goto(`${h.url}/console/#/terms`);
+      await page.getByRole('heading', { name: 'Bill runs' }).waitFor();
+      const width = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+      assert.ok(width <= 390, `the page is ${width} px wide`);
+      await snap('phone-terms');
+    } finally {
+      await page.setViewportSize({ width: 1366, height: 768 });
+    }
+  });
 });

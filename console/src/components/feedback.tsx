@@ -41,7 +41,8 @@ const STATUS_COLORS: Record<string, string> = {
 
 export function StatusBadge({ status }: { status: string }) {
   return (
-    <Badge color={STATUS_COLORS[status] ?? 'gray'} variant="light">
+    // Never cut to "ERR…" by a narrow column: a status is short, the column grows to hold it.
+    <Badge color={STATUS_COLORS[status] ?? 'gray'} variant="light" style={{ flexShrink: 0, overflow: 'visible' }} miw="max-content">
       {status}
     </Badge>
   );
