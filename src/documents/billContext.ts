@@ -49,8 +49,42 @@ type Row = BillColumns & {
   groups: StoredGroup[] | null;
   connection_inputs: Record<string, Record<string, unknown>> | null;
   replaces: { number: string; date: string; creditNoteNumber: string } | null;
+  activity: { count: number; entries: { date: string; description: string; amount: string }[] | null };
   history: { bill_number: string; bill_date: string; period_start: string; period_end: string; total: string; lines: unknown; groups: StoredGroup[] | null }[];
 };
+
+/** The most entries of the account's activity a document lists (the rest are summed into its previous balance). */
+export const ACTIVITY_SHOWN = 20;
+
+/**
+ * The account's ledger entries since its last bill that this bill's balance brought forward
+ * holds (bill.activity, context.ts): after the entry of the account's latest earlier bill,
+ * made before this bill was rated (its balance was read then), this bill's own entry aside.
+ * A late payment charge was in the balance brought forward and on no document (a new user's
+ * check of a US utility bill).
+ */
+const ACTIVITY_SQL = `(
+  SELECT json_build_object('count', count(*)::int,
+           'entries', json_agg(json_build_object('date', to_char(x.entry_date, 'DD/MM/YYYY'), 'description', x.description, 'amount', x.amount::text) ORDER BY x.entry_id)
+             FILTER (WHERE x.n <= ${ACTIVITY_SHOWN}))
+    FROM (SELECT e.entry_id, e.entry_date, e.description, e.amount, row_number() OVER (ORDER BY e.entry_id DESC) AS n
+            FROM ledger_entry e
+           WHERE e.account_id = b.account_id
+             AND e.entry_id > coalesce((SELECT max(pe.entry_id) FROM ledger_entry pe
+                                         WHERE pe.account_id = b.account_id AND pe.kind = 'bill' AND pe.bill_id < b.bill_id), 0)
+             AND e.created_at <= b.created_at
+             AND NOT (e.kind = 'bill' AND e.bill_id = b.bill_id)) x)`;
+
+/** The entries shown, and the balance before them: the balance brought forward less what they add (the earlier ones inside it). */
+function activityOf(b: Row, m: (x: string) => string): DocumentData['bill']['activity'] {
+  const entries = b.activity.entries ?? [];
+  const shown = entries.reduce((sum, e) => sum.plus(e.amount), new Dec(0));
+  return {
+    previousBalance: m(new Dec(b.balance_brought_forward).minus(shown).toFixed()),
+    entries: entries.map((e) => ({ date: e.date, description: e.description, amount: m(e.amount) })),
+    earlier: Math.max(0, b.activity.count - entries.length),
+  };
+}
 
 export type BillDocumentSource = { billId: string; data: DocumentData; invoiceTemplateId: number; emailTemplateId: number | null; email: string | null; deliveryPreference: string };
 
@@ -68,7 +102,8 @@ export async function loadDocumentData(db: Queryable, appCode: number, billIds: 
                   FROM bill p WHERE p.account_id = b.account_id AND p.bill_id < b.bill_id AND p.status NOT IN ('withdrawn', 'cancelled')
                  ORDER BY p.bill_id DESC LIMIT ${HISTORY}) h), '[]') ELSE '[]' END AS history,
             (SELECT json_build_object('number', c.bill_number::text, 'date', to_char(c.bill_date, 'DD/MM/YYYY'), 'creditNoteNumber', n.credit_note_number::text)
-               FROM bill c JOIN credit_note n ON n.bill_id = c.bill_id WHERE c.bill_id = b.corrects_bill_id) AS replaces
+               FROM bill c JOIN credit_note n ON n.bill_id = c.bill_id WHERE c.bill_id = b.corrects_bill_id) AS replaces,
+            ${ACTIVITY_SQL} AS activity
        FROM bill b
        JOIN account ac ON ac.account_id = b.account_id
        JOIN app a ON a.app_code = b.app_code
@@ -218,6 +253,7 @@ function toSource(b: Row): BillDocumentSource {
         consumption: consumptionOf(h.lines, h.groups) ?? '',
       })),
       replaces: b.replaces,
+      activity: activityOf(b, m),
     },
   };
   return {

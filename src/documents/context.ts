@@ -61,8 +61,17 @@ export type DocumentData = {
     history: HistoryData[];
     /** A rebill: the cancelled bill it replaces and the credit note that cancelled it; null otherwise. */
     replaces: { number: string; date: string; creditNoteNumber: string } | null;
+    /**
+     * What moved the account since its last bill, up to this bill's balance brought forward:
+     * payments, their reversals, adjustments and late payment charges, credit notes, other
+     * bills. previousBalance + the entries' amounts = balanceBroughtForward. The last
+     * ACTIVITY_SHOWN entries; `earlier` counts those left out (their sum is in previousBalance,
+     * which is then the balance before the entries shown, not after the last bill).
+     */
+    activity: { previousBalance: string; entries: ActivityData[]; earlier: number };
   };
 };
+export type ActivityData = { date: string; description: string; amount: string };
 
 /** An address's lines: split at line breaks, each trimmed, empty ones left out. */
 export const addressLines = (address: string): string[] =>
@@ -114,5 +123,13 @@ export const SAMPLE: DocumentData = Object.freeze({
     ],
     history: [{ number: '901', date: '31/10/2026', periodStart: '01/10/2026', periodEnd: '31/10/2026', total: '1980.40', consumption: '23' }],
     replaces: { number: '998', date: '30/11/2026', creditNoteNumber: '12' },
+    activity: {
+      previousBalance: '2020.00',
+      entries: [
+        { date: '10/11/2026', description: 'Payment RF-0901', amount: '-2000.00' },
+        { date: '15/11/2026', description: 'Late payment charge on bill 901 (due 14/11/2026)', amount: '20.00' },
+      ],
+      earlier: 0,
+    },
   },
 }) as DocumentData;

@@ -38,7 +38,14 @@ export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
 | Total of this bill | {{ bill.total }} |
 | Balance brought forward | {{ bill.balanceBroughtForward }} |
 | Total due by {{ bill.dueDate }} | {{ bill.totalDue }} |
-
+{% if bill.activity.entries.size > 0 %}
+## Since your last bill
+| Account activity | Amount ({{ bill.currency }}) |
+|---|--:|
+| {% if bill.activity.earlier > 0 %}Balance after your last bill and {{ bill.activity.earlier }} more entries{% else %}Balance after your last bill{% endif %} | {{ bill.activity.previousBalance }} |
+{% for e in bill.activity.entries %}| {{ e.date }} {{ e.description }} | {{ e.amount }} |
+{% endfor %}| Balance brought forward | {{ bill.balanceBroughtForward }} |
+{% endif %}
 **Total due: {{ bill.totalDue }} {{ bill.currency }} by {{ bill.dueDate }}**
 {% if bill.readings.size > 0 %}
 ## Meter readings

@@ -91,6 +91,15 @@ describe("a credit note's document", { skip: needsPoppler() }, () => {
     assert.match(rebillText, new RegExp(`This bill replaces bill ${bill.billNumber} of ${bill.billDate.replace(/\//g, '\\/')}, cancelled by credit note ${note.creditNoteNumber}\\.`), rebillText);
     assert.match(rebillText, /Flat 4\n12 River Lane\nNairobi 00100/);
     assert.match(rebillText, /Flat 4, 12 River Lane, Nairobi 00100/);
+    // What moved the account since its last bill (here the credit note), adding up to the balance brought forward.
+    const activity = rebillText.slice(rebillText.indexOf('Since your last bill'));
+    assert.ok(rebillText.includes('Since your last bill'), rebillText);
+    const previous = Number(/Balance after your last bill\s+(-?[\d.]+)/.exec(activity)![1]);
+    const credit = Number(new RegExp(`Credit note ${note.creditNoteNumber} cancelling bill ${bill.billNumber}\\s+(-?[\\d.]+)`).exec(activity)![1]);
+    const forward = Number(/Balance brought forward\s+(-?[\d.]+)/.exec(activity)![1]);
+    assert.equal(credit, -1705.2);
+    assert.equal(Math.round((previous + credit) * 100), Math.round(forward * 100));
+    assert.equal(forward.toFixed(2), rebill.balanceBroughtForward);
 
     // Kept: a second read is the same bytes; another app's caller cannot read it; an unknown note is 404.
     const again = await pdfOf(note.creditNoteID);
