@@ -17,6 +17,7 @@ import { AccountPage } from './pages/AccountPage.tsx';
 import { Imports } from './pages/Imports.tsx';
 import { Batches } from './pages/Batches.tsx';
 import { Payments } from './pages/Payments.tsx';
+import { Settings } from './pages/Settings.tsx';
 
 const NAV = [
   { to: '/terms', label: 'Bill runs' },
@@ -27,10 +28,11 @@ const NAV = [
   { to: '/document-templates', label: 'Invoice and e-mail' },
   { to: '/batches', label: 'Batches' },
   { to: '/payments', label: 'Payments and ageing' },
+  { to: '/settings', label: 'Settings', admin: true },
 ];
 
 function Shell() {
-  const { session, app, signOut } = useSession();
+  const { session, app, signOut, can } = useSession();
   const location = useLocation();
   // On a phone the menu folds away behind a burger (it took 210 of 390 pixels); a page
   // chosen from it closes it again.
@@ -65,7 +67,7 @@ function Shell() {
       </AppShell.Header>
       <AppShell.Navbar p="xs">
         <Stack gap={2} component="nav" aria-label="Main">
-          {NAV.map((n) => (
+          {NAV.filter((n) => !('admin' in n) || can('admin')).map((n) => (
             <NavLink key={n.to} component={RouterLink} to={n.to} label={n.label} active={location.pathname.startsWith(n.to)} />
           ))}
         </Stack>
@@ -100,6 +102,7 @@ export function App() {
           <Route path="/imports" element={<Imports />} />
           <Route path="/batches" element={<Batches />} />
           <Route path="/payments" element={<Payments />} />
+          <Route path="/settings" element={<Settings />} />
           <Route path="*" element={<Navigate to="/terms" replace />} />
         </Route>
       </Routes>

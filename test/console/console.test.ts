@@ -321,7 +321,7 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     assert.equal(await page.getByTestId('role').innerText(), 'VIEWER');
     const writes =
       /^(Make the term|New template|Change|Archive|Load subscriptions|Upload readings \(CSV\)|Validate|Approve|Process now|Post bills|Reverse the run|Cancel term|Import|Record payment|Make batch|Save|New document template|Make template|Save \(new version\)|Render again|Render the failed ones again|Send again|CSV|JSON lines|PDF of every bill)$/;
-    const pages = ['terms', 'terms/1', 'templates', 'templates/WATER', 'templates/new', 'imports', 'batches', 'payments', 'accounts', 'document-templates', 'document-templates/0?kind=invoice'];
+    const pages = ['terms', 'terms/1', 'templates', 'templates/WATER', 'templates/new', 'imports', 'batches', 'payments', 'accounts', 'document-templates', 'document-templates/0?kind=invoice', 'settings'];
     for (const p of pages) {
       await page.goto(`${h.url}/console/#/${p}`);
       try {
@@ -345,6 +345,24 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     assert.equal(await page.getByRole('textbox', { name: /Reading for subscription/ }).count(), 0);
     await snap('viewer-bill-run');
   });
+  // A new install's app is "Default", printed on every bill, and the console had no way to name it.
+  test("an admin names the app and gives its address; the header follows", async () => {
+    await page.evaluate(() => (globalThis as unknown as { localStorage: { clear(): void } }).localStorage.clear());
+    await signIn('admin@a.test');
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('textbox', { name: 'Name' }).fill('Lakeside Water');
+    await page.getByRole('textbox', { name: 'Address' }).fill('PO Box 12\nLakeside 00200');
+    await page.getByRole('button', { name: 'Save settings', exact: true }).click();
+    await page.getByText('Lakeside Water · KES').waitFor();
+    const app = (await h.db.query('SELECT name, address FROM app WHERE app_code = $1', [h.appCode])).rows[0];
+    assert.deepEqual(app, { name: 'Lakeside Water', address: 'PO Box 12\nLakeside 00200' });
+    // A bad time zone comes back under its field.
+    await page.getByRole('textbox', { name: 'Time zone' }).fill('Mars/Olympus');
+    await page.getByRole('button', { name: 'Save settings', exact: true }).click();
+    await page.getByText(/time zone/i).nth(1).waitFor();
+    await snap('settings');
+  });
+
   // A phone (390 px): the 210 px menu left the pages 180 px and cut the header (a walk's screenshots).
   test('on a phone the menu folds behind a burger and nothing runs off the screen', async () => {
     await page.setViewportSize({ width: 390, height: 844 });

@@ -1,0 +1,91 @@
+// The app's own settings an admin keeps (get-app, update-app): the name and address every
+// bill and credit note prints at its top, and the time zone its dates and scheduled runs
+// are read in. A new install's app is called "Default", and a billing officer's walk found
+// that name on every PDF with no way here to change it.
+import { useEffect, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, Button, Card, Group, Loader, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { ApiError, call, read } from '../api/client.ts';
+import { formErrors, notifyDone, notifyError } from '../components/feedback.tsx';
+import { useSession } from '../session.tsx';
+
+type Fields = { name: string; address: string; timeZone: string };
+
+export function Settings() {
+  const { can } = useSession();
+  const queryClient = useQueryClient();
+  const q = useQuery({ queryKey: ['app'], enabled: can('admin'), queryFn: () => read('/admin/get-app', { method: 'Retrieve', action: 'Retrieve App', apiVersion: 'v2' }) });
+  const app = q.data?.app;
+  const [f, setF] = useState<Fields>({ name: '', address: '', timeZone: '' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (app) setF({ name: app.name, address: app.address, timeZone: app.timeZone });
+  }, [app]);
+
+  if (!can('admin')) return <Alert color="gray">The app's settings are an admin's.</Alert>;
+  if (q.isLoading || !app) return <Loader />;
+
+  const changed = (Object.keys(f) as (keyof Fields)[]).filter((k) => f[k] !== app[k]);
+  const save = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setErrors({});
+    try {
+      await call('/admin/update-app', { method: 'Update', action: 'Update App', apiVersion: 'v2', data: Object.fromEntries(changed.map((k) => [k, f[k]])) });
+      notifyDone('Settings saved: documents rendered from now on print them.');
+      // The header shows the name and time zone; every page reads dates in the zone.
+      await queryClient.invalidateQueries();
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const { fields, other } = formErrors(err, 'data.', (p) => p in f);
+        setErrors(fields);
+        if (other.length) notifyError(err);
+      } else notifyError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Stack>
+      <Title order={2}>Settings</Title>
+      <Card withBorder>
+        <form onSubmit={save}>
+          <Stack gap="sm" maw={560}>
+            <TextInput label="Name" description="The utility's name, at the top of every bill and credit note" required value={f.name} onChange={(e) => setF({ ...f, name: e.currentTarget.value })} error={errors.name} />
+            <Textarea label="Address" description="One line per line of the address, as printed under the name" autosize minRows={3} value={f.address} onChange={(e) => setF({ ...f, address: e.currentTarget.value })} error={errors.address} />
+            <TextInput label="Time zone" description="IANA name (Africa/Nairobi): bill dates, today and scheduled runs are read in it" required value={f.timeZone} onChange={(e) => setF({ ...f, timeZone: e.currentTarget.value })} error={errors.timeZone} />
+            <Group>
+              <Button type="submit" loading={busy} disabled={changed.length === 0}>
+                Save settings
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Card>
+      <Card withBorder>
+        <Text size="sm" c="dimmed" mb="xs">
+          Fixed once money is recorded, or changed through the API (update-app):
+        </Text>
+        <Table>
+          <Table.Tbody>
+            {(
+              [
+                ['Currency', `${app.currency} (${app.minorUnits} decimals)`],
+                ['Rounding', app.rounding],
+                ['Late payment charge', app.lateCharge.kind === 'none' ? 'none' : `${app.lateCharge.kind} ${app.lateCharge.amount} after ${app.lateCharge.graceDays} day(s)`],
+                ['Test app', app.testApp ? `yes (today is ${app.clock.today})` : 'no'],
+              ] as const
+            ).map(([k, v]) => (
+              <Table.Tr key={k}>
+                <Table.Th w={200}>{k}</Table.Th>
+                <Table.Td>{v}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Card>
+    </Stack>
+  );
+}
