@@ -30,6 +30,17 @@ export function formErrors(err: ApiError, prefix: string, known: (path: string) 
   return { fields, other };
 }
 
+/**
+ * A refused form: the API's errors under the fields they name (setFields), the rest and any
+ * other failure in a notification. The one catch of every form that posts a `data` object.
+ */
+export function showRefusal(err: unknown, setFields: (f: Record<string, string>) => void, known: (path: string) => boolean, prefix = 'data.'): void {
+  if (!(err instanceof ApiError)) return notifyError(err);
+  const { fields, other } = formErrors(err, prefix, known);
+  setFields(fields);
+  if (other.length) notifyError(err);
+}
+
 const STATUS_COLORS: Record<string, string> = {
   Draft: 'gray', Loaded: 'blue', Validated: 'cyan', Approved: 'indigo', Scheduled: 'violet', Processing: 'orange',
   Processed: 'teal', Posted: 'green', Failed: 'red', Cancelled: 'dark',

@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Button, Card, Group, Stack, TextInput, Title } from '@mantine/core';
-import { ApiError, call, type Data } from '../api/client.ts';
+import { call, type Data } from '../api/client.ts';
 import { useBatches } from '../api/queries.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
-import { formErrors, notifyDone, notifyError } from '../components/feedback.tsx';
+import { notifyDone, showRefusal } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
 
 type Batch = Data<'/billing/batches/get-batches'>['batches'][number];
@@ -33,11 +33,7 @@ export function Batches() {
       setLabel('');
       await queryClient.invalidateQueries({ queryKey: ['batches'] });
     } catch (err) {
-      if (err instanceof ApiError) {
-        const { fields, other } = formErrors(err, 'data.', (p) => p === 'batchCode' || p === 'label');
-        setErrors(fields);
-        if (other.length) notifyError(err);
-      } else notifyError(err);
+      showRefusal(err, setErrors, (p) => p === 'batchCode' || p === 'label');
     }
   };
   return (

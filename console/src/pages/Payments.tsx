@@ -3,9 +3,9 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Anchor, Button, Card, Group, SimpleGrid, Stack, Tabs, Text, TextInput, Title } from '@mantine/core';
-import { ApiError, call, read, type Data } from '../api/client.ts';
+import { call, read, type Data } from '../api/client.ts';
 import { DataTable, Pager, type Column } from '../components/DataTable.tsx';
-import { Amount, StatusBadge, formErrors, notifyDone, notifyError } from '../components/feedback.tsx';
+import { Amount, StatusBadge, notifyDone, showRefusal } from '../components/feedback.tsx';
 import { Totals } from './billrun/ValidatePanel.tsx';
 import { useSession } from '../session.tsx';
 
@@ -52,11 +52,7 @@ function RecordPayment() {
       // A payment settles bills: the ageing, statements and bills all moved, not only this list.
       await queryClient.invalidateQueries();
     } catch (err) {
-      if (err instanceof ApiError) {
-        const { fields, other } = formErrors(err, 'data.', (p) => p in f);
-        setErrors(fields);
-        if (other.length) notifyError(err);
-      } else notifyError(err);
+      showRefusal(err, setErrors, (p) => p in f);
     } finally {
       setBusy(false);
     }

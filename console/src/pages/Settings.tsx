@@ -5,8 +5,8 @@
 import { useEffect, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Group, Loader, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
-import { ApiError, call, read } from '../api/client.ts';
-import { formErrors, notifyDone, notifyError } from '../components/feedback.tsx';
+import { call, read } from '../api/client.ts';
+import { notifyDone, showRefusal } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
 
 type Fields = { name: string; address: string; timeZone: string };
@@ -37,11 +37,7 @@ export function Settings() {
       // The header shows the name and time zone; every page reads dates in the zone.
       await queryClient.invalidateQueries();
     } catch (err) {
-      if (err instanceof ApiError) {
-        const { fields, other } = formErrors(err, 'data.', (p) => p in f);
-        setErrors(fields);
-        if (other.length) notifyError(err);
-      } else notifyError(err);
+      showRefusal(err, setErrors, (p) => p in f);
     } finally {
       setBusy(false);
     }

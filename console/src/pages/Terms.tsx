@@ -4,11 +4,11 @@ import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Anchor, Button, Card, Group, List, NumberInput, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
-import { ApiError, call, read } from '../api/client.ts';
+import { call, read } from '../api/client.ts';
 import { isoToApi, previousMonth } from '../api/dates.ts';
 import { useTemplates } from '../api/queries.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
-import { Amount, StatusBadge, formErrors, notifyError } from '../components/feedback.tsx';
+import { Amount, StatusBadge, showRefusal } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
 
 type Term = Awaited<ReturnType<typeof listTerms>>['terms'][number];
@@ -62,11 +62,7 @@ function NewTerm() {
       navigate(`/terms/${termID}`);
     },
     onError: (err) => {
-      if (err instanceof ApiError) {
-        const { fields, other } = formErrors(err, 'data.', (p) => ['serviceCode', 'batchCode', 'billingPeriodID', 'startDate', 'endDate', 'label'].includes(p));
-        setErrors(fields);
-        if (other.length) notifyError(err);
-      } else notifyError(err);
+      showRefusal(err, setErrors, (p) => ['serviceCode', 'batchCode', 'billingPeriodID', 'startDate', 'endDate', 'label'].includes(p));
     },
   });
   return (
