@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import { moveTerm, TERM_STATUS } from './termStates.ts';
 import { recordTermEvent } from './termEvents.ts';
-import { lockTerm, markCheckFailed, markRunStarted, readTerm, recordChunksPlanned, recordRoster, recordRunApproval, type TermRow } from './termStore.ts';
+import { lockTerm, markCheckFailed, markRunStarted, readTerm, recordChunksPlanned, recordRoster, recordRunApproval, withAccountNumbers, type TermRow } from './termStore.ts';
 import { loadRoster, readingWatermark, rosterSlices } from './roster.ts';
 import { runContext } from './rateRoster.ts';
 import { blockingExceptions } from './checkReadings.ts';
@@ -68,7 +68,7 @@ export async function planRun(db: pg.Pool, termId: string, round: number, chunkS
         const lastError = `validation found ${exceptions.length} exception(s) that would make bills wrong; no bill was made`;
         await markCheckFailed(tx, t.term_id, failed, by, {
           lastError,
-          exceptions: exceptions.slice(0, STORED_EXCEPTIONS),
+          exceptions: await withAccountNumbers(tx, exceptions.slice(0, STORED_EXCEPTIONS)),
           exceptionCount: exceptions.length,
         });
         await recordTermEvent(tx, t, 'term.failed', failed, { lastError, exceptionCount: exceptions.length });

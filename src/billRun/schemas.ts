@@ -6,6 +6,7 @@ import { named } from '../http/openapi.ts';
 export const TermException = named('TermFailure', Type.Object({
   subscriptionID: Type.Integer(),
   accountID: Type.Integer(),
+  accountNumber: Type.Optional(Type.String({ description: "the account's own number (terms validated before 2026-11-26 have none)" })),
   code: Type.String({ description: 'MISSING_READING, NEGATIVE_CONSUMPTION, UNUSUAL_CONSUMPTION or a rating error code' }),
   severity: Type.Enum(['error', 'warning']),
   message: Type.String(),

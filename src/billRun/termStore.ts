@@ -276,3 +276,20 @@ export async function listFailures(db: Queryable, appCode: number, termId: numbe
   const total = await db.query<{ n: string }>('SELECT count(*) AS n FROM term_failure WHERE term_id = $1', [termId]);
   return { rows: r.rows, total: Number(total.rows[0]?.n ?? 0) };
 }
+
+/**
+ * The exceptions with their accounts' numbers, as an officer knows the accounts: a
+ * billing officer's walk read "Account 21" in the exceptions table. One lookup for the
+ * list, at the moment it is stored.
+ */
+export async function withAccountNumbers<E extends { accountID: number; accountNumber?: string }>(db: Queryable, exceptions: E[]): Promise<E[]> {
+  if (exceptions.length === 0) return exceptions;
+  const r = await db.query<{ account_id: string; account_number: string }>('SELECT account_id, account_number FROM account WHERE account_id = ANY($1::bigint[])', [
+    [...new Set(exceptions.map((e) => e.accountID))],
+  ]);
+  const numbers = new Map(r.rows.map((x) => [Number(x.account_id), x.account_number]));
+  return exceptions.map((e) => {
+    const { accountID, ...rest } = e;
+    return { accountID, accountNumber: numbers.get(accountID) ?? '', ...rest } as E;
+  });
+}

@@ -4,7 +4,7 @@ import { inTransaction } from '../db/pool.ts';
 import { notFound } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { moveTerm } from '../billRun/termStates.ts';
-import { lockTerm, markValidated } from '../billRun/termStore.ts';
+import { lockTerm, markValidated, withAccountNumbers } from '../billRun/termStore.ts';
 import { runContext } from '../billRun/rateRoster.ts';
 import { countReadings, estimateMissing, unusualConsumption } from '../billRun/checkReadings.ts';
 import { dryRun } from '../billRun/dryRun.ts';
@@ -60,7 +60,9 @@ export async function validateTerm(
     const ctx = await runContext(tx, term, null);
     const estimated = opts.estimateMissing ? await estimateMissing(tx, ctx, caller.email) : 0;
     const run = await dryRun(tx, ctx, { chunkSize: opts.chunkSize, previewLimit: opts.previewLimit ?? 100, postAccount: isPostAccount(term) });
-    const exceptions = [...run.exceptions, ...(await unusualConsumption(tx, ctx))];
+    const found = [...run.exceptions, ...(await unusualConsumption(tx, ctx))];
+    // Those stored and answered (the first 1000): the rest are counted only.
+    const exceptions = [...(await withAccountNumbers(tx, found.slice(0, 1000))), ...found.slice(1000)];
     await markValidated(tx, term.term_id, status, caller.email, {
       exceptions: exceptions.slice(0, STORED_EXCEPTIONS),
       exceptionCount: exceptions.length,

@@ -185,6 +185,9 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('button', { name: 'Validate', exact: true }).click();
     const exceptions = page.getByTestId('exceptions-table');
     await exceptions.getByRole('cell', { name: 'MISSING_READING' }).waitFor();
+    // The exception names the account by its own number, not its internal id.
+    const missingAccount = (await h.db.query('SELECT a.account_number FROM account a JOIN subscription s ON s.account_id = a.account_id WHERE s.subscription_id = $1', [missing.subscription_id])).rows[0].account_number;
+    await exceptions.getByRole('cell', { name: missingAccount, exact: true }).waitFor();
     assert.equal(await page.getByTestId('preview-Bills').innerText(), '99');
     // October's bills are due 21/11/2026, before the app's today: said, not hidden.
     assert.match(await page.getByTestId('warning-DUE_DATE_PASSED').innerText(), /due on 21\/11\/2026, before today/);

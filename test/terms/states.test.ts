@@ -136,6 +136,9 @@ describe('terms: validation, refusals of the state machine, scheduling, failures
     assert.equal(t.counts.exceptions, 1);
     assert.equal(t.exceptions[0].code, 'MISSING_READING');
     assert.equal(t.exceptions[0].subscriptionID, Number(subs[4]!.subscriptionId));
+    // With the account's own number, as an officer knows it (the console showed "Account 21").
+    const own = (await h.db.query('SELECT a.account_number FROM account a JOIN subscription s ON s.account_id = a.account_id WHERE s.subscription_id = $1', [subs[4]!.subscriptionId])).rows[0].account_number;
+    assert.equal(t.exceptions[0].accountNumber, own);
     assert.equal((await bills(h, { termID })).body.data.bills.length, 0);
 
     const fixed = await step(h, 'capture-readings', 'Capture Term Readings', {
@@ -162,6 +165,7 @@ describe('terms: validation, refusals of the state machine, scheduling, failures
     const v = await step(h, 'validate-term', 'Validate Term', { termID });
     assert.equal(v.body.data.exceptions.length, 1);
     assert.equal(v.body.data.exceptions[0].code, 'NEGATIVE_CONSUMPTION');
+    assert.match(v.body.data.exceptions[0].accountNumber, /\S/);
     assert.equal(v.body.data.preview.bills, 8);
     assert.equal((await step(h, 'approve-term', 'Approve Term', { termID })).status, 200);
     // Approved: readings are frozen.

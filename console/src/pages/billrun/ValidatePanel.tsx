@@ -37,7 +37,8 @@ export function ExceptionsTable({ term, exceptions, canWrite, onFixed }: { term:
   const columns: Column<Exception>[] = [
     { header: 'Severity', cell: ({ row }) => <StatusBadge status={row.original.severity} /> },
     { header: 'Code', accessorKey: 'code' },
-    { header: 'Account', accessorKey: 'accountID' },
+    // The account's own number (older terms' stored exceptions have only the id).
+    { header: 'Account', cell: ({ row }) => row.original.accountNumber || `id ${row.original.accountID}` },
     { header: 'Subscription', accessorKey: 'subscriptionID' },
     { header: 'What is wrong', accessorKey: 'message' },
     ...(fixable
