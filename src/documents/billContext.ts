@@ -58,10 +58,14 @@ export const ACTIVITY_SHOWN = 20;
 
 /**
  * The account's ledger entries since its last bill that this bill's balance brought forward
- * holds (bill.activity, context.ts): after the entry of the account's latest earlier bill,
- * made before this bill was rated (its balance was read then), this bill's own entry aside.
- * A late payment charge was in the balance brought forward and on no document (a new user's
- * check of a US utility bill).
+ * holds (bill.activity, context.ts). The balance is read when a bill is rated, so the window
+ * runs from the last bill's rating to this bill's: entries made after the earlier bill was
+ * rated (a payment while its term waited to be posted included) and before this one was,
+ * less the bills' own entries that belong to neither window (the earlier bill's, posted
+ * later; this bill's; a bill rated after this one in the same transaction, as a cascade of
+ * rebills is). The last bill is the account's latest earlier one that was posted (or since
+ * cancelled). A late payment charge was in the balance brought forward and on no document
+ * (a new user's check of a US utility bill).
  */
 const ACTIVITY_SQL = `(
   SELECT json_build_object('count', count(*)::int,
@@ -69,11 +73,14 @@ const ACTIVITY_SQL = `(
              FILTER (WHERE x.n <= ${ACTIVITY_SHOWN}))
     FROM (SELECT e.entry_id, e.entry_date, e.description, e.amount, row_number() OVER (ORDER BY e.entry_id DESC) AS n
             FROM ledger_entry e
+            LEFT JOIN LATERAL (SELECT p.created_at FROM bill p
+                                WHERE p.account_id = b.account_id AND p.bill_id < b.bill_id AND p.status IN ('posted', 'cancelled')
+                                ORDER BY p.bill_id DESC LIMIT 1) prev ON true
+            LEFT JOIN bill eb ON e.kind = 'bill' AND eb.bill_id = e.bill_id
            WHERE e.account_id = b.account_id
-             AND e.entry_id > coalesce((SELECT max(pe.entry_id) FROM ledger_entry pe
-                                         WHERE pe.account_id = b.account_id AND pe.kind = 'bill' AND pe.bill_id < b.bill_id), 0)
+             AND (prev.created_at IS NULL OR e.created_at > prev.created_at)
              AND e.created_at <= b.created_at
-             AND NOT (e.kind = 'bill' AND e.bill_id = b.bill_id)) x)`;
+             AND NOT (e.kind = 'bill' AND (e.bill_id >= b.bill_id OR eb.created_at <= prev.created_at))) x)`;
 
 /** The entries shown, and the balance before them: the balance brought forward less what they add (the earlier ones inside it). */
 function activityOf(b: Row, m: (x: string) => string): DocumentData['bill']['activity'] {

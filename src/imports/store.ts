@@ -45,8 +45,9 @@ export async function finishJob(db: Queryable, id: string, status: string, p: Pr
     `UPDATE import_job SET status = $2, rows_read = $3, bytes_read = $4, accounts_written = $5, subscriptions_written = $6,
             readings_written = $7, error_count = $8, errors = $9, message = $10, updated_at = now(), finished_at = now()
       WHERE import_id = $1`,
-    // A NUL from a file cannot be kept in jsonb: written as the six characters \u0000.
-    [id, status, p.rowsRead, p.bytesRead, p.accounts, p.subscriptions, p.readings, p.errorCount, JSON.stringify(errors).replaceAll('\\u0000', '\\\\u0000'), message],
+    // A NUL from a file cannot be kept in jsonb: each is written as the six characters \u0000,
+    // in the strings themselves (rewriting the JSON text also hit a file's own "\u0000" text).
+    [id, status, p.rowsRead, p.bytesRead, p.accounts, p.subscriptions, p.readings, p.errorCount, JSON.stringify(errors, (_k, v: unknown) => (typeof v === 'string' ? v.replaceAll('\u0000', '\\u0000') : v)), message],
   );
 }
 

@@ -175,6 +175,12 @@ describe('bulk import', () => {
     assert.ok(id);
     const job = (await imports(h, { importID: Number(id) })).body.data.imports[0];
     assert.equal(job.status, 'failed');
+    // The six characters \u0000 as text in a column's name: the escaping of a NUL must not touch them (a reviewer's 500).
+    const text = await upload(h, 'accountNumber,name,x\\u0000y\nA,b,c\n');
+    assertError(text, 400, 'VALIDATION_FAILED');
+    const textJob = (await imports(h, { importID: Number(text.headers.get('x-billrun-import-id')) })).body.data.imports[0];
+    assert.equal(textJob.status, 'failed');
+    assert.ok(JSON.stringify(textJob.errors).includes('x\\\\u0000y'), JSON.stringify(textJob.errors));
   });
 
   test('JSON rows through make-import, reported by their JSON path', async () => {
