@@ -1,7 +1,7 @@
 // A bill line's trace in words, for the officer who explains a bill to a customer. The
 // words come only from the trace kept with the bill, never from a new calculation. Dates
 // in words are the API's dd/mm/yyyy; the trace keeps them 'YYYY-MM-DD' for programs.
-import { Dec, explainModel, explainPrepaid, type RatedLine } from '../rating/index.ts';
+import { Dec, explainModel, explainPrepaid, type RatedLine, type RoundingMode } from '../rating/index.ts';
 import { formatDate as day } from '../calendar/calendar.ts';
 
 export function explainLine(line: RatedLine): string {
@@ -45,7 +45,9 @@ export function explainLine(line: RatedLine): string {
       : '';
     parts.push(`${l.applied} ${l.applied === 'minimum' ? l.minimum : l.maximum}${bill} applied to ${l.before}`);
   }
-  parts.push(`${t.unrounded} rounded ${t.rounding} to ${line.amount}`);
+  // In words a customer reads on the bill (a new user's check found "rounded halfUp" on every
+  // line): the rounding is said only where it changed the amount.
+  parts.push(new Dec(t.unrounded).eq(line.amount) ? `amount ${line.amount}` : `${t.unrounded} rounded ${ROUNDING_WORDS[t.rounding]} to ${line.amount}`);
   return shortFractions(`${line.name}: ${parts.join('; ')}.`);
 }
 
@@ -53,7 +55,18 @@ export function explainLine(line: RatedLine): string {
  * Words, not arithmetic: a value the trace keeps exactly to 50 digits (150 x 21/31 =
  * 101.61290322580645161290322580645161290322580645161) is written to six decimals and
  * "…" (101.612903…), cut, not rounded, so it never reads as a rounded amount. The trace
- * keeps every digit; the line's rounding is said by its own words ("rounded halfUp to").
+ * keeps every digit; the line's rounding is said by its own words ("rounded half up to").
  */
 const LONG_FRACTION = /(\d\.\d{6})\d+/g;
+
+/** A rounding mode as the explanation says it (the trace keeps the mode's name). */
+const ROUNDING_WORDS: Record<RoundingMode, string> = {
+  halfUp: 'half up',
+  halfEven: 'half to even',
+  halfDown: 'half down',
+  up: 'up (away from zero)',
+  down: 'down (towards zero)',
+  ceil: 'up',
+  floor: 'down',
+};
 const shortFractions = (words: string): string => words.replace(LONG_FRACTION, '$1…');

@@ -16,5 +16,5 @@ test('a prorated charge: 100 x 15/31 = 48.387096… (cut, not rounded to 48.3870
   assert.equal(line.amount, '48.39');
   // 100 x 15/31 = 48.387096774193548387096774193548387096774193548387...
   assert.match(line.trace.unrounded, /^48\.3870967741935483870967741935483870967741935\d+$/);
-  assert.equal(explainLine(line), 'Standing charge: flat 100; prorated 15/31 days: 100 to 48.387096…; 48.387096… rounded halfUp to 48.39.');
+  assert.equal(explainLine(line), 'Standing charge: flat 100; prorated 15/31 days: 100 to 48.387096…; 48.387096… rounded half up to 48.39.');
 });
