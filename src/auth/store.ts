@@ -1,3 +1,4 @@
+import net from 'node:net';
 import type { Queryable } from '../db/pool.ts';
 import type { Caller, Role } from './roles.ts';
 import type { RoundingMode } from '../rating/money.ts';
@@ -52,7 +53,26 @@ export async function revokeToken(db: Queryable, hash: Buffer): Promise<void> {
  * guesser, short for a typo. One statement, so concurrent attempts queue on the row.
  * Answers the seconds left of a lock (0: the attempt may go on).
  */
-export async function claimLoginAttempt(db: Queryable, email: string, client: string): Promise<{ lockedSeconds: number }> {
+/**
+ * The client a throttle counts by: an IPv4 address (an IPv4-mapped IPv6 one as IPv4), or an
+ * IPv6 address's /64, since one IPv6 client holds a whole /64 and would otherwise get five
+ * tries at each of its 2^64 addresses (a reviewer's case).
+ */
+export function throttleClient(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (net.isIPv6(ip)) {
+    const [head, tail] = ip.toLowerCase().split('%')[0]!.split('::') as [string, string | undefined];
+    const h = head ? head.split(':') : [];
+    const t = tail === undefined ? [] : tail ? tail.split(':') : [];
+    const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
+    return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+  }
+  return ip;
+}
+
+export async function claimLoginAttempt(db: Queryable, email: string, ip: string): Promise<{ lockedSeconds: number }> {
+  const client = throttleClient(ip);
   const r = await db.query<{ failures: number }>(
     `INSERT INTO login_throttle AS t (email, client, failures) VALUES (lower($1), $2, 1)
      ON CONFLICT (email, client) DO UPDATE
@@ -65,8 +85,12 @@ export async function claimLoginAttempt(db: Queryable, email: string, client: st
     [email, client],
   );
   if (r.rows.length > 0) {
-    // Now and then, the pairs idle for a day go: the table holds what is being guessed now.
-    if (Math.random() < 0.01) await db.query("DELETE FROM login_throttle WHERE updated_at < now() - interval '1 day'");
+    // Now and then, the pairs no longer guessing go: those never locked after a quarter of an
+    // hour, the others after a day (the longest lock is 15 minutes). The table holds what is
+    // being guessed now, however many e-mails a flood tries.
+    if (Math.random() < 0.01) {
+      await db.query("DELETE FROM login_throttle WHERE updated_at < now() - interval '1 day' OR (locked_until IS NULL AND updated_at < now() - interval '15 minutes')");
+    }
     return { lockedSeconds: 0 };
   }
   const locked = await db.query<{ seconds: number }>(
@@ -77,8 +101,8 @@ export async function claimLoginAttempt(db: Queryable, email: string, client: st
 }
 
 /** A successful login: the pair starts again from no failure. */
-export async function forgetLoginFailures(db: Queryable, email: string, client: string): Promise<void> {
-  await db.query('DELETE FROM login_throttle WHERE email = lower($1) AND client = $2', [email, client]);
+export async function forgetLoginFailures(db: Queryable, email: string, ip: string): Promise<void> {
+  await db.query('DELETE FROM login_throttle WHERE email = lower($1) AND client = $2', [email, throttleClient(ip)]);
 }
 
 export async function createApp(

@@ -8,7 +8,7 @@
 // made whole or not at all, and a chunk run again after a crash finds the account billed
 // (bill_one_per_account, migration 060, refuses a second bill in any case).
 import type { Queryable } from '../db/pool.ts';
-import { accountBill, sumBills, type AccountBill, type BillTotals } from '../rating/index.ts';
+import { accountBill, attempt, sumBills, type AccountBill, type BillTotals } from '../rating/index.ts';
 import { loadRosterInputs, rateRoster, type FailedEntry, type RatedEntry, type RosterInput, type RunContext } from './rateRoster.ts';
 import { billSource, type BillSource } from './billSource.ts';
 
@@ -116,12 +116,17 @@ export async function rateAccounts(ctx: RunContext, inputs: RosterInput[]): Prom
   }
   const bills: AccountEntry[] = [];
   for (const [accountId, subscriptions] of byAccount) {
-    const bill = accountBill(
-      subscriptions.map((s) => ({ subscriptionId: s.input.subscriptionId, bill: s.bill })),
-      subscriptions[0]!.input.balance,
-      ctx.minorUnits,
+    const made = attempt(() =>
+      accountBill(
+        subscriptions.map((s) => ({ subscriptionId: s.input.subscriptionId, bill: s.bill })),
+        subscriptions[0]!.input.balance,
+        ctx.minorUnits,
+      ),
     );
-    bills.push({ accountId, subscriptions, bill });
+    if (made.ok) bills.push({ accountId, subscriptions, bill: made.value });
+    // The account bill itself refused (its sum past the largest amount): each of its
+    // subscriptions is a failure with that reason, as a subscription's own refusal is.
+    else for (const s of subscriptions) allFailed.push({ input: s.input, code: made.error.code, reason: made.error.message, details: made.error.details ?? [] });
   }
   bills.sort((a, b) => compareIds(a.accountId, b.accountId));
   allFailed.sort((a, b) => compareIds(a.input.subscriptionId, b.input.subscriptionId));

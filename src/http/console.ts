@@ -17,7 +17,8 @@ const CONSOLE_POLICY = [
   "connect-src 'self'",
   "frame-src 'self' blob:",
   "worker-src 'self' blob:",
-  "object-src 'none'",
+  // A previewed PDF is a blob: frame, and the browser's viewer embeds it there, under this policy.
+  "object-src 'self' blob:",
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",

@@ -143,8 +143,8 @@ export function toAppError(err: unknown): AppError {
   // numeric(20,4)); twelve payments of 999,999,999,999,999.99 were a 500 on the eleventh,
   // and one such account a 500 on posting its whole term. The transaction rolled back.
   if (e.code === '22003') {
-    return new AppError('VALIDATION_FAILED', 'This would make a balance or total larger than billrun keeps (16 digits before the decimal point); nothing was written.', [
-      { path: 'data', message: 'makes a balance or total larger than 9999999999999999.9999' },
+    return new AppError('VALIDATION_FAILED', 'A number is past what billrun keeps (a balance or total past 16 digits before the decimal point); nothing was written.', [
+      { path: 'data', message: 'makes a number past what billrun keeps, such as a balance past 9999999999999999.9999' },
     ]);
   }
   if (isDatabaseUnavailable(err)) {

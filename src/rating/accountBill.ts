@@ -3,7 +3,7 @@
 // Every amount is a sum of rounded lines, so the account's amounts are exact sums of its
 // groups' and nothing is rounded again. The balance brought forward is the account's,
 // counted once (each group's rateBill was given the same balance: it is not summed).
-import { Dec, formatMoney } from './money.ts';
+import { checkAmountLimit, Dec, formatMoney, minorUnitsOf } from './money.ts';
 import type { RatedBill } from './rateBill.ts';
 import type { RatedLine } from './rateLine.ts';
 
@@ -68,6 +68,9 @@ export function accountBill(subscriptions: { subscriptionId: string; bill: Rated
   }
   const total = charges.plus(tax);
   const bbf = new Dec(balance);
+  // Each subscription's bill was checked; their sum is the account bill's, checked too.
+  checkAmountLimit(minorUnitsOf(formatMoney(total, minorUnits), minorUnits) as bigint, minorUnits, 'the total');
+  checkAmountLimit(minorUnitsOf(formatMoney(total.plus(bbf), minorUnits), minorUnits) as bigint, minorUnits, 'the total due');
   return {
     lines,
     groups,

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startHarness, PASSWORD, type Harness } from '../support/harness.ts';
 import http from 'node:http';
 import { tokenHash } from '../../src/auth/token.ts';
+import { throttleClient } from '../../src/auth/store.ts';
 
 const listBody = { method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2' };
 
@@ -109,6 +110,20 @@ describe('login, tokens and throttling', () => {
   test('a request must arrive within REQUEST_TIMEOUT_SECONDS: Fastify turns Node\'s limit off, and slow senders held connections forever', () => {
     assert.equal(h.app.server.requestTimeout, h.config.requestTimeoutSeconds * 1000);
     assert.ok(h.app.server.requestTimeout > 0);
+  });
+
+  test('the throttle counts an IPv6 client by its /64 and a mapped IPv4 address as IPv4', () => {
+    const cases: [string, string][] = [
+      ['192.0.2.7', '192.0.2.7'],
+      ['::ffff:192.0.2.7', '192.0.2.7'],
+      ['2001:db8:1:2:aaaa:bbbb:cccc:dddd', '2001:db8:1:2::/64'],
+      ['2001:db8:1:2::1', '2001:db8:1:2::/64'],
+      ['2001:DB8:0001:0002:0:0:0:9', '2001:db8:1:2::/64'],
+      ['2001:db8::1', '2001:db8:0:0::/64'],
+      ['::1', '0:0:0:0::/64'],
+      ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ];
+    for (const [ip, client] of cases) assert.equal(throttleClient(ip), client, ip);
   });
 
   test("a guesser locks its own address out, not the user's", async () => {

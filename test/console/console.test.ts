@@ -274,9 +274,9 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     const rebill = (await h.db.query<{ bill_id: string; corrects_bill_id: string }>('SELECT bill_id, corrects_bill_id FROM bill WHERE corrects_bill_id = $1', [corrected.bill_id])).rows[0]!;
     assert.ok(page.url().endsWith(`/bills/${rebill.bill_id}`), page.url());
     await snap('bill-rebilled');
-    await page.getByTestId('corrections').getByRole('link', { name: corrected.bill_id, exact: true }).click();
+    await page.getByTestId('corrections').getByRole('link', { name: 'the bill it corrects', exact: true }).click();
     await page.getByText(/Cancelled by credit note \d+ on/).waitFor();
-    assert.match(await page.getByTestId('corrections').innerText(), /Reason: Meter misread[\s\S]*Replaced by bill/);
+    assert.match(await page.getByTestId('corrections').innerText(), /Reason: Meter misread[\s\S]*Replaced by its rebill/);
     await snap('bill-cancelled');
   });
 

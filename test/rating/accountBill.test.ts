@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { accountBill, type RatedBill } from '../../src/rating/index.ts';
+import { RatingError } from '../../src/rating/errors.ts';
 
 const bill = (charges: string, tax: string, total: string, start: string, end: string, lines: number, estimated = false) =>
   ({
@@ -45,4 +46,13 @@ test('a negative balance (credit) and no decimals', () => {
 
 test('an account bill needs a subscription', () => {
   assert.throws(() => accountBill([], '0', 2));
+});
+
+// A reviewer's case: each subscription's bill within 15 digits, their sum past it.
+test("an account bill past 15 digits is refused, though each subscription's is within them", () => {
+  const near = bill('900000000000000.00', '0.00', '900000000000000.00', '2026-11-01', '2026-11-30', 1);
+  assert.throws(
+    () => accountBill([{ subscriptionId: '1', bill: near }, { subscriptionId: '2', bill: near }], '0', 2),
+    (e: unknown) => e instanceof RatingError && e.code === 'AMOUNT_TOO_LARGE' && /the total 1800000000000000\.00/.test(e.message),
+  );
 });

@@ -50,7 +50,8 @@ export function BillPage() {
           </Text>
         </Group>
       </Paper>
-      <CorrectionPanel bill={b} />
+      {/* Keyed by the bill: a reason typed on one bill is not carried to the next opened. */}
+      <CorrectionPanel key={b.billID} bill={b} />
       <Totals
         items={[
           ['Charges', b.charges],

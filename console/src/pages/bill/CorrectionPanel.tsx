@@ -58,9 +58,10 @@ export function CorrectionPanel({ bill }: { bill: Bill }) {
     <Stack gap="xs" data-testid="corrections">
       {bill.correctsBillID !== null && (
         <Alert color="blue" title="A corrected bill">
-          This bill replaces bill{' '}
+          {/* Bill ids are not bill numbers: the link says what it is (a reviewer found ids shown as numbers). */}
+          This bill replaces{' '}
           <Anchor component={Link} to={`/bills/${bill.correctsBillID}`}>
-            {bill.correctsBillID}
+            the bill it corrects
           </Anchor>
           , cancelled by a credit note.
         </Alert>
@@ -73,9 +74,9 @@ export function CorrectionPanel({ bill }: { bill: Bill }) {
             </Text>
             {note.rebillID !== null ? (
               <Text size="sm">
-                Replaced by bill{' '}
+                Replaced by{' '}
                 <Anchor component={Link} to={`/bills/${note.rebillID}`}>
-                  {note.rebillID}
+                  its rebill
                 </Anchor>
                 .
               </Text>
