@@ -4,7 +4,7 @@
 // out too, so one that runs past the page limit is refused here, not at a bill.
 import { validationFailed, type ErrorDetail } from '../errors.ts';
 import { SAMPLE } from './context.ts';
-import { compile, fill, layoutEngine, textEngine, TemplateError } from './liquid.ts';
+import { compile, fill, layoutEngine, SAMPLE_LIMITS, textEngine, TemplateError } from './liquid.ts';
 import { parseLayout, renderPdf } from './pdf.ts';
 import type { TemplateKind } from './schemas.ts';
 
@@ -21,11 +21,11 @@ export async function checkTemplate(kind: TemplateKind, subject: string | null |
       issues.push(issue);
       continue;
     }
-    const filled = await fill(engine, template!, SAMPLE, path);
+    const filled = await fill(engine, template!, SAMPLE, path, SAMPLE_LIMITS);
     if (filled.issue) issues.push(filled.issue);
     else if (kind === 'invoice') {
       try {
-        await renderPdf(parseLayout(filled.text!), { title: 'check', author: 'check', creationDate: new Date(0) });
+        await renderPdf(parseLayout(filled.text!), { title: 'check', author: 'check', creationDate: new Date(0) }, SAMPLE_LIMITS.pages);
       } catch (err) {
         if (!(err instanceof TemplateError)) throw err;
         issues.push({ ...err.issue, path });

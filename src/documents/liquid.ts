@@ -50,12 +50,18 @@ export const textEngine = new Liquid({ ...common });
 export type Compiled = Template[];
 
 /**
- * The most characters a filled template may write. Liquid's memory limit does not count
- * what a loop or a capture writes: a draft looping three million times answered 300 MB
- * and took the process's memory past 2.5 GB (docs/hardening.md). A bill's document is a
- * few kilobytes.
+ * The most a filled template may write (characters) and lay out to (pages). Liquid's memory
+ * limit does not count what a loop or a capture writes: a draft looping three million times
+ * answered 300 MB and took the process's memory past 2.5 GB (docs/hardening.md).
+ * - With the sample bill (a save's check, a preview): a bill of one page is a few kilobytes,
+ *   so a template past these loops on its own, and is refused before any bill meets it.
+ * - With a real bill (a run's documents, an e-mail, a print file): room for an account billed
+ *   for hundreds of meters on one bill (a Post Account bill of 300 subscriptions explains
+ *   2,400 lines), bounded still.
  */
-export const MAX_OUTPUT_CHARS = 500_000;
+export type DocumentLimits = { chars: number; pages: number };
+export const SAMPLE_LIMITS: DocumentLimits = { chars: 500_000, pages: 50 };
+export const BILL_LIMITS: DocumentLimits = { chars: 20_000_000, pages: 2_000 };
 
 /** A template that cannot make its document: the issue names the field and line. */
 export class TemplateError extends Error {
@@ -76,14 +82,14 @@ export function compile(engine: Liquid, source: string, path: string): { templat
 }
 
 /** Fills a compiled template with data; an error (unknown variable, limit) names its line. */
-export async function fill(engine: Liquid, template: Compiled, data: object, path: string): Promise<{ text?: string; issue?: ErrorDetail }> {
+export async function fill(engine: Liquid, template: Compiled, data: object, path: string, limits: DocumentLimits = BILL_LIMITS): Promise<{ text?: string; issue?: ErrorDetail }> {
   try {
     // Synchronous: the data is all in memory, and the promise per tag of the async
     // renderer was a tenth of a bill document's time.
     const out = engine.renderSync(template, data) as unknown;
     // The length of a string is known without flattening what the loops appended.
     const length = typeof out === 'string' ? out.length : String(out).length;
-    if (length > MAX_OUTPUT_CHARS) return { issue: { path, message: `writes ${length.toLocaleString('en')} characters, more than the ${MAX_OUTPUT_CHARS.toLocaleString('en')} a document may have` } };
+    if (length > limits.chars) return { issue: { path, message: `writes ${length.toLocaleString('en')} characters, more than the ${limits.chars.toLocaleString('en')} a document may have` } };
     return { text: String(out) };
   } catch (err) {
     return { issue: issueOf(err, path) };

@@ -5,14 +5,7 @@
 import PDFDocument from 'pdfkit';
 import { fontRuns, loadFaces, type FontName } from './fonts.ts';
 import { reuseEmbedding, type EmbeddedFont } from './embedCache.ts';
-import { TemplateError } from './liquid.ts';
-
-/**
- * The most pages one document may run to: a bill is one or two. Laying out a template
- * that writes thousands of table rows took ten seconds of the process's time; past this
- * it is refused, at save and at every render.
- */
-export const MAX_PAGES = 50;
+import { BILL_LIMITS, TemplateError } from './liquid.ts';
 
 export type Block =
   | { kind: 'title' | 'heading' | 'text' | 'bold' | 'note'; text: string }
@@ -62,7 +55,11 @@ const BOTTOM = PAGE.height - MARGIN;
 const SIZE = { title: 18, heading: 11.5, text: 9.5, bold: 9.5, note: 7.5 } as const;
 
 /** The PDF of the blocks, as one buffer. */
-export function renderPdf(blocks: Block[], meta: PdfMeta): Promise<Buffer> {
+/**
+ * maxPages: past it the document is refused (liquid.ts, DocumentLimits): laying out a
+ * template that writes thousands of table rows took ten seconds of the process's time.
+ */
+export function renderPdf(blocks: Block[], meta: PdfMeta, maxPages = BILL_LIMITS.pages): Promise<Buffer> {
   const doc = newDocument(meta);
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
@@ -70,7 +67,7 @@ export function renderPdf(blocks: Block[], meta: PdfMeta): Promise<Buffer> {
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
-  drawBlocks(doc, blocks);
+  drawBlocks(doc, blocks, maxPages);
   doc.end();
   return done;
 }
@@ -86,7 +83,7 @@ export async function renderPdfStream(documents: AsyncIterable<Block[]>, meta: P
   for await (const blocks of documents) {
     if (!first) doc.addPage();
     first = false;
-    drawBlocks(doc, blocks);
+    drawBlocks(doc, blocks, BILL_LIMITS.pages);
   }
   doc.end();
 }
@@ -105,14 +102,14 @@ function newDocument(meta: PdfMeta): Doc {
   return doc;
 }
 
-function drawBlocks(doc: Doc, blocks: Block[]): void {
+function drawBlocks(doc: Doc, blocks: Block[], maxPages: number): void {
   if (++documents % CACHE_DOCUMENTS === 0) layouts.clear();
   doc.x = MARGIN;
   doc.y = MARGIN;
   useFont(doc, 'regular');
   let pages = 1;
   const counted = () => {
-    if (++pages > MAX_PAGES) throw new TemplateError({ path: 'body', message: `the document runs past ${MAX_PAGES} pages` });
+    if (++pages > maxPages) throw new TemplateError({ path: 'body', message: `the document runs past ${maxPages} pages` });
   };
   doc.on('pageAdded', counted);
   try {

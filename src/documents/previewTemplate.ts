@@ -5,7 +5,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { AppError, validationFailed } from '../errors.ts';
 import { roleAllows, type Role } from '../auth/roles.ts';
-import { TemplateError } from './liquid.ts';
+import { SAMPLE_LIMITS, TemplateError } from './liquid.ts';
 import type { RawAnswer } from '../http/operation.ts';
 import { SAMPLE } from './context.ts';
 import { checkTemplate } from './checkTemplate.ts';
@@ -40,8 +40,9 @@ async function preview(db: Queryable, appCode: number, d: PreviewTemplateData): 
   } else {
     await checkTemplate(kind, subject, body);
   }
-  if (kind === 'invoice') return { type: 'application/pdf', payload: await renderInvoice({ body: body! }, SAMPLE) };
-  const mail = await renderEmail({ subject: subject ?? '', body: body! }, SAMPLE);
+  // With the sample bill: its limits, as a save's check has (liquid.ts).
+  if (kind === 'invoice') return { type: 'application/pdf', payload: await renderInvoice({ body: body! }, SAMPLE, 'body', SAMPLE_LIMITS) };
+  const mail = await renderEmail({ subject: subject ?? '', body: body! }, SAMPLE, SAMPLE_LIMITS);
   return { type: 'text/plain; charset=utf-8', payload: `Subject: ${mail.subject}\n\n${mail.text}` };
 }
 

@@ -1,6 +1,6 @@
 // A bill's document and e-mail from a template and the bill's data: the one place that
 // turns a template into output, used by the save-time check, previews, jobs and delivery.
-import { compile, fill, layoutEngine, textEngine, TemplateError, type Compiled } from './liquid.ts';
+import { BILL_LIMITS, compile, fill, layoutEngine, textEngine, TemplateError, type Compiled, type DocumentLimits } from './liquid.ts';
 import { parseLayout, renderPdf, type Block } from './pdf.ts';
 import type { DocumentData } from './context.ts';
 
@@ -15,7 +15,7 @@ const isoDate = (dmy: string) => {
 };
 
 /** The blocks of a bill's document: the template filled with the data. Throws TemplateError. */
-export async function invoiceBlocks(source: InvoiceSource | Compiled, data: DocumentData, path = 'body'): Promise<Block[]> {
+export async function invoiceBlocks(source: InvoiceSource | Compiled, data: DocumentData, path = 'body', limits: DocumentLimits = BILL_LIMITS): Promise<Block[]> {
   let template: Compiled;
   if (Array.isArray(source)) template = source;
   else {
@@ -23,7 +23,7 @@ export async function invoiceBlocks(source: InvoiceSource | Compiled, data: Docu
     if (!compiled.template) throw new TemplateError(compiled.issue!);
     template = compiled.template;
   }
-  const filled = await fill(layoutEngine, template, data, path);
+  const filled = await fill(layoutEngine, template, data, path, limits);
   if (filled.text === undefined) throw new TemplateError(filled.issue!);
   return parseLayout(filled.text);
 }
@@ -43,8 +43,8 @@ export const pdfMeta = (data: DocumentData) => ({
 });
 
 /** The bill's PDF: the template filled with the data, laid out. Throws TemplateError. */
-export async function renderInvoice(source: InvoiceSource | Compiled, data: DocumentData, path = 'body'): Promise<Buffer> {
-  return renderPdf(await invoiceBlocks(source, data, path), pdfMeta(data));
+export async function renderInvoice(source: InvoiceSource | Compiled, data: DocumentData, path = 'body', limits: DocumentLimits = BILL_LIMITS): Promise<Buffer> {
+  return renderPdf(await invoiceBlocks(source, data, path, limits), pdfMeta(data), limits.pages);
 }
 
 
@@ -65,11 +65,11 @@ function compiledText(text: string, path: string): Compiled {
 }
 
 /** The e-mail's subject (one line) and plain-text body. Throws TemplateError. */
-export async function renderEmail(source: EmailSource, data: DocumentData): Promise<{ subject: string; text: string }> {
+export async function renderEmail(source: EmailSource, data: DocumentData, limits: DocumentLimits = BILL_LIMITS): Promise<{ subject: string; text: string }> {
   const out: string[] = [];
   for (const [path, text] of [['subject', source.subject], ['body', source.body]] as const) {
     const template = compiledText(text, path);
-    const filled = await fill(textEngine, template, data, path);
+    const filled = await fill(textEngine, template, data, path, limits);
     if (filled.text === undefined) throw new TemplateError(filled.issue!);
     out.push(filled.text);
   }
