@@ -54,6 +54,8 @@ export const DECIMAL_PATTERN = '^[0-9]+(\\.[0-9]+)?$';
 export const AMOUNT_PATTERN = '^[0-9]{1,15}(\\.[0-9]{1,4})?$';
 /** A wall-clock moment in the app's time zone (sheduleTime, set-clock's now). */
 export const LOCAL_TIME_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$';
+/** The sandbox's page size as query text: 1 to 100. */
+export const SANDBOX_LIMIT_PATTERN = '^(100|[1-9][0-9]?)$';
 /** The same, with a space allowed for the T (the events' since, as createdAt is written). */
 export const LOCAL_TIME_SPACE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}$';
 

@@ -5,7 +5,7 @@
 // answer of a business route is the envelope and every sandbox answer is { code, message }.
 import { AppError, fromRatingError, isDatabaseUnavailable, type ErrorCode, type ErrorDetail } from '../errors.ts';
 import { RatingError } from '../rating/errors.ts';
-import { AMOUNT_PATTERN, CODE_PATTERN, DECIMAL_PATTERN, IDENTIFIER_PATTERN, LOCAL_TIME_PATTERN, LOCAL_TIME_SPACE_PATTERN, NO_NUL } from '../primitives.ts';
+import { AMOUNT_PATTERN, CODE_PATTERN, DECIMAL_PATTERN, IDENTIFIER_PATTERN, LOCAL_TIME_PATTERN, LOCAL_TIME_SPACE_PATTERN, NO_NUL, SANDBOX_LIMIT_PATTERN } from '../primitives.ts';
 import { CHARGE_MODELS } from '../rating/models/registry.ts';
 import { DMY_PATTERN, RECORD_DATE_MESSAGE, RECORD_DATE_PATTERN } from '../calendar/calendar.ts';
 
@@ -26,6 +26,7 @@ const PATTERN_WORDS: Record<string, string> = {
   [LOCAL_TIME_PATTERN]: 'must be a date and time, YYYY-MM-DDThh:mm:ss',
   [LOCAL_TIME_SPACE_PATTERN]: 'must be a date and time, YYYY-MM-DD hh:mm:ss (or with a T)',
   [NO_NUL]: 'holds a NUL character (\\u0000), which text cannot hold',
+  [SANDBOX_LIMIT_PATTERN]: 'must be a whole number from 1 to 100',
 };
 
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({

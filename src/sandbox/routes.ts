@@ -1,5 +1,6 @@
 // The sandbox plant API: plain REST with Bearer tokens and { code, message } errors,
 // beside the business API rather than inside its envelope (operation()'s sandbox shape).
+import { SANDBOX_LIMIT_PATTERN } from '../primitives.ts';
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, type Services } from '../http/operation.ts';
@@ -23,7 +24,12 @@ export async function sandboxRoutes(app: FastifyInstance, services: Services): P
     role: 'viewer',
     tag: TAG,
     summary: 'List plants',
-    query: Type.Object({ limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: '1 to 100, default 20' })) }, { additionalProperties: false }),
+    // A query's value arrives as text, but a client generated from the document may hold it
+    // as a number (one had to write limit: '5'): both, each with the real range 1 to 100.
+    query: Type.Object(
+      { limit: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 100 }), Type.String({ pattern: SANDBOX_LIMIT_PATTERN })], { description: '1 to 100, default 20' })) },
+      { additionalProperties: false },
+    ),
     data: Type.Array(Plant),
     handler: async (_body, ctx) => {
       const raw = ctx.query.limit;

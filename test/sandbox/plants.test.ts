@@ -47,7 +47,13 @@ describe('sandbox plants', () => {
       const r = await h.request('GET', `/sandbox/plants?limit=${q}`, { token: bearer(h.tokens.viewer) });
       assert.equal(r.status, 400, q);
       assert.equal(r.body.code, 'VALIDATION_FAILED');
+      assert.match(r.body.message, /limit: must be a whole number from 1 to 100/, q);
     }
+    // The document says so too, and takes a number as a generated client holds it.
+    const doc = (await h.request('GET', '/openapi.json')).body;
+    const limit = doc.paths['/sandbox/plants'].get.parameters.find((p: { name: string }) => p.name === 'limit').schema;
+    assert.deepEqual(limit.anyOf.map((x: { type: string }) => x.type), ['integer', 'string']);
+    assert.deepEqual([limit.anyOf[0].minimum, limit.anyOf[0].maximum], [1, 100]);
     const noName = await h.request('POST', '/sandbox/plants', { token: bearer(h.tokens.biller), body: { tag: 'x' } });
     assert.equal(noName.status, 400);
     assert.deepEqual(Object.keys(noName.body).sort(), ['code', 'message']);
