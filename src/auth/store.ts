@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { embeddedIPv4, ipv6Groups } from '../ipAddress.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Caller, Role } from './roles.ts';
 import type { RoundingMode } from '../rating/money.ts';
@@ -47,30 +48,22 @@ export async function revokeToken(db: Queryable, hash: Buffer): Promise<void> {
 }
 
 /**
+ * The client a throttle counts by: an IPv4 address (an IPv4-mapped IPv6 one as IPv4), or an
+ * IPv6 address's /64, since one IPv6 client holds a whole /64 and would otherwise get five
+ * tries at each of its 2^64 addresses (a reviewer's case).
+ */
+export function throttleClient(ip: string): string {
+  if (!net.isIPv6(ip)) return ip;
+  return embeddedIPv4(ip) ?? `${ipv6Groups(ip).slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+}
+
+/**
  * Counts a login attempt of this e-mail from this client before its password is checked,
  * unless the pair is locked: from the fifth attempt without a success in between, the
  * pair is locked for a doubling delay (1 s, 2 s, 4 s ... at most 15 minutes), slow for a
  * guesser, short for a typo. One statement, so concurrent attempts queue on the row.
  * Answers the seconds left of a lock (0: the attempt may go on).
  */
-/**
- * The client a throttle counts by: an IPv4 address (an IPv4-mapped IPv6 one as IPv4), or an
- * IPv6 address's /64, since one IPv6 client holds a whole /64 and would otherwise get five
- * tries at each of its 2^64 addresses (a reviewer's case).
- */
-export function throttleClient(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1]!;
-  if (net.isIPv6(ip)) {
-    const [head, tail] = ip.toLowerCase().split('%')[0]!.split('::') as [string, string | undefined];
-    const h = head ? head.split(':') : [];
-    const t = tail === undefined ? [] : tail ? tail.split(':') : [];
-    const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
-    return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
-  }
-  return ip;
-}
-
 export async function claimLoginAttempt(db: Queryable, email: string, ip: string): Promise<{ lockedSeconds: number }> {
   const client = throttleClient(ip);
   const r = await db.query<{ failures: number }>(

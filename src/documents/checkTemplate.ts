@@ -6,10 +6,13 @@ import { validationFailed, type ErrorDetail } from '../errors.ts';
 import { SAMPLE } from './context.ts';
 import { compile, fill, layoutEngine, SAMPLE_LIMITS, textEngine, TemplateError } from './liquid.ts';
 import { parseLayout, renderPdf } from './pdf.ts';
+import { pdfMeta } from './render.ts';
 import type { TemplateKind } from './schemas.ts';
 
-export async function checkTemplate(kind: TemplateKind, subject: string | null | undefined, body: string): Promise<void> {
+/** Refuses a template that cannot make its document; an invoice's answers the sample bill's PDF it laid out (a preview shows it). */
+export async function checkTemplate(kind: TemplateKind, subject: string | null | undefined, body: string): Promise<Buffer | undefined> {
   const issues: ErrorDetail[] = [];
+  let pdf: Buffer | undefined;
   if (kind === 'email' && !subject) issues.push({ path: 'data.subject', message: 'an e-mail template needs a subject' });
   if (kind === 'invoice' && subject) issues.push({ path: 'data.subject', message: 'an invoice template has no subject' });
   const parts: [string, string][] = [['data.body', body]];
@@ -25,7 +28,7 @@ export async function checkTemplate(kind: TemplateKind, subject: string | null |
     if (filled.issue) issues.push(filled.issue);
     else if (kind === 'invoice') {
       try {
-        await renderPdf(parseLayout(filled.text!), { title: 'check', author: 'check', creationDate: new Date(0) }, SAMPLE_LIMITS.pages);
+        pdf = await renderPdf(parseLayout(filled.text!), pdfMeta(SAMPLE), SAMPLE_LIMITS.pages);
       } catch (err) {
         if (!(err instanceof TemplateError)) throw err;
         issues.push({ ...err.issue, path });
@@ -33,4 +36,5 @@ export async function checkTemplate(kind: TemplateKind, subject: string | null |
     }
   }
   if (issues.length > 0) throw validationFailed(issues, 'The template is not valid.');
+  return pdf;
 }

@@ -30,6 +30,8 @@ async function preview(db: Queryable, appCode: number, d: PreviewTemplateData): 
   let kind = d.kind;
   let subject: string | null | undefined = d.subject;
   let body = d.body;
+  // A draft invoice's check lays it out with the sample bill already: that PDF is the preview.
+  let checked: Buffer | undefined;
   if (body === undefined) {
     if (d.templateID === undefined) throw validationFailed([{ path: 'data.body', message: 'give a draft body or a templateID' }]);
     const stored = d.templateID === 0 && kind === undefined ? undefined : await findAnyKind(db, appCode, d.templateID, kind, d.version);
@@ -38,10 +40,10 @@ async function preview(db: Queryable, appCode: number, d: PreviewTemplateData): 
   } else if (kind === undefined) {
     throw validationFailed([{ path: 'data.kind', message: 'a draft needs its kind' }]);
   } else {
-    await checkTemplate(kind, subject, body);
+    checked = await checkTemplate(kind, subject, body);
   }
   // With the sample bill: its limits, as a save's check has (liquid.ts).
-  if (kind === 'invoice') return { type: 'application/pdf', payload: await renderInvoice({ body: body! }, SAMPLE, 'body', SAMPLE_LIMITS) };
+  if (kind === 'invoice') return { type: 'application/pdf', payload: checked ?? (await renderInvoice({ body: body! }, SAMPLE, 'body', SAMPLE_LIMITS)) };
   const mail = await renderEmail({ subject: subject ?? '', body: body! }, SAMPLE, SAMPLE_LIMITS);
   return { type: 'text/plain; charset=utf-8', payload: `Subject: ${mail.subject}\n\n${mail.text}` };
 }

@@ -102,8 +102,9 @@ export function minorUnitsOf(text: string, minorUnits: number): bigint | null {
  */
 export const MAX_AMOUNT_DIGITS = 15;
 
-/** Refuses an amount (in minor units) past MAX_AMOUNT_DIGITS, naming what it is. */
 const AMOUNT_LIMITS = Array.from({ length: 9 }, (_, m) => 10n ** BigInt(MAX_AMOUNT_DIGITS + m));
+
+/** Refuses an amount (in minor units) past MAX_AMOUNT_DIGITS, naming what it is. */
 export function checkAmountLimit(units: bigint, minorUnits: number, what: string): void {
   const limit = AMOUNT_LIMITS[minorUnits] ?? 10n ** BigInt(MAX_AMOUNT_DIGITS + minorUnits);
   if (units >= limit || units <= -limit) {

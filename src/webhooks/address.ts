@@ -10,6 +10,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import os from 'node:os';
+import { embeddedIPv4 } from '../ipAddress.ts';
 
 const V4_BLOCKED: [string, number][] = [
   ['0.0.0.0', 8], // unspecified, "this network"
@@ -46,30 +47,6 @@ const blocked = new net.BlockList();
 for (const [a, p] of V4_BLOCKED) blocked.addSubnet(a, p, 'ipv4');
 for (const [a, p] of V6_BLOCKED) blocked.addSubnet(a, p, 'ipv6');
 
-/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail included). */
-function groups6(address: string): number[] {
-  let a = address.toLowerCase().split('%')[0]!;
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(a);
-  if (dotted) {
-    const [w, x, y, z] = dotted[1]!.split('.').map(Number) as [number, number, number, number];
-    a = a.slice(0, -dotted[1]!.length) + `${((w << 8) | x).toString(16)}:${((y << 8) | z).toString(16)}`;
-  }
-  const [head, tail] = a.includes('::') ? (a.split('::') as [string, string]) : [a, undefined];
-  const h = head ? head.split(':') : [];
-  const t = tail === undefined ? [] : tail ? tail.split(':') : [];
-  const fill = tail === undefined ? [] : Array(8 - h.length - t.length).fill('0');
-  return [...h, ...fill, ...t].map((g) => parseInt(g, 16));
-}
-
-/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::a.b.c.d) IPv6 address. */
-function embeddedV4(address: string): string | undefined {
-  const g = groups6(address);
-  const mapped = g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff;
-  const nat64 = g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0);
-  if (!mapped && !nat64) return undefined;
-  return [g[6]! >> 8, g[6]! & 255, g[7]! >> 8, g[7]! & 255].join('.');
-}
-
 /**
  * The addresses of this machine's own interfaces: a webhook to one reached the service
  * itself (and anything else listening on it) on a public or LAN address, and get-attempts
@@ -86,12 +63,12 @@ export function isForbiddenAddress(address: string): boolean {
   const family = net.isIP(address);
   if (family !== 0) {
     const own = ownAddresses();
-    const v4 = family === 6 ? embeddedV4(address) : undefined;
+    const v4 = family === 6 ? embeddedIPv4(address) : undefined;
     if (own.has(address.toLowerCase().split('%')[0]!) || (v4 !== undefined && own.has(v4))) return true;
   }
   if (family === 4) return blocked.check(address, 'ipv4');
   if (family === 6) {
-    const v4 = embeddedV4(address);
+    const v4 = embeddedIPv4(address);
     if (v4 !== undefined) return blocked.check(v4, 'ipv4');
     return blocked.check(address.split('%')[0]!, 'ipv6');
   }
