@@ -1,8 +1,6 @@
 // Writing many rows fast: PostgreSQL COPY in its text format, inside the import's
 // transaction. COPY is several times faster than INSERT for the same rows because the
 // server parses one stream instead of planning a statement per batch.
-import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
 import { from as copyFrom } from 'pg-copy-streams';
 import type pg from 'pg';
 
@@ -25,20 +23,35 @@ export function copyLine(fields: (string | number | null | undefined)[]): string
 /** COPYs lines (each ending in \n) into table(columns) through client. */
 export async function copyInto(client: pg.PoolClient | pg.Client, table: string, columns: string[], lines: string[]): Promise<void> {
   if (lines.length === 0) return;
+  await (await startCopy(client, table, columns, lines)).done;
+}
+
+/**
+ * Starts a COPY of lines into table(columns) and answers once the lines are with the
+ * connection, with the COPY's end to await. The lines are handed over only when the server
+ * has taken the COPY (a round trip): a caller that went on to work in JavaScript right
+ * after starting it kept them in this process until it yielded, and the server idle
+ * meanwhile (issue 15, a readings import).
+ */
+export async function startCopy(client: pg.PoolClient | pg.Client, table: string, columns: string[], lines: string[]): Promise<{ done: Promise<void> }> {
   const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
-  // Several lines per write: one write per line costs more than the COPY itself.
-  async function* chunks() {
-    let buf = '';
-    for (const l of lines) {
-      buf += l;
-      if (buf.length > 256 * 1024) {
-        yield buf;
-        buf = '';
-      }
-    }
-    if (buf) yield buf;
+  const done = new Promise<void>((resolve, reject) => {
+    stream.on('finish', resolve);
+    stream.on('error', reject);
+  });
+  done.catch(() => {}); // the caller awaits it
+  // All the lines written at once, in pieces of about a megabyte (a write per line costs
+  // more than the COPY itself): written as the stream drained, they waited for the event
+  // loop, and so the COPY for this process.
+  const writes: Promise<void>[] = [];
+  for (let i = 0; i < lines.length; ) {
+    let piece = '';
+    while (i < lines.length && piece.length < 1 << 20) piece += lines[i++];
+    writes.push(new Promise<void>((resolve, reject) => stream.write(piece, (err) => (err ? reject(err) : resolve()))));
   }
-  await pipeline(Readable.from(chunks()), stream);
+  await Promise.race([Promise.all(writes), done]);
+  stream.end();
+  return { done };
 }
 
 /** n fresh ids from a table's identity sequence, so that rows can point at each other before they are written. */

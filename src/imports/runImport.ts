@@ -12,13 +12,14 @@ import { checkSubscription, type CheckedSubscription, type Issue } from '../subs
 import { loadBatchCodes, loadTemplates, type TemplateContext } from '../templates/context.ts';
 import { lockSubscriptions, writeReadings, type MeterSubscription, type ReadingWrite } from '../readings/write.ts';
 import { NOTE_MAX, READING_KINDS, SOURCE } from '../readings/rules.ts';
-import { READING_COLUMNS } from '../readings/store.ts';
+import { effectiveReadings, READING_COLUMNS } from '../readings/store.ts';
 import { analyzeTables } from '../db/statistics.ts';
-import { allocateIds, copyInto, copyLine, identitySequence } from '../db/copy.ts';
+import { allocateIds, copyInto, copyLine, identitySequence, startCopy } from '../db/copy.ts';
 import { SourceError, type ImportRow } from './rows.ts';
 import { finishJob, insertJob, updateProgress, type ImportKind, type Progress, type RowError } from './store.ts';
 import type { Queryable } from '../db/pool.ts';
 import { recordEvent } from '../events/record.ts';
+import { appToday } from '../calendar/calendar.ts';
 import { chargeDeposits } from '../deposits/deposits.ts';
 
 /**
@@ -90,6 +91,10 @@ type Context = {
   progress: Progress;
   /** New accounts are COPYed without a lookup first, until a number is found taken (writeAccountRows). */
   optimistic: boolean;
+  /** The last readings chunk's good readings, as COPY lines: written once the next chunk has locked its meters (readingsChunk). */
+  pendingReadings: string[] | null;
+  /** The subscriptions the last readings chunk locked. */
+  pendingSubscriptions: ReadonlySet<string>;
 };
 
 export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOptions): Promise<ImportOutcome> {
@@ -139,6 +144,8 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
       report,
       progress,
       optimistic: true,
+      pendingReadings: null,
+      pendingSubscriptions: new Set(),
     };
     const size = o.chunkRows ?? CHUNK_ROWS;
     // While the database takes one chunk, the next is read and checked: the writes of
@@ -146,8 +153,10 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
     let writing: Promise<void> = Promise.resolve();
     const nextChunk = async (rows: ImportRow[]) => {
       if (o.kind === 'readings') {
+        const refs = findMeters(db, ctx, rows);
+        refs.catch(() => {}); // awaited by its chunk
         await writing;
-        writing = readingsChunk(ctx, rows);
+        writing = refs.then((r) => readingsChunk(ctx, rows, r));
       } else {
         const { good, found } = checkAccountRows(ctx, o.kind, rows);
         await writing;
@@ -168,6 +177,7 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
     }
     if (chunk.length > 0) await nextChunk(chunk);
     await writing;
+    await writePendingReadings(ctx);
     if (progress.errorCount === 0 && progress.rowsRead === 0) {
       add({ row: 0, column: '', path: o.format === 'csv' ? 'rows' : 'data.rows', message: 'there are no rows to import' });
     }
@@ -352,18 +362,34 @@ async function copyAccountRows(ctx: Context, kind: ImportKind, writable: Writabl
   ctx.progress.readings += readingLines.length;
 }
 
-/** Readings of existing subscriptions, each fitted among the meter's readings like capture-readings does. */
-async function readingsChunk(ctx: Context, rows: ImportRow[]): Promise<void> {
-  const { client, appCode } = ctx;
-  // Which subscription each row is about: by subscriptionID, or by accountNumber + serviceCode.
+/** Which subscription each row of a readings chunk names, as far as the committed accounts and subscriptions say. */
+type MeterRefs = {
+  refOf: Map<ImportRow, { id?: string; pair?: string }>;
+  byId: Set<string>;
+  byPair: Map<string, string[]>;
+  /** Problems of reference found while reading the rows, reported in order with the rest. */
+  found: Found[];
+};
+
+/**
+ * The subscriptions a readings chunk names: by subscriptionID, or by accountNumber +
+ * serviceCode looked up among the committed accounts. Asked on a connection of the pool,
+ * not the import's: a readings import writes no account or subscription, so its own
+ * transaction would see the same rows, and the lookups of the next chunk run while the
+ * import's connection COPYs this one (issue 15: they were a fifth of the import). The
+ * lock (readingsChunk) reads each subscription again in the import's transaction: one
+ * terminated in between is treated as not found.
+ */
+async function findMeters(db: Queryable, ctx: Context, rows: ImportRow[]): Promise<MeterRefs> {
   const byId = new Set<string>();
   const pairs: [string, string][] = [];
   const refOf = new Map<ImportRow, { id?: string; pair?: string }>();
+  const found: Found[] = [];
   for (const row of rows) {
     const id = row.get('subscriptionID');
     if (!absent(id)) {
       const text = typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : typeof id === 'string' && /^[1-9][0-9]{0,17}$/.test(id) ? id : null;
-      if (text === null) ctx.report(row, { path: row.at('subscriptionID'), message: 'must be a subscription id (a whole number)' });
+      if (text === null) found.push({ row, issue: { path: row.at('subscriptionID'), message: 'must be a subscription id (a whole number)' } });
       else {
         byId.add(text);
         refOf.set(row, { id: text });
@@ -375,22 +401,20 @@ async function readingsChunk(ctx: Context, rows: ImportRow[]): Promise<void> {
     if (typeof a === 'string' && a !== '' && typeof s === 'string' && s !== '') {
       pairs.push([a, s]);
       refOf.set(row, { pair: `${a}\u0001${s}` });
-    } else ctx.report(row, { path: row.at('subscriptionID'), message: 'is required, or accountNumber and serviceCode' });
+    } else found.push({ row, issue: { path: row.at('subscriptionID'), message: 'is required, or accountNumber and serviceCode' } });
   }
-  // Those named by accountNumber + serviceCode are found first, then locked with those
-  // named by id, by the readings' owner: one lock for both ways (issue 9, defect 1).
   const byPair = new Map<string, string[]>();
   if (pairs.length > 0) {
     // Two lookups by = ANY of their keys (account numbers, then account ids): an index
     // probe per key whatever the planner's costs. The one join of unnest(pairs) this
     // replaced was planned as a hash of the whole account table, built again for every
     // chunk (issue 15: N²/5000 rows read). The pairs are matched here.
-    const accounts = await client.query<{ account_id: string; account_number: string }>(
+    const accounts = await db.query<{ account_id: string; account_number: string }>(
       'SELECT account_id, account_number FROM account WHERE app_code = $1 AND account_number = ANY($2::text[])',
-      [appCode, [...new Set(pairs.map((p) => p[0]))]],
+      [ctx.appCode, [...new Set(pairs.map((p) => p[0]))]],
     );
     const numberOf = new Map(accounts.rows.map((x) => [x.account_id, x.account_number]));
-    const r = await client.query<{ account_id: string; service_id: string; subscription_id: string }>(
+    const r = await db.query<{ account_id: string; service_id: string; subscription_id: string }>(
       "SELECT account_id, service_id, subscription_id FROM subscription WHERE account_id = ANY($1::bigint[]) AND status <> 'terminated'",
       [[...numberOf.keys()]],
     );
@@ -404,8 +428,27 @@ async function readingsChunk(ctx: Context, rows: ImportRow[]): Promise<void> {
       byPair.set(k, list);
     }
   }
-  const subs = await lockSubscriptions(client, appCode, [...byId, ...[...byPair.values()].flat()]);
+  return { refOf, byId, byPair, found };
+}
 
+/** Readings of existing subscriptions, each fitted among the meter's readings like capture-readings does. */
+async function readingsChunk(ctx: Context, rows: ImportRow[], refs: MeterRefs): Promise<void> {
+  const { client, appCode } = ctx;
+  const { refOf, byId, byPair } = refs;
+  for (const f of refs.found) ctx.report(f.row, f.issue);
+  // Those named by accountNumber + serviceCode were found first, and are locked with those
+  // named by id, by the readings' owner: one lock for both ways (issue 9, defect 1).
+  const subs = await lockSubscriptions(client, appCode, [...byId, ...[...byPair.values()].flat()]);
+  // The last chunk's readings are written while this one is checked here: one after the
+  // other, the checks left the database idle and the COPY this process (issue 15). So what
+  // the checks ask of the database is asked first: the app's today, and the meters'
+  // effective readings (before that COPY, so a meter read in both chunks has its last
+  // chunk's readings written first).
+  const today = await appToday(client, appCode);
+  if (ctx.pendingReadings !== null && [...subs.keys()].some((id) => ctx.pendingSubscriptions.has(id))) await writePendingReadings(ctx);
+  const history = effectiveReadings(client, [...subs.keys()]);
+  history.catch(() => {}); // awaited by writeReadings
+  const previous = await startPendingReadings(ctx);
   const writes: ReadingWrite[] = [];
   const skip = new Set<number>();
   const rowOf: ImportRow[] = [];
@@ -465,10 +508,27 @@ async function readingsChunk(ctx: Context, rows: ImportRow[]): Promise<void> {
     });
     if (!ok) skip.add(writes.length - 1);
   }
-  const out = await writeReadings(client, appCode, ctx.by, subs, writes, { sameDay: 'refuse', write: 'good', bulk: true, skip });
+  const out = await writeReadings(client, appCode, ctx.by, subs, writes, { sameDay: 'refuse', write: 'good', bulk: 'lines', skip, today, history });
+  await previous?.done;
+  ctx.pendingReadings = out.lines ?? null;
+  ctx.pendingSubscriptions = new Set(subs.keys());
   for (const i of out.issues) found.push({ row: rowOf[i.index]!, issue: { path: i.path, message: i.message } });
   // In the order of the file, each row's problems in the order they were found.
   found.sort((a, b) => a.row.row - b.row.row);
   for (const f of found) ctx.report(f.row, f.issue);
-  ctx.progress.readings += out.written;
+}
+
+/** Starts the COPY of the readings the last chunk left (readingsChunk), counting them once written. */
+async function startPendingReadings(ctx: Context): Promise<{ done: Promise<void> } | null> {
+  const lines = ctx.pendingReadings;
+  ctx.pendingReadings = null;
+  if (lines === null || lines.length === 0) return null;
+  const copy = await startCopy(ctx.client, 'reading', READING_COLUMNS, lines);
+  const done = copy.done.then(() => void (ctx.progress.readings += lines.length));
+  done.catch(() => {}); // awaited by the chunk that started it
+  return { done };
+}
+
+async function writePendingReadings(ctx: Context): Promise<void> {
+  await (await startPendingReadings(ctx))?.done;
 }

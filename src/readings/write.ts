@@ -13,15 +13,15 @@
 //   is refused, pointing at the reading to correct, except on a term's capture-readings,
 //   which corrects it (bill-run.md: the officer's reading of the day replaces the one
 //   before); the chain is checked either way.
-// - Sets, not rows: an import writes millions of readings, 5000 a call, with COPY.
+// - Sets, not rows: an import writes millions of readings, 5000 a call, COPYed by the import.
 import type { Queryable } from '../db/pool.ts';
 import type pg from 'pg';
-import { copyInto, copyLine } from '../db/copy.ts';
+import { copyLine } from '../db/copy.ts';
 import { conflict, type ErrorDetail } from '../errors.ts';
 import type { MeteredInput } from '../rating/tariff.ts';
 import { appToday, formatDate, parseRecordDate, RECORD_DATE_MESSAGE } from '../calendar/calendar.ts';
 import { checkReadingValue, fitReadings, type ChainPoint, type ChainResult } from './rules.ts';
-import { effectiveReadings, insertReadings, READING_COLUMNS, type NewReading } from './store.ts';
+import { effectiveReadings, insertReadings, type EffectiveReading, type NewReading } from './store.ts';
 
 export type MeterSubscription = { subscription_id: string; service_id: string; start_date: string; end_date: string | null; status: string };
 
@@ -70,20 +70,34 @@ export type WriteOptions = {
    * its end but must see its own earlier rows meanwhile). 'none': only checked.
    */
   write: 'all-or-none' | 'good' | 'none';
-  /** COPY and answer no ids: for imports. */
-  bulk?: boolean;
+  /**
+   * For imports: write nothing and answer no ids, but the COPY lines of the good readings
+   * (READING_COLUMNS), for the caller to COPY into reading later in this transaction (an
+   * import checks its next chunk while the database writes them).
+   */
+  bulk?: 'lines';
   /** Indexes of readings whose date and value are checked, but which are neither fitted nor written (their row is bad already). */
   skip?: ReadonlySet<number>;
+  /** The app's today (appToday), when the caller has just asked for it: an import asks before its last chunk's COPY, which a query here would wait for. */
+  today?: string;
+  /**
+   * The effective readings of the locked subscriptions, when the caller has asked for them
+   * already (effectiveReadings, after the lock): an import asks before its last chunk's
+   * COPY and checks this chunk while the database writes that one.
+   */
+  history?: Promise<EffectiveReading[]>;
 };
 
 export type WriteOutcome = {
   /** Each problem, with the index of its reading in the list given. */
   issues: (ErrorDetail & { index: number })[];
-  /** The new ids in the order given (empty when bulk, or when nothing was written). */
+  /** The new ids in the order given (empty with bulk, or when nothing was written). */
   ids: string[];
   /** Per reading given: its consumption kind and quantity since the reading before it. */
   results: ChainResult[];
   written: number;
+  /** With bulk 'lines': the COPY lines of the readings to write. */
+  lines?: string[];
 };
 
 /** Checks the readings and writes them under the lock of their subscriptions, as the options say. */
@@ -97,7 +111,7 @@ export async function writeReadings(
 ): Promise<WriteOutcome> {
   const issues: WriteOutcome['issues'] = [];
   const results: ChainResult[] = writes.map(() => ({ kind: 'first', quantity: null }));
-  const today = writes.length > 0 ? await appToday(tx, appCode) : '';
+  const today = writes.length === 0 ? '' : (o.today ?? (await appToday(tx, appCode)));
   const checked: (NewReading & { index: number; path: string })[] = [];
   writes.forEach((w, index) => {
     const s = subs.get(w.subscriptionId);
@@ -123,7 +137,8 @@ export async function writeReadings(
 
   // Each meter's new readings fitted among its effective ones.
   const history = new Map<string, ChainPoint[]>();
-  for (const r of await effectiveReadings(tx, [...new Set(checked.map((c) => c.subscriptionId))])) {
+  const eff = await (o.history ?? effectiveReadings(tx, [...new Set(checked.map((c) => c.subscriptionId))]));
+  for (const r of eff) {
     const key = `${r.subscription_id}|${r.input_code}`;
     let h = history.get(key);
     if (!h) history.set(key, (h = []));
@@ -165,14 +180,9 @@ export async function writeReadings(
   issues.sort((a, b) => a.index - b.index);
   if (o.write === 'none' || (o.write === 'all-or-none' && issues.length > 0)) return { issues, ids: [], results, written: 0 };
   const rows = checked.filter((c) => !bad.has(c.index));
-  if (o.bulk) {
-    await copyInto(
-      tx,
-      'reading',
-      READING_COLUMNS,
-      rows.map((r) => copyLine([appCode, r.subscriptionId, r.inputCode, r.date, r.value, r.kind, r.source, r.note, r.corrects ?? null, by])),
-    );
-    return { issues, ids: [], results, written: rows.length };
+  if (o.bulk === 'lines') {
+    const lines = rows.map((r) => copyLine([appCode, r.subscriptionId, r.inputCode, r.date, r.value, r.kind, r.source, r.note, r.corrects ?? null, by]));
+    return { issues, ids: [], results, written: rows.length, lines };
   }
   const ids = await insertReadings(tx, appCode, rows, by);
   return { issues, ids, results, written: rows.length };
