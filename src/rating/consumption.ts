@@ -1,4 +1,4 @@
-import type { Dec } from './money.ts';
+import { Dec } from './money.ts';
 
 export type ConsumptionKind = 'normal' | 'rollover' | 'negative';
 
@@ -28,4 +28,36 @@ export function consumptionBetween(previous: Dec, current: Dec, rolloverAt?: Dec
     if (wrapped.gt(0) && wrapped.lt(rolloverAt.div(2))) return { kind: 'rollover', quantity: wrapped };
   }
   return { kind: 'negative', quantity: current.minus(previous) };
+}
+
+/**
+ * Meter values as most meters show them (up to 9 whole digits and 6 decimals) are checked
+ * and chained in whole millionths, exact in a double: a readings import made three
+ * Decimals a reading, a tenth of its time (issue 15). Anything else goes through Decimals,
+ * by the same rule; a property test holds the two equal.
+ */
+const PLAIN_VALUE = /^(0|[1-9][0-9]{0,8})(?:\.([0-9]{1,6}))?$/;
+
+/** A plain meter value's millionths, or null when the text is not one. */
+export function millionthsOf(text: string): number | null {
+  const m = PLAIN_VALUE.exec(text);
+  if (m === null) return null;
+  return Number(m[1]) * 1e6 + (m[2] === undefined ? 0 : Number(m[2].padEnd(6, '0')));
+}
+
+/** The exact text of a whole number of millionths (0 or more), as Decimal's toFixed() writes it: no trailing zeros. */
+export function textOfMillionths(n: number): string {
+  const whole = Math.floor(n / 1e6);
+  const part = n - whole * 1e6;
+  if (part === 0) return String(whole);
+  return `${whole}.${String(part).padStart(6, '0').replace(/0+$/, '')}`;
+}
+
+/** consumptionBetween of two readings' values given as decimal text, its quantity as text. */
+export function consumptionOfTexts(previous: string, current: string, rolloverAt: Dec | null): { kind: ConsumptionKind; quantity: string } {
+  const p = millionthsOf(previous);
+  const c = p === null ? null : millionthsOf(current);
+  if (p !== null && c !== null && c >= p) return { kind: 'normal', quantity: textOfMillionths(c - p) };
+  const r = consumptionBetween(new Dec(previous), new Dec(current), rolloverAt);
+  return { kind: r.kind, quantity: r.quantity.toFixed() };
 }

@@ -2,7 +2,7 @@
 // neighbours. A reading lower than the one before is a roll-over or an error; that
 // decision is the rating core's consumptionBetween, the same one the bill run uses, so
 // a reading accepted here is billed the way it was judged.
-import { consumptionBetween, type ConsumptionKind } from '../rating/consumption.ts';
+import { consumptionOfTexts, millionthsOf, textOfMillionths, type ConsumptionKind } from '../rating/consumption.ts';
 import { Dec, parseDecimal } from '../rating/money.ts';
 import type { MeteredInput } from '../rating/tariff.ts';
 import type { ErrorDetail } from '../errors.ts';
@@ -22,8 +22,27 @@ export function rolloverOf(meter: MeteredInput): Dec | null {
   return roll;
 }
 
+/** The roll-over value in millionths (consumption.ts), null for none; undefined when it is not a plain value. */
+const plainRollovers = new WeakMap<MeteredInput, number | null | undefined>();
+function plainRolloverOf(meter: MeteredInput): number | null | undefined {
+  if (plainRollovers.has(meter)) return plainRollovers.get(meter);
+  const roll = meter.rolloverAt === undefined ? null : (millionthsOf(String(meter.rolloverAt)) ?? undefined);
+  plainRollovers.set(meter, roll);
+  return roll;
+}
+
 /** The reading's value as exact decimal text, or null after pushing what is wrong. */
 export function checkReadingValue(meter: MeteredInput, raw: unknown, path: string, issues: ErrorDetail[]): string | null {
+  if (typeof raw === 'string') {
+    // Most values: a plain one that passes every check below, without a Decimal.
+    const n = millionthsOf(raw);
+    const roll = n === null ? undefined : plainRolloverOf(meter);
+    if (n !== null && roll !== undefined && (roll === null || n < roll)) {
+      const text = textOfMillionths(n);
+      const dot = text.indexOf('.');
+      if ((dot < 0 ? 0 : text.length - dot - 1) <= meter.decimals) return text;
+    }
+  }
   if (raw === undefined || raw === null || raw === '') {
     issues.push({ path, message: 'is required' });
     return null;
@@ -87,7 +106,7 @@ export function fitReadings(meter: MeteredInput, existing: ChainPoint[], additio
       });
       continue;
     }
-    const c = consumptionBetween(new Dec(prev.value), new Dec(cur.value), roll);
+    const c = consumptionOfTexts(prev.value, cur.value, roll);
     if (c.kind === 'negative') {
       const mine = cur.added >= 0 ? cur : prev;
       if (bad.has(mine.added)) continue;
@@ -105,7 +124,7 @@ export function fitReadings(meter: MeteredInput, existing: ChainPoint[], additio
       });
       continue;
     }
-    if (cur.added >= 0) results[cur.added] = { kind: c.kind, quantity: c.quantity.toFixed() };
+    if (cur.added >= 0) results[cur.added] = { kind: c.kind, quantity: c.quantity };
   }
   return results;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { consumptionBetween, type ConsumptionKind } from '../../src/rating/consumption.ts';
+import fc from 'fast-check';
+import { consumptionBetween, consumptionOfTexts, millionthsOf, textOfMillionths, type ConsumptionKind } from '../../src/rating/consumption.ts';
 import { daysInclusive, dayNumber } from '../../src/rating/days.ts';
 import { RatingError } from '../../src/rating/errors.ts';
 import { Dec } from '../../src/rating/money.ts';
@@ -48,4 +49,37 @@ describe('day numbers (no time zone, no Date)', () => {
       assert.throws(() => dayNumber(bad), (e: unknown) => e instanceof RatingError && e.code === 'INVALID_DATE');
     });
   }
+});
+
+describe('consumptionOfTexts: plain values in millionths, the rest in Decimals, the same rule', () => {
+  const value = fc.oneof(
+    // plain: up to 9 whole digits, up to 6 decimals (the millionths path)
+    fc.tuple(fc.integer({ min: 0, max: 999_999_999 }), fc.option(fc.stringMatching(/^[0-9]{1,6}$/), { nil: undefined })).map(([w, d]) => (d === undefined ? String(w) : `${w}.${d}`)),
+    // not plain: more digits or decimals, which take the Decimal path
+    fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 14n }), fc.stringMatching(/^[0-9]{7,9}$/)).map(([w, d]) => `${w}.${d}`),
+    fc.bigInt({ min: 10n ** 9n, max: 10n ** 15n }).map(String),
+  );
+  const rollover = fc.option(fc.oneof(fc.constantFrom('10000', '100000', '1000000000', '99999.9'), fc.integer({ min: 1, max: 10 ** 9 }).map(String)), { nil: null });
+  test('equals consumptionBetween for any two values and roll-over', () => {
+    fc.assert(
+      fc.property(value, value, rollover, (p, c, r) => {
+        const slow = consumptionBetween(new Dec(p), new Dec(c), r === null ? null : new Dec(r));
+        assert.deepEqual(consumptionOfTexts(p, c, r === null ? null : new Dec(r)), { kind: slow.kind, quantity: slow.quantity.toFixed() });
+      }),
+      { numRuns: 5000 },
+    );
+  });
+  test('millionths and their text', () => {
+    for (const [text, n, back] of [
+      ['0', 0, '0'],
+      ['12.5', 12_500_000, '12.5'],
+      ['12.50', 12_500_000, '12.5'],
+      ['999999999.999999', 999_999_999_999_999, '999999999.999999'],
+      ['0.000001', 1, '0.000001'],
+    ] as const) {
+      assert.equal(millionthsOf(text), n, text);
+      assert.equal(textOfMillionths(n), back, text);
+    }
+    for (const text of ['1000000000', '0.0000001', '01', '-1', '1e3', ' 1', '1.', '.5']) assert.equal(millionthsOf(text), null, text);
+  });
 });
