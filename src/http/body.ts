@@ -14,6 +14,22 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 const NUL_ESCAPE = /\\u0000/;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
+// secure-json-parse refuses a "__proto__" key and "constructor" holding "prototype" (they
+// would reach an object's prototype); Fastify reports that as invalid JSON, which misled a
+// client that had sent valid JSON (an outside check).
+const PROTOTYPE_KEYS = () =>
+  new AppError('MALFORMED_JSON', 'The body holds a "__proto__" key, or "constructor" with "prototype", which are refused.', [
+    { path: 'body', message: 'holds a "__proto__" key, or "constructor" with "prototype", which are refused' },
+  ]);
+const validJson = (text: string) => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 export function jsonBodies(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   // Fastify's parser: secure-json-parse refusing __proto__ and constructor.prototype.
@@ -31,7 +47,7 @@ export function jsonBodies(app: FastifyInstance): void {
       invalidUtf8 = true;
     }
     parseJson(request, text, (err, value) => {
-      if (err) return done(err as Error, undefined);
+      if (err) return done(validJson(text) ? PROTOTYPE_KEYS() : (err as Error), undefined);
       // A surrogate can enter only as a \uD800-\uDFFF escape, a NUL as \u0000: most bodies skip the walk.
       const bad = invalidUtf8 || SURROGATE_ESCAPE.test(text) || NUL_ESCAPE.test(text) ? badText(value, invalidUtf8) : [];
       if (bad.length > 0) return done(new AppError('VALIDATION_FAILED', 'The body holds text that is not valid UTF-8 or holds a NUL character.', bad), undefined);

@@ -179,6 +179,8 @@ describe('bad input on every business route', () => {
       const r = await send(route.path, { raw });
       assertRefused(r, `${route.path} __proto__`);
       assert.equal(r.body.error.code, 'MALFORMED_JSON');
+      // Valid JSON: the answer says what is refused, not that the JSON is broken.
+      assert.match(r.body.error.details[0].message, /__proto__/);
     }
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
