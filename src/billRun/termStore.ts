@@ -174,10 +174,21 @@ export function markApproved(db: Queryable, termId: string, status: TermStatus, 
 /**
  * The run approved the term itself (approve-term was skipped). Validated here or by
  * validate-term, the reading count stands: here, every roster subscription has its
- * readings (or the check failed the term).
+ * readings (or the check failed the term). Checked here, the exceptions an earlier run's
+ * check stored when it failed the term are gone: this check found none (an outside
+ * client saw a term Processed with every bill made still listing the MISSING_READING
+ * that had failed its first run). validate-term's findings stay, as approved.
  */
 export function recordRunApproval(db: Queryable, termId: string, watermark: string | null, metered: boolean): Promise<void> {
-  return write(db, termId, null, null, 'approved_at = now(), reading_watermark = $4, reading_count = CASE WHEN validated_at IS NULL AND $5 THEN subscription_count ELSE reading_count END', [watermark, metered]);
+  return write(
+    db,
+    termId,
+    null,
+    null,
+    `approved_at = now(), reading_watermark = $4, reading_count = CASE WHEN validated_at IS NULL AND $5 THEN subscription_count ELSE reading_count END,
+     exceptions = CASE WHEN validated_at IS NULL THEN '[]' ELSE exceptions END, exception_count = CASE WHEN validated_at IS NULL THEN 0 ELSE exception_count END`,
+    [watermark, metered],
+  );
 }
 
 /** process-term and retry-failures: a new round of the run, its job at runAt. */

@@ -80,6 +80,23 @@ describe('the bill run: who acted, the words it writes, and its own check', () =
     assert.equal(t.status, 'Failed');
     assert.deepEqual(t.exceptions.map(byAccount), expected);
     assert.equal((await bills(h, { termID: run })).body.data.bills.length, 0);
+
+    // The readings put right, the run again: its check finds nothing, and the term no
+    // longer lists what failed the first run (an outside client's finding).
+    const fixed = await step(h, 'capture-readings', 'Capture Term Readings', {
+      termID: run,
+      readings: [
+        { subscriptionID: missing, inputCode: 'METER', readingDate: '30/06/2018', value: '15' },
+        { subscriptionID: negative, inputCode: 'METER', readingDate: '30/06/2018', value: '14' },
+      ],
+    });
+    assert.equal(fixed.status, 200, JSON.stringify(fixed.body));
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID: run })).status, 200);
+    const again = await waitForStatus(h, run, ['Failed', 'Processed']);
+    assert.equal(again.status, 'Processed');
+    assert.deepEqual(again.exceptions, []);
+    assert.equal(again.counts.exceptions, 0);
+    assert.equal((await bills(h, { termID: run })).body.data.bills.length, 4);
   });
 
   // The run's own check (checkReadings.ts, SQL over the roster) and validate-term (a dry run
