@@ -7,6 +7,7 @@ import type { Queryable } from '../db/pool.ts';
 import { estimateReading, meterConsumption, prepareTariff, RatingError, unusualConsumption as unusual, UNUSUAL_FACTOR, type MeterHistory } from '../rating/index.ts';
 import { meterReadingsOf, READINGS_SQL, type ReadingsRow, type RunContext } from './rateRoster.ts';
 import type { TermException } from './schemas.ts';
+import { formatDate } from '../calendar/calendar.ts';
 import { effectiveSql, insertReadings } from '../readings/store.ts';
 import { lockSubscriptions } from '../readings/write.ts';
 
@@ -177,17 +178,25 @@ export async function unusualConsumption(db: Queryable, ctx: RunContext): Promis
   return out;
 }
 
+/** What estimateMissing did: how many readings it recorded, and why each meter it left without one has none. */
+export type Estimates = { estimated: number; notEstimated: Map<string, string> };
+/** The key of a meter in Estimates.notEstimated. */
+export const meterKey = (subscriptionId: string | number, code: string) => `${subscriptionId}|${code}`;
+
 /**
  * Estimates the current reading of every roster meter that has none (readingHistory.ts:
  * the rule), dated the end of the subscription's active part (the term's end, or its
- * own end when it ends in the term), recorded as 'estimated' readings. Answers how many.
+ * own end when it ends in the term), recorded as 'estimated' readings. Answers how many,
+ * and why the meters it could not estimate were not (validate-term adds it to their
+ * MISSING_READING: an outside check saw one skipped without a word).
  */
-export async function estimateMissing(db: Queryable, ctx: RunContext, by: string): Promise<number> {
-  if (ctx.meteredCodes.length === 0) return 0;
+export async function estimateMissing(db: Queryable, ctx: RunContext, by: string): Promise<Estimates> {
+  const notEstimated = new Map<string, string>();
+  if (ctx.meteredCodes.length === 0) return { estimated: 0, notEstimated };
   const byCode = meters(ctx);
   const rows: { sub: string; code: string; date: string; value: string }[] = [];
   let missing = await withHistory(db, ctx, true);
-  if (missing.length === 0) return 0;
+  if (missing.length === 0) return { estimated: 0, notEstimated };
   // The meters about to be estimated are locked as every writer of readings locks them
   // (readings/write.ts), then looked at again: a reading captured meanwhile wins over
   // its estimate, and never stands beside one on the same day.
@@ -198,8 +207,14 @@ export async function estimateMissing(db: Queryable, ctx: RunContext, by: string
     if (meter === undefined) continue;
     const value = estimateReading(historyOf(row), previousOf(row), row.active_end, meter);
     if (value !== null) rows.push({ sub: row.subscription_id, code: row.code, date: row.active_end, value: value.toFixed() });
+    else {
+      notEstimated.set(
+        meterKey(row.subscription_id, row.code),
+        `not estimated: no daily consumption to go by in the year before the reading of ${formatDate(row.prev_date as string)} (no earlier reading in that year, or consumption across a roll-over)`,
+      );
+    }
   }
-  if (rows.length === 0) return 0;
+  if (rows.length === 0) return { estimated: 0, notEstimated };
   const note = `estimated from history for term ${ctx.termId}`;
   await insertReadings(
     db,
@@ -207,5 +222,5 @@ export async function estimateMissing(db: Queryable, ctx: RunContext, by: string
     rows.map((r) => ({ subscriptionId: r.sub, inputCode: r.code, date: r.date, value: r.value, kind: 'estimated', source: 'term', note })),
     by,
   );
-  return rows.length;
+  return { estimated: rows.length, notEstimated };
 }

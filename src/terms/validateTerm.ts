@@ -6,7 +6,7 @@ import type { Caller } from '../auth/roles.ts';
 import { moveTerm } from '../billRun/termStates.ts';
 import { lockTerm, markValidated, withAccountNumbers } from '../billRun/termStore.ts';
 import { runContext } from '../billRun/rateRoster.ts';
-import { countReadings, estimateMissing, unusualConsumption } from '../billRun/checkReadings.ts';
+import { countReadings, estimateMissing, meterKey, unusualConsumption } from '../billRun/checkReadings.ts';
 import { dryRun } from '../billRun/dryRun.ts';
 import type { TermWarning } from './schemas.ts';
 import type { TermException } from '../billRun/schemas.ts';
@@ -58,9 +58,10 @@ export async function validateTerm(
     if (!term) throw notFound('term', 'data.termID');
     const status = moveTerm(term.status, 'validate');
     const ctx = await runContext(tx, term, null);
-    const estimated = opts.estimateMissing ? await estimateMissing(tx, ctx, caller.email) : 0;
+    const estimates = opts.estimateMissing ? await estimateMissing(tx, ctx, caller.email) : { estimated: 0, notEstimated: new Map<string, string>() };
+    const estimated = estimates.estimated;
     const run = await dryRun(tx, ctx, { chunkSize: opts.chunkSize, previewLimit: opts.previewLimit ?? 100, postAccount: isPostAccount(term) });
-    const found = [...run.exceptions, ...(await unusualConsumption(tx, ctx))];
+    const found = [...run.exceptions.map((e) => withEstimateReason(e, estimates.notEstimated)), ...(await unusualConsumption(tx, ctx))];
     // Those stored and answered (the first 1000): the rest are counted only.
     const exceptions = [...(await withAccountNumbers(tx, found.slice(0, 1000))), ...found.slice(1000)];
     await markValidated(tx, term.term_id, status, caller.email, {
@@ -78,4 +79,11 @@ export async function validateTerm(
       warnings,
     };
   });
+}
+
+/** A missing reading that estimateMissing left alone says why (checkReadings.ts). */
+function withEstimateReason(e: TermException, notEstimated: Map<string, string>): TermException {
+  if (e.code !== 'MISSING_READING' || e.path === undefined || !e.path.startsWith('readings.')) return e;
+  const why = notEstimated.get(meterKey(e.subscriptionID, e.path.slice('readings.'.length)));
+  return why === undefined ? e : { ...e, message: `${e.message}; ${why}` };
 }

@@ -257,6 +257,24 @@ describe('terms: validation, refusals of the state machine, scheduling, failures
     assert.equal(ledger.rows[0].n, 2);
   });
 
+  test('a missing reading estimateMissing cannot estimate says why', async () => {
+    // Only the reading before the term: no consumption to go by, so no estimate (an outside
+    // check saw such a meter left as MISSING_READING without a word on the estimate).
+    const [sub] = await subscriptions(h, { n: 1, batchCode: 'Z4', startDate: '2019-01-01', readings: [['2019-01-31', 29]] });
+    const termID = await makeTerm(h, { batchCode: 'Z4', billingPeriodID: 201902, startDate: '01/02/2019', endDate: '28/02/2019' });
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
+    const v = await step(h, 'validate-term', 'Validate Term', { termID, estimateMissing: true });
+    assert.equal(v.status, 200, JSON.stringify(v.body));
+    assert.equal(v.body.data.estimated, 0);
+    const [e] = v.body.data.exceptions;
+    assert.equal(e.subscriptionID, Number(sub!.subscriptionId));
+    assert.equal(e.code, 'MISSING_READING');
+    assert.match(e.message, /; not estimated: no daily consumption to go by in the year before the reading of 31\/01\/2019 \(no earlier reading in that year, or consumption across a roll-over\)$/);
+    // Without estimateMissing, the words of docs/bill-run.md alone.
+    const plain = await step(h, 'validate-term', 'Validate Term', { termID });
+    assert.doesNotMatch(plain.body.data.exceptions[0].message, /not estimated/);
+  });
+
   test('unusual consumption is a warning, and another app or a viewer cannot touch a term', async () => {
     // Three intervals of history before the previous reading: enough to judge (docs/bill-run.md).
     const subs = await subscriptions(h, {
