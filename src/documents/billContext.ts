@@ -25,6 +25,7 @@ import type { MeteredInput } from '../rating/tariff.ts';
 type TemplateOnBill = {
   name: string;
   meteredInputs: MeteredInput[];
+  connectionInputs?: { code: string; label: string }[];
   bankAccounts: { bankName: string; accountName?: string; accountNumber: string; branch?: string; swift?: string }[];
   invoiceTemplate: { templateID: number };
   emailTemplate: { templateID: number | null };
@@ -48,6 +49,9 @@ type Row = BillColumns & {
   definition: TemplateOnBill;
   groups: StoredGroup[] | null;
   connection_inputs: Record<string, Record<string, unknown>> | null;
+  /** A bill of one subscription: that subscription (null on a Post Account bill) and its connection inputs. */
+  subscription_id: string | null;
+  subscription_inputs: Record<string, unknown> | null;
   replaces: { number: string; date: string; creditNoteNumber: string } | null;
   activity: { count: number; entries: { date: string; description: string; amount: string }[] | null };
   history: { bill_number: string; bill_date: string; period_start: string; period_end: string; total: string; lines: unknown; groups: StoredGroup[] | null }[];
@@ -100,6 +104,7 @@ export async function loadDocumentData(db: Queryable, appCode: number, billIds: 
   const r = await db.query<Row>(
     `SELECT b.bill_id, b.bill_number, b.bill_date, b.due_date, b.period_start, b.period_end, b.charges, b.tax, b.total,
             b.balance_brought_forward, b.total_due, b.estimated, b.lines, b.groups, ${groupInputsSql('b')} AS connection_inputs,
+            b.subscription_id, (SELECT sub.connection_inputs FROM subscription sub WHERE sub.subscription_id = b.subscription_id) AS subscription_inputs,
             ac.account_number, ac.name AS account_name, ac.address AS account_address, ac.email AS account_email, ac.delivery_preference,
             a.name AS app_name, a.address AS app_address, a.currency, a.minor_units, s.service_code, v.definition,
             CASE WHEN $3 THEN coalesce((
@@ -182,10 +187,12 @@ function toSource(b: Row): BillDocumentSource {
   const m = (x: string) => moneyText(x, b.minor_units);
   const d = b.definition;
   const meters = new Map(d.meteredInputs.map((i) => [i.code, i]));
-  const connection = (subscriptionId: string) =>
-    Object.entries(b.connection_inputs?.[subscriptionId] ?? {})
-      .map(([k, v]) => `${k}: ${String(v)}`)
-      .join(', ');
+  const labels = new Map((d.connectionInputs ?? []).map((i) => [i.code, i.label]));
+  const inputsOf = (values: Record<string, unknown> | null | undefined) =>
+    Object.entries(values ?? {}).map(([code, v]) => ({ code, label: labels.get(code) ?? code, value: String(v) }));
+  const textOf = (inputs: { code: string; value: string }[]) => inputs.map((i) => `${i.code}: ${i.value}`).join(', ');
+  const connection = (subscriptionId: string) => textOf(inputsOf(b.connection_inputs?.[subscriptionId]));
+  const single = b.subscription_id === null ? [] : inputsOf(b.subscription_inputs);
   const readings: ReadingData[] = [];
   for (const { group, reading: t } of readingsOf(b.lines, b.groups)) {
     const meter = meters.get(t.input);
@@ -242,6 +249,7 @@ function toSource(b: Row): BillDocumentSource {
           : splitGroups(b.lines, b.groups).map(({ group: g, lines }) => ({
               id: g.subscriptionId,
               connection: connection(g.subscriptionId),
+              inputs: inputsOf(b.connection_inputs?.[g.subscriptionId]),
               periodStart: dmyFromIso(g.periodStart),
               periodEnd: dmyFromIso(g.periodEnd),
               charges: m(g.charges),
@@ -250,6 +258,7 @@ function toSource(b: Row): BillDocumentSource {
               estimated: g.estimated,
               lines: lines.map(lineData),
             })),
+      subscription: b.subscription_id === null ? null : { id: b.subscription_id, connection: textOf(single), inputs: single },
       readings,
       history: b.history.map((h) => ({
         number: h.bill_number,

@@ -20,10 +20,14 @@ export type ReadingData = {
 };
 export type HistoryData = { number: string; date: string; periodStart: string; periodEnd: string; total: string; consumption: string };
 /** A Post Account bill's part for one subscription (empty list on other bills). */
+/** A subscription's connection inputs (its meter number, the customer's reference at the utility ...), each with the label its pricing template gives it. */
+export type ConnectionInputData = { code: string; label: string; value: string };
+
 export type SubscriptionGroupData = {
   id: string;
-  /** Its connection inputs as "label: value" text (the meter number ...). */
+  /** Its connection inputs as "CODE: value" text (the meter number ...). */
   connection: string;
+  inputs: ConnectionInputData[];
   periodStart: string;
   periodEnd: string;
   charges: string;
@@ -57,6 +61,12 @@ export type DocumentData = {
     lines: BillLineData[];
     /** A Post Account bill: its subscriptions, each with its own lines and subtotal; empty otherwise. */
     subscriptions: SubscriptionGroupData[];
+    /**
+     * The subscription a bill of one subscription is for, with its connection inputs: a
+     * utility prints the meter number, and no template could reach it (an outside check
+     * of real bills). Null on a Post Account bill, which has bill.subscriptions.
+     */
+    subscription: { id: string; connection: string; inputs: ConnectionInputData[] } | null;
     readings: ReadingData[];
     history: HistoryData[];
     /** A rebill: the cancelled bill it replaces and the credit note that cancelled it; null otherwise. */
@@ -118,6 +128,7 @@ export const SAMPLE: DocumentData = Object.freeze({
       { name: 'VAT', category: 'tax', quantity: '1', unit: '', rate: '16%', amount: '296.80', explanation: 'VAT: 16% of 1855.00.' },
     ],
     subscriptions: [],
+    subscription: { id: '501', connection: 'METER_NO: M-1042', inputs: [{ code: 'METER_NO', label: 'Meter number', value: 'M-1042' }] },
     readings: [
       { input: 'Water meter', unit: 'm3', previousDate: '31/10/2026', previousValue: '100', currentDate: '30/11/2026', currentValue: '125', consumption: '25', estimated: false, previousEstimated: false, currentEstimated: false },
     ],

@@ -19,7 +19,8 @@ export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
 | Account number | {{ account.number }} | Bill date | {{ bill.date }} |
 | Address | {{ account.addressLines | join: ", " }} | Period | {{ bill.periodStart }} to {{ bill.periodEnd }} |
 | Tariff | {{ service.name }} | Due date | {{ bill.dueDate }} |
-
+{% if bill.subscription and bill.subscription.inputs.size > 0 %}| {% for i in bill.subscription.inputs %}{{ i.label }}{% unless forloop.last %}, {% endunless %}{% endfor %} | {% for i in bill.subscription.inputs %}{{ i.value }}{% unless forloop.last %}, {% endunless %}{% endfor %} | Subscription | {{ bill.subscription.id }} |
+{% endif %}
 ## Charges
 {% if bill.subscriptions.size > 0 %}{% for s in bill.subscriptions %}**Subscription {{ s.id }}{% if s.connection != blank %} ({{ s.connection }}){% endif %}, {{ s.periodStart }} to {{ s.periodEnd }}{% if s.estimated %} (estimated){% endif %}**
 | Description | Quantity | Rate | Amount ({{ bill.currency }}) |

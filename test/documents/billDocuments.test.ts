@@ -32,8 +32,9 @@ describe('bill documents', { skip: needsPoppler() }, () => {
     h = await startHarness();
     worker = await startWorker(h.db, h.config, 2);
     await h.db.query(`UPDATE app SET name = 'Nairobi Water', address = '1 Reservoir Road, Nairobi' WHERE app_code = $1`, [h.appCode]);
-    await makeTemplate(h, tariff('WATER', { bankAccounts: [BANK] }));
+    await makeTemplate(h, tariff('WATER', { bankAccounts: [BANK], connectionInputs: [{ code: 'METER_NO', label: 'Meter number', type: 'string' }] }));
     const subs = await subscriptions(h, { n: 3, readings: [['2026-10-31', 100]], balance: '40.00' });
+    for (const s of subs) await h.db.query(`UPDATE subscription SET connection_inputs = $2 WHERE subscription_id = $1`, [s.subscriptionId, JSON.stringify({ METER_NO: `M-${s.subscriptionId}` })]);
     await h.db.query(`UPDATE account SET name = $2, address = 'Флат 5, 北京' WHERE account_id = $1`, [subs[0]!.accountId, NAME]);
     termID = await processedTerm(h, subs);
     bills = (await h.post('/billing/bills/get-bills', docEnv('Retrieve', 'Retrieve Bills', { termID }))).body.data.bills;
@@ -67,6 +68,8 @@ describe('bill documents', { skip: needsPoppler() }, () => {
       '1855.00', '2151.80', '40.00', '2191.80', 'Total due: 2191.80 KES by 14/12/2026',
       'Water meter', '100 on 31/10/2026', '125 on 30/11/2026', 'tier 1: 10 x 50 = 500',
       'Equity Bank', '0170299', 'EQBLKENA', 'Payment reference: RF',
+      // the meter number a utility prints, from the subscription's connection inputs (an outside check of real bills found no template could reach it)
+      'Meter number', `M-${b.subscriptionID}`,
     ];
     for (const e of expected) assert.ok(text.includes(e), `missing ${JSON.stringify(e)} in:\n${text}`);
     for (const l of b.lines) assert.ok(text.includes(l.amount), `line amount ${l.amount}`);
