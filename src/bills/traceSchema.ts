@@ -229,7 +229,25 @@ const PercentageTrace = lineTrace('PercentageLineTrace', {
   base: Text,
 });
 
-const Members = [FlatTrace, PerUnitTrace, GraduatedTrace, VolumeTrace, PackageTrace, PercentageTrace, CommitmentTrace, PerDayTrace] as const;
+const TotalRoundingTrace = lineTrace('TotalRoundingLineTrace', {
+  model: Type.Literal('totalRounding'),
+  increment: Text,
+  rounding: Type.Enum([...ROUNDING_MODES]),
+  of: Type.Array(Type.Object({ code: Type.String(), amount: Text }), { description: 'the rounded amounts of the lines summed' }),
+  sum: Text,
+  rounded: Text,
+  adjustment: Type.String({ description: 'what the line adds: rounded less sum, negative when rounded down' }),
+  earlier: Type.Optional(
+    Type.Array(Type.Object({ version: Type.Integer(), code: Type.String(), amount: Text }), {
+      description: "in a bill spanning a version change, on the line that rounds it: the lines of earlier segments in the sum",
+    }),
+  ),
+  measuredOn: Type.Optional(
+    Type.Object({ version: Type.Integer(), start: Day }, { description: "on an earlier segment's line: the segment whose line rounds the bill (this line is 0)" }),
+  ),
+});
+
+const Members = [FlatTrace, PerUnitTrace, GraduatedTrace, VolumeTrace, PackageTrace, PercentageTrace, CommitmentTrace, PerDayTrace, TotalRoundingTrace] as const;
 export const LineTraceSchema = Type.Union([...Members]);
 
 // The schema and the rating core's type are the same, both ways (a new model or trace field

@@ -68,6 +68,11 @@ export function roundMoney(amount: Dec, minorUnits: number, mode: RoundingMode):
   return amount.toDecimalPlaces(minorUnits, DECIMAL_ROUNDING[mode]);
 }
 
+/** `amount` rounded by `mode` to a multiple of `increment` (> 0): a bill's total to the rupee (1), to 5 centimes (0.05). The same rule, on amount / increment. */
+export function roundToIncrement(amount: Dec, increment: Dec, mode: RoundingMode): Dec {
+  return roundMoney(amount.div(increment), 0, mode).times(increment);
+}
+
 /** Fixed-point text with exactly `minorUnits` decimals ("12.50"); never "-0.00". */
 export function formatMoney(amount: Dec, minorUnits: number): string {
   const text = amount.toFixed(minorUnits, Decimal.ROUND_HALF_UP);

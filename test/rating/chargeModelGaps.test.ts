@@ -6,9 +6,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ratePackage } from '../../src/rating/models/package.ts';
 import { rateCommitment } from '../../src/rating/models/commitment.ts';
+import { rateTotalRounding } from '../../src/rating/models/totalRounding.ts';
 import { rateBill } from '../../src/rating/rateBill.ts';
 import { explainModel } from '../../src/rating/models/registry.ts';
 import { checkTariff, type Tariff } from '../../src/rating/tariff.ts';
+import type { RoundingMode } from '../../src/rating/money.ts';
 import { ctx, d, prep } from './fixtures.ts';
 
 describe('package with free units', () => {
@@ -144,5 +146,92 @@ describe('a minimum prorated by days while the usage is not (true-up)', () => {
   test('the whole month: the full minimum', () => {
     const b = bill(10, '2026-01-01');
     assert.deepEqual(b.lines.map((l) => l.amount), ['30.00', '70.00', '16.00']);
+  });
+});
+
+// A bill's total rounded to a whole unit or a cash increment on a line of its own: found
+// missing reproducing a Delhi electricity bill (3,868.87 printed as 3,869 with a rounding
+// line), and Swiss cash rounding to 0.05. Amounts worked by hand.
+describe('total rounding', () => {
+  const extra = {
+    components: [
+      { code: 'energy', name: 'Energy', model: 'flat' as const, amount: 1 },
+      { code: 'tax', name: 'Tax', model: 'flat' as const, amount: 1, category: 'tax' as const },
+    ],
+  };
+  const rounding = (increment: string, mode?: string) =>
+    prep<'totalRounding'>({ code: 'round', name: 'Rounding', model: 'totalRounding', of: ['energy', 'tax'], increment, rounding: (mode ?? 'halfUp') as RoundingMode }, extra);
+  // [energy, tax, increment, mode, adjustment, why]
+  const cases: [string, string, string, string | undefined, string, string][] = [
+    ['3703.70', '165.17', '1', undefined, '0.13', '3868.87 to the rupee, half up: 3869'],
+    ['3703.70', '164.70', '1', undefined, '-0.4', '3868.40: 3868'],
+    ['3703.50', '165.00', '1', undefined, '0.5', '3868.50, exactly half: up to 3869'],
+    ['3703.50', '165.00', '1', 'halfEven', '-0.5', '3868.50 half to even: 3868'],
+    ['3703.99', '165.00', '1', 'down', '-0.99', '3868.99 down: 3868'],
+    ['10.00', '0.03', '0.05', undefined, '0.02', 'Swiss cash rounding: 10.03 to 10.05'],
+    ['10.00', '0.02', '0.05', undefined, '-0.02', '10.02 to 10.00'],
+    ['10.00', '0.025', '0.05', undefined, '0.025', 'a half of 0.05 goes up'],
+    ['100.00', '0.00', '1', undefined, '0', 'already whole: nothing'],
+    ['-12.40', '0.00', '1', undefined, '0.4', 'a credit: -12.40 to -12, half up rounds away from zero only at the half'],
+    ['1234.00', '0.00', '10', undefined, '-4', 'to tens: 1230'],
+  ];
+  for (const [energy, tax, increment, mode, adjustment, why] of cases) {
+    test(why, () => {
+      const r = rateTotalRounding(rounding(increment, mode), d(0), ctx({ amounts: [d(energy), d(tax)] }));
+      assert.equal(r.amount.toFixed(), adjustment);
+      assert.equal(r.trace.adjustment, adjustment);
+    });
+  }
+  test('the trace and the explanation: the sum, the lines, the rule, the rounded total', () => {
+    const r = rateTotalRounding(rounding('1'), d(0), ctx({ amounts: [d('3703.70'), d('165.17')] }));
+    assert.deepEqual(r.trace, {
+      model: 'totalRounding',
+      increment: '1',
+      rounding: 'halfUp',
+      of: [
+        { code: 'energy', amount: '3703.70' },
+        { code: 'tax', amount: '165.17' },
+      ],
+      sum: '3868.87',
+      rounded: '3869.00',
+      adjustment: '0.13',
+    });
+    assert.equal(explainModel(r.trace), '3868.87 (energy 3703.70 + tax 165.17) rounded half up to a multiple of 1: 3869.00, adjustment 0.13');
+  });
+  test('a bill rounded to the rupee: the lines add up to a whole total', () => {
+    // Delhi, 3 kW, 620 units (an outside check's hand calculation): slabs 2,930.00, fixed 150.00, PPAC 7.25% 223.30,
+    // surcharge 8% 246.40, pension 5% 154.00, electricity tax 5% of 3,303.30 = 165.17; 3,868.87 rounded to 3,869.
+    const tariff: Tariff = {
+      unmeteredInputs: [{ code: 'kw', label: 'Sanctioned load (kW)' }, { code: 'units', label: 'Units' }],
+      components: [
+        { code: 'energy', name: 'Energy', model: 'graduated', input: 'units', tiers: [{ upTo: 200, rate: '3' }, { upTo: 400, rate: '4.5' }, { upTo: 800, rate: '6.5' }, { upTo: 1200, rate: '7' }, { upTo: null, rate: '8' }] },
+        { code: 'fixed', name: 'Fixed charge', model: 'perUnit', input: 'kw', rate: '50' },
+        { code: 'ppac', name: 'PPAC', model: 'percentage', percentage: '7.25', of: ['energy', 'fixed'] },
+        { code: 'surcharge', name: 'Surcharge', model: 'percentage', percentage: '8', of: ['energy', 'fixed'] },
+        { code: 'pension', name: 'Pension trust', model: 'percentage', percentage: '5', of: ['energy', 'fixed'] },
+        { code: 'etax', name: 'Electricity tax', model: 'percentage', category: 'tax', percentage: '5', of: ['energy', 'fixed', 'ppac'] },
+        { code: 'round', name: 'Rounding', model: 'totalRounding', increment: '1', of: ['energy', 'fixed', 'ppac', 'surcharge', 'pension', 'etax'] },
+      ],
+    };
+    assert.deepEqual(checkTariff(tariff), []);
+    const b = rateBill({ tariff, term: { start: '2024-06-01', end: '2024-06-30' }, subscription: { startDate: '2020-01-01', unmetered: { kw: 3, units: 620 } }, minorUnits: 2 });
+    assert.deepEqual(b.lines.map((l) => [l.componentCode, l.amount]), [
+      ['energy', '2930.00'],
+      ['fixed', '150.00'],
+      ['ppac', '223.30'],
+      ['surcharge', '246.40'],
+      ['pension', '154.00'],
+      ['etax', '165.17'],
+      ['round', '0.13'],
+    ]);
+    assert.equal(b.total, '3869.00');
+  });
+  test('checked: a positive increment, no minimum or maximum, references like a percentage', () => {
+    const base = { unmeteredInputs: [{ code: 'rooms', label: 'R' }], components: [{ code: 'a', name: 'A', model: 'flat' as const, amount: 1 }] };
+    const paths = (c: object) => checkTariff({ ...base, components: [...base.components, c as never] }).map((i) => i.path);
+    assert.deepEqual(paths({ code: 'r', name: 'R', model: 'totalRounding', increment: '0', of: ['a'] }), ['service.components[1].increment']);
+    assert.deepEqual(paths({ code: 'r', name: 'R', model: 'totalRounding', increment: '1', of: ['a'], minimum: 1, maximum: 2 }), ['service.components[1].minimum', 'service.components[1].maximum']);
+    assert.deepEqual(paths({ code: 'r', name: 'R', model: 'totalRounding', increment: '1', of: ['r', 'nope'] }), ['service.components[1].of[0]', 'service.components[1].of[1]']);
+    assert.deepEqual(paths({ code: 'r', name: 'R', model: 'totalRounding', increment: '0.0000001', of: ['a'] }), ['service.components[1].increment']);
   });
 });

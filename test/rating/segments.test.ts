@@ -367,6 +367,19 @@ describe('once-per-bill rules across a version change', () => {
   };
   const amounts = (b: ReturnType<typeof rateBill>) => b.lines.map((l) => `${l.trace.segment?.version} ${l.componentCode} ${l.amount}`);
 
+  test('a total rounding rounds the bill once, on the line of its last segment, over every segment', () => {
+    const round: Component = { code: 'round', name: 'Rounding', model: 'totalRounding', increment: '1', of: ['usage'] } as Component;
+    // 150 kL x 2.00267 = 300.4005 -> 300.40; 160 kL x 1.8775 = 300.40. The bill: 600.80 to 601, +0.20.
+    // Rounded in each segment it would be 300.40 -> 300 twice: 600.00.
+    const b = bill(changeOn('2025-01-16', of(usage('2.00267'), round), of(usage('1.8775'), round)));
+    assert.deepEqual(amounts(b), ['1 usage 300.40', '1 round 0.00', '2 usage 300.40', '2 round 0.20']);
+    assert.equal(b.total, '601.00');
+    const [, earlier, , last] = b.lines;
+    assert.deepEqual((earlier!.trace as any).measuredOn, { version: 2, start: '2025-01-16' });
+    assert.deepEqual((last!.trace as any).earlier, [{ version: 1, code: 'usage', amount: '300.40' }]);
+    assert.match(explainLine(last!), /600\.80 \(usage 300\.40 in version 1 \+ usage 300\.40\) rounded half up to a multiple of 1: 601\.00, adjustment 0\.2/);
+  });
+
   describe('a commitment is measured once, over the whole bill, on the line of its last segment', () => {
     type Case = [string, Tariff, Tariff, Partial<RateBillInput>, string[], string];
     const cases: Case[] = [

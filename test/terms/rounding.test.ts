@@ -5,11 +5,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { ROUNDING_MODES, type RoundingMode } from '../../src/rating/money.ts';
+import type { Component } from '../../src/rating/tariff.ts';
 import { waterService } from '../fixtures/tariffs.ts';
 import { makeTemplate, processTerm, startRun, subscriptions } from './fixtures.ts';
 
 // Five flat lines whose rounding to cents tells the seven rules apart.
 const AMOUNTS = ['1.005', '-1.005', '1.004', '1.015', '1.006'];
+const FLATS: Component[] = AMOUNTS.map((amount, i) => ({ code: `L${i}`, name: `Line ${i}`, model: 'flat' as const, amount }));
 const EXPECTED: Record<RoundingMode, string[]> = {
   halfUp: ['1.01', '-1.01', '1.00', '1.02', '1.01'],
   halfEven: ['1.00', '-1.00', '1.00', '1.02', '1.01'],
@@ -28,6 +30,16 @@ describe("an app's rounding rule", () => {
   });
   after(() => close());
 
+  /** The one bill of a template of these components, made through a term. */
+  async function billOf(code: string, components: Component[]) {
+    await makeTemplate(h, waterService(code, { values: [], meteredInputs: [], components, batches: [code] }));
+    await subscriptions(h, { n: 1, serviceCode: code, batchCode: code });
+    const termID = await processTerm(h, { serviceCode: code, batchCode: code });
+    const bills = await h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { termID } });
+    assert.equal(bills.status, 200, JSON.stringify(bills.body));
+    return bills.body.data.bills[0];
+  }
+
   test('the test covers every rule the core has', () => {
     assert.deepEqual(Object.keys(EXPECTED).sort(), [...ROUNDING_MODES].sort());
   });
@@ -35,25 +47,34 @@ describe("an app's rounding rule", () => {
   for (const mode of ROUNDING_MODES) {
     test(`${mode} is accepted by the database and bills through a term`, async () => {
       await h.db.query('UPDATE app SET rounding_mode = $1 WHERE app_code = $2', [mode, h.appCode]);
-      const code = `R-${mode}`;
-      await makeTemplate(
-        h,
-        waterService(code, {
-          values: [],
-          meteredInputs: [],
-          components: AMOUNTS.map((amount, i) => ({ code: `L${i}`, name: `Line ${i}`, model: 'flat' as const, amount })),
-          batches: [code],
-        }),
-      );
-      await subscriptions(h, { n: 1, serviceCode: code, batchCode: code });
-      const termID = await processTerm(h, { serviceCode: code, batchCode: code });
-      const bills = await h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { termID } });
-      assert.equal(bills.status, 200, JSON.stringify(bills.body));
-      const [bill] = bills.body.data.bills;
+      const bill = await billOf(`R-${mode}`, FLATS);
       assert.deepEqual(bill.lines.map((l: { amount: string }) => l.amount), EXPECTED[mode]);
       assert.ok(bill.lines.every((l: { trace: { rounding: string } }) => l.trace.rounding === mode));
     });
   }
+
+  // A Delhi bill is printed to the rupee with a rounding line (an outside check reproducing
+  // real bills): the lines 1.005 ... of AMOUNTS sum to 3.03 at halfUp, and the rounding line
+  // takes the total to 3.00, through make-service, a term and get-bills.
+  test('a totalRounding line rounds the bill to a whole unit, explained, and a limit on it is refused', async () => {
+    await h.db.query("UPDATE app SET rounding_mode = 'halfUp' WHERE app_code = $1", [h.appCode]);
+    const bill = await billOf('R-TOTAL', [...FLATS, { code: 'ROUND', name: 'Rounding', model: 'totalRounding', increment: '1', of: FLATS.map((l) => l.code) }]);
+    // 1.01 - 1.01 + 1.00 + 1.02 + 1.01 = 3.03, rounded half up to 3: -0.03
+    assert.deepEqual(bill.lines.map((l: { amount: string }) => l.amount), [...EXPECTED.halfUp, '-0.03']);
+    assert.equal(bill.total, '3.00');
+    const round = bill.lines.at(-1);
+    assert.equal(round.trace.model, 'totalRounding');
+    assert.match(round.explanation, /3\.03 \(L0 1\.01 \+ L1 -1\.01 \+ L2 1\.00 \+ L3 1\.02 \+ L4 1\.01\) rounded half up to a multiple of 1: 3\.00, adjustment -0\.03/);
+    // A limit on a rounding line is refused on its field.
+    const refused = await h.post('/billing/services/make-service', {
+      method: 'Create',
+      action: 'Create Package',
+      apiVersion: 'v2',
+      service: waterService('R-BAD', { values: [], meteredInputs: [], components: [...FLATS, { code: 'ROUND', name: 'Rounding', model: 'totalRounding', increment: '1', of: ['L0'], maximum: '1' }], batches: ['R-TOTAL'] }),
+    });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.deepEqual(refused.body.error.details.map((d: { path: string }) => d.path), ['service.components[5].maximum']);
+  });
 
   test('a rule the core does not have is refused by the database', async () => {
     await assert.rejects(h.db.query("UPDATE app SET rounding_mode = 'nearest' WHERE app_code = $1", [h.appCode]), /app_rounding_mode_check/);

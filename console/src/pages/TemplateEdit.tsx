@@ -121,7 +121,7 @@ export function TemplateEdit() {
                   <TextInput label="Name" required {...form.getInputProps(`components.${i}.name`)} />
                   <Select label="Model" data={[...MODELS]} allowDeselect={false} {...form.getInputProps(`components.${i}.model`)} />
                   <Select label="Category" data={['charge', 'tax']} allowDeselect={false} {...form.getInputProps(`components.${i}.category`)} />
-                  {c.model !== 'percentage' && c.model !== 'flat' && c.model !== 'commitment' && c.model !== 'perDay' && <Select label="Meter" data={meters} {...form.getInputProps(`components.${i}.input`)} />}
+                  {c.model !== 'percentage' && c.model !== 'flat' && c.model !== 'commitment' && c.model !== 'perDay' && c.model !== 'totalRounding' && <Select label="Meter" data={meters} {...form.getInputProps(`components.${i}.input`)} />}
                   {(c.model === 'flat' || c.model === 'commitment') && <TextInput label={c.model === 'commitment' ? 'Minimum commitment' : 'Amount'} required {...form.getInputProps(`components.${i}.amount`)} />}
                   {c.model === 'perUnit' && <TextInput label="Rate per unit" required {...form.getInputProps(`components.${i}.rate`)} />}
                   {c.model === 'perDay' && <TextInput label="Rate per day billed" required {...form.getInputProps(`components.${i}.rate`)} />}
@@ -129,10 +129,18 @@ export function TemplateEdit() {
                   {c.model === 'package' && <TextInput label="Price per package" required {...form.getInputProps(`components.${i}.price`)} />}
                   {c.model === 'package' && <TextInput label="Free units" placeholder="0" {...form.getInputProps(`components.${i}.freeUnits`)} />}
                   {c.model === 'percentage' && <TextInput label="Percentage" description="a number or a value's code" required {...form.getInputProps(`components.${i}.percentage`)} />}
-                  {(c.model === 'percentage' || c.model === 'commitment') && <MultiSelect label={c.model === 'commitment' ? 'Counts components' : 'Of components'} data={componentCodes.filter((x) => x !== c.code)} {...form.getInputProps(`components.${i}.of`)} />}
-                  <TextInput label="Minimum" placeholder="none" {...form.getInputProps(`components.${i}.minimum`)} />
-                  <TextInput label="Maximum" placeholder="none" {...form.getInputProps(`components.${i}.maximum`)} />
-                  {c.model !== 'percentage' && c.model !== 'perDay' && <Checkbox mt="lg" label="Prorate by days" {...form.getInputProps(`components.${i}.prorate`, { type: 'checkbox' })} />}
+                  {c.model === 'totalRounding' && <TextInput label="Round to a multiple of" description="1: the whole unit; 0.05: cash rounding" required {...form.getInputProps(`components.${i}.increment`)} />}
+                  {c.model === 'totalRounding' && <Select label="Rounding" data={['halfUp', 'halfEven', 'halfDown', 'up', 'down', 'ceil', 'floor']} allowDeselect={false} {...form.getInputProps(`components.${i}.rounding`)} />}
+                  {(c.model === 'percentage' || c.model === 'commitment' || c.model === 'totalRounding') && (
+                    <MultiSelect
+                      label={c.model === 'commitment' ? 'Counts components' : c.model === 'totalRounding' ? 'Rounds the sum of' : 'Of components'}
+                      data={componentCodes.filter((x) => x !== c.code)}
+                      {...form.getInputProps(`components.${i}.of`)}
+                    />
+                  )}
+                  {c.model !== 'totalRounding' && <TextInput label="Minimum" placeholder="none" {...form.getInputProps(`components.${i}.minimum`)} />}
+                  {c.model !== 'totalRounding' && <TextInput label="Maximum" placeholder="none" {...form.getInputProps(`components.${i}.maximum`)} />}
+                  {c.model !== 'percentage' && c.model !== 'perDay' && c.model !== 'totalRounding' && <Checkbox mt="lg" label="Prorate by days" {...form.getInputProps(`components.${i}.prorate`, { type: 'checkbox' })} />}
                 </SimpleGrid>
                 {(c.model === 'graduated' || c.model === 'volume') && (
                   <Stack gap={4} mt="sm">

@@ -171,6 +171,7 @@ export function TemplatePage() {
               {c.model === 'package' && `${c.price} per ${c.size} units of ${c.input}`}
               {c.model === 'percentage' && `${c.percentage}% of ${c.of.join(', ')}`}
               {c.model === 'commitment' && `At least ${c.amount} across ${c.of.join(', ')}${c.prorate ? ', prorated by days' : ''}`}
+              {c.model === 'totalRounding' && `The sum of ${c.of.join(', ')} rounded (${c.rounding ?? 'halfUp'}) to a multiple of ${String(c.increment)}`}
               {(c.model === 'graduated' || c.model === 'volume') && `Tiers of ${c.input} (${c.model})`}
               {c.minimum && ` · minimum ${c.minimum}`}
               {c.maximum && ` · maximum ${c.maximum}`}

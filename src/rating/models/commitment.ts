@@ -5,7 +5,7 @@ import { type Dec, ZERO } from '../money.ts';
 import type { ModelResult } from '../trace.ts';
 import { partOfBill, partsOf } from './billShare.ts';
 import type { ModelContext, SegmentContext } from './context.ts';
-import { componentFields, defineModel, type PreparedBase } from './model.ts';
+import { checkOf, componentFields, defineModel, type PreparedBase } from './model.ts';
 
 export const CommitmentComponent = Type.Object(
   {
@@ -179,15 +179,7 @@ export const commitment = defineModel({
   lineQuantity: 'base',
   check: (c, path, ctx) => {
     ctx.amount(c.amount, `${path}.amount`, 'nonNegative');
-    const seen = new Set<string>();
-    (Array.isArray(c.of) ? c.of : []).forEach((code, j) => {
-      const p = `${path}.of[${j}]`;
-      if (seen.has(code)) ctx.issues.push({ path: p, message: `'${code}' is listed twice` });
-      seen.add(code);
-      if (code === c.code) ctx.issues.push({ path: p, message: 'a commitment cannot count itself' });
-      else if (!ctx.componentIndex.has(code)) ctx.issues.push({ path: p, message: `no component with code '${code}'` });
-    });
-    if (!Array.isArray(c.of) || c.of.length === 0) ctx.issues.push({ path: `${path}.of`, message: 'must list at least one component' });
+    checkOf(c.of, c.code, path, ctx, 'a commitment cannot count itself');
   },
   dependsOn: { field: 'of', codes: (c) => (Array.isArray(c.of) ? c.of : []) },
   prepare: (c, base, ctx): PreparedCommitment => ({

@@ -46,6 +46,24 @@ export type ChargeModel<Name extends string, S extends TObject, P extends Prepar
 
 export type Sign = 'any' | 'nonNegative' | 'positive';
 
+/**
+ * The check of a component computed from others (`of`: a percentage, a commitment, a
+ * rounding line): at least one, each an existing other component, none twice. `itself` is
+ * the words for naming its own code.
+ */
+export function checkOf(of: unknown, own: string, path: string, ctx: CheckContext, itself: string): void {
+  const codes = Array.isArray(of) ? (of as string[]) : [];
+  const seen = new Set<string>();
+  codes.forEach((code, j) => {
+    const p = `${path}.of[${j}]`;
+    if (seen.has(code)) ctx.issues.push({ path: p, message: `'${code}' is listed twice` });
+    seen.add(code);
+    if (code === own) ctx.issues.push({ path: p, message: itself });
+    else if (!ctx.componentIndex.has(code)) ctx.issues.push({ path: p, message: `no component with code '${code}'` });
+  });
+  if (codes.length === 0) ctx.issues.push({ path: `${path}.of`, message: 'must list at least one component' });
+}
+
 export type CheckContext = {
   issues: Issue[];
   /** A decimal of sane size and the sign asked for, or null (reported). */

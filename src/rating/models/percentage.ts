@@ -3,7 +3,7 @@ import { Amount, Code } from '../fields.ts';
 import { type Dec, HUNDRED, ZERO } from '../money.ts';
 import type { ModelResult } from '../trace.ts';
 import type { ModelContext } from './context.ts';
-import { componentFields, defineModel, type PreparedBase } from './model.ts';
+import { checkOf, componentFields, defineModel, type PreparedBase } from './model.ts';
 
 export const PercentageComponent = Type.Object(
   {
@@ -59,17 +59,7 @@ export const percentage = defineModel({
   lineQuantity: 'base',
   check: (c, path, ctx) => {
     ctx.amount(c.percentage, `${path}.percentage`, 'any');
-    const seen = new Set<string>();
-    (Array.isArray(c.of) ? c.of : []).forEach((code, j) => {
-      const p = `${path}.of[${j}]`;
-      if (seen.has(code)) ctx.issues.push({ path: p, message: `'${code}' is listed twice` });
-      seen.add(code);
-      if (code === c.code) ctx.issues.push({ path: p, message: 'a component cannot be a percentage of itself' });
-      else if (!ctx.componentIndex.has(code)) ctx.issues.push({ path: p, message: `no component with code '${code}'` });
-    });
-    if (!Array.isArray(c.of) || c.of.length === 0) {
-      ctx.issues.push({ path: `${path}.of`, message: 'must list at least one component' });
-    }
+    checkOf(c.of, c.code, path, ctx, 'a component cannot be a percentage of itself');
   },
   dependsOn: { field: 'of', codes: (c) => (Array.isArray(c.of) ? c.of : []) },
   prepare: (c, base, ctx): PreparedPercentage => ({

@@ -7,6 +7,7 @@ import { packageModel } from './package.ts';
 import { percentage } from './percentage.ts';
 import { perDay } from './perDay.ts';
 import { perUnit } from './perUnit.ts';
+import { totalRounding } from './totalRounding.ts';
 import { volume } from './volume.ts';
 
 /**
@@ -15,7 +16,7 @@ import { volume } from './volume.ts';
  * the template schema, checkTariff, prepareTariff, rateLine and the bill's
  * explanation read it from here.
  */
-export const MODELS = [flat, perUnit, graduated, volume, packageModel, percentage, commitment, perDay] as const;
+export const MODELS = [flat, perUnit, graduated, volume, packageModel, percentage, commitment, perDay, totalRounding] as const;
 
 type AnyModel = (typeof MODELS)[number];
 export type ChargeModelName = AnyModel['name'];

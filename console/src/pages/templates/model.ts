@@ -7,7 +7,7 @@ export type ServiceRecord = Data<'/billing/services/get-services'>['services'][n
 type ApiComponent = NonNullable<ServiceBody['components']>[number];
 type Dec = string | number | { value: string } | undefined;
 
-export const MODELS = ['flat', 'perUnit', 'perDay', 'graduated', 'volume', 'package', 'percentage', 'commitment'] as const;
+export const MODELS = ['flat', 'perUnit', 'perDay', 'graduated', 'volume', 'package', 'percentage', 'commitment', 'totalRounding'] as const;
 export type TierV = { upTo: string; rate: string; flat: string };
 export type ComponentV = {
   code: string;
@@ -23,6 +23,9 @@ export type ComponentV = {
   freeUnits: string;
   percentage: string;
   of: string[];
+  /** totalRounding: the multiple the total is rounded to, and how. */
+  increment: string;
+  rounding: string;
   prorate: boolean;
   minimum: string;
   maximum: string;
@@ -43,7 +46,7 @@ export type TemplateV = {
 
 export const emptyTier = (): TierV => ({ upTo: '', rate: '', flat: '' });
 export const emptyComponent = (): ComponentV => ({
-  code: '', name: '', category: 'charge', model: 'flat', input: '', amount: '', rate: '', tiers: [emptyTier()], size: '', price: '', freeUnits: '', percentage: '', of: [], prorate: false, minimum: '', maximum: '',
+  code: '', name: '', category: 'charge', model: 'flat', input: '', amount: '', rate: '', tiers: [emptyTier()], size: '', price: '', freeUnits: '', percentage: '', of: [], increment: '', rounding: 'halfUp', prorate: false, minimum: '', maximum: '',
 });
 
 export const emptyTemplate = (): TemplateV => ({
@@ -81,6 +84,7 @@ export function fromRecord(r: ServiceRecord): TemplateV {
       if (c.model === 'package') Object.assign(v, { input: c.input, size: String(c.size), price: text(c.price), freeUnits: c.freeUnits === undefined ? '' : String(c.freeUnits) });
       if (c.model === 'commitment') Object.assign(v, { amount: text(c.amount), of: c.of });
       if (c.model === 'percentage') Object.assign(v, { percentage: text(c.percentage), of: c.of });
+      if (c.model === 'totalRounding') Object.assign(v, { increment: text(c.increment), rounding: c.rounding ?? 'halfUp', of: c.of });
       return v;
     }),
   };
@@ -117,6 +121,8 @@ function toComponent(c: ComponentV): ApiComponent {
       return { ...common, model: 'percentage', percentage: dec(c.percentage), of: c.of };
     case 'commitment':
       return { ...common, ...prorate, model: 'commitment', amount: dec(c.amount), of: c.of };
+    case 'totalRounding':
+      return { code: common.code, name: common.name, category: common.category, model: 'totalRounding', increment: dec(c.increment), rounding: c.rounding as 'halfUp', of: c.of };
   }
 }
 

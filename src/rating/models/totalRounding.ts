@@ -1,0 +1,160 @@
+import { Type, type Static } from 'typebox';
+import { Amount, Code } from '../fields.ts';
+import { apiDate } from '../days.ts';
+import { type Dec, roundToIncrement, ROUNDING_MODES, type RoundingMode, ZERO } from '../money.ts';
+import type { ModelResult } from '../trace.ts';
+import { partOfBill, partsOf } from './billShare.ts';
+import type { ModelContext, SegmentContext } from './context.ts';
+import { checkOf, componentFields, defineModel, type PreparedBase } from './model.ts';
+
+export const TotalRoundingComponent = Type.Object(
+  {
+    ...componentFields,
+    model: Type.Literal('totalRounding'),
+    of: Type.Array(Code, { minItems: 1, maxItems: 100, description: 'Codes of the components whose sum is rounded (usually every other line, taxes included)' }),
+    increment: Amount,
+    rounding: Type.Optional(Type.Enum([...ROUNDING_MODES], { description: 'How the sum is rounded to a multiple of increment (default halfUp)' })),
+  },
+  {
+    additionalProperties: false,
+    title: 'TotalRoundingComponent',
+    description:
+      'A rounding adjustment: the sum of the rounded amounts of the components in of, rounded to a multiple of increment (1: to the whole unit, as Indian bills to the rupee; 0.05: Swiss cash rounding), less that sum, on its own line',
+  },
+);
+export type TotalRoundingComponent = Static<typeof TotalRoundingComponent>;
+export type PreparedTotalRounding = PreparedBase & {
+  model: 'totalRounding';
+  increment: Dec;
+  roundingMode: RoundingMode;
+  of: { code: string; index: number }[];
+};
+export type TotalRoundingTrace = {
+  model: 'totalRounding';
+  increment: string;
+  rounding: RoundingMode;
+  /** The rounded amounts of the lines summed. */
+  of: { code: string; amount: string }[];
+  sum: string;
+  rounded: string;
+  /** What the line adds: rounded less sum (negative when rounded down). */
+  adjustment: string;
+  /** In a bill spanning a version change, on the line that rounds it: the lines of earlier segments in the sum. */
+  earlier?: { version: number; code: string; amount: string }[];
+  /** On an earlier segment's line of such a bill: the segment whose line rounds the bill (this line is 0). */
+  measuredOn?: { version: number; start: string };
+};
+
+/**
+ * A bill's total rounded to a whole unit, or to a cash increment, on a line of its own: the
+ * Indian electricity bill rounded to the rupee, the Swiss one to 5 centimes (an outside check
+ * reproducing real bills found no way to print either). The adjustment is the rounded sum
+ * of the components in `of` less that sum, so the bill's total is the rounded sum when `of`
+ * lists every other line. Rounded once per bill: in a bill spanning a version change, on the
+ * line of the last segment whose version has the component, over the lines in `of` of every
+ * segment up to it (rounded in each segment, two adjustments would not round the bill).
+ */
+export function rateTotalRounding(component: PreparedTotalRounding, _quantity: Dec, context: ModelContext): ModelResult<TotalRoundingTrace> {
+  const part = partOfBill(context);
+  const trace = (sum: Dec, of: TotalRoundingTrace['of']): TotalRoundingTrace => ({
+    model: 'totalRounding',
+    increment: component.increment.toFixed(),
+    rounding: component.roundingMode,
+    of,
+    sum: sum.toFixed(context.minorUnits),
+    rounded: sum.toFixed(context.minorUnits),
+    adjustment: '0',
+  });
+  const mine = sumOf(component, context.amounts, context.minorUnits);
+  let sum = mine.sum;
+  let earlier: TotalRoundingTrace['earlier'];
+  if (part !== undefined) {
+    const parts = roundingParts(component, part);
+    const last = parts[parts.length - 1];
+    if (last !== undefined && last.index !== part.index) {
+      return { amount: ZERO, rate: component.increment, quantity: sum, trace: { ...trace(sum, mine.of), measuredOn: { version: last.segment.version, start: last.segment.start } } };
+    }
+    earlier = [];
+    for (const [index, segment] of part.segments.entries()) {
+      if (index >= part.index || segment.days === 0) continue;
+      for (const ref of component.of) {
+        const at = segment.components.get(ref.code)?.index;
+        const amount = at === undefined ? undefined : segment.amounts[at];
+        if (amount === undefined) continue;
+        sum = sum.plus(amount);
+        earlier.push({ version: segment.version, code: ref.code, amount: amount.toFixed(context.minorUnits) });
+      }
+    }
+  }
+  const rounded = roundToIncrement(sum, component.increment, component.roundingMode);
+  const adjustment = rounded.minus(sum);
+  const t = trace(sum, mine.of);
+  t.rounded = rounded.toFixed(context.minorUnits);
+  t.adjustment = adjustment.toFixed();
+  if (earlier !== undefined) t.earlier = earlier;
+  return { amount: adjustment, rate: component.increment, quantity: sum, trace: t };
+}
+
+/** The rounded amounts of the `of` lines of one segment (or bill), and their sum. */
+function sumOf(component: PreparedTotalRounding, amounts: readonly (Dec | undefined)[], minorUnits: number): { sum: Dec; of: TotalRoundingTrace['of'] } {
+  let sum = ZERO;
+  const of: TotalRoundingTrace['of'] = [];
+  for (const ref of component.of) {
+    const amount = amounts[ref.index];
+    // Lines are rated in dependency order; a gap here is a bug, not bad data.
+    if (amount === undefined) throw new Error(`totalRounding ${component.code}: '${ref.code}' not rated yet`);
+    sum = sum.plus(amount);
+    of.push({ code: ref.code, amount: amount.toFixed(minorUnits) });
+  }
+  return { sum, of };
+}
+
+function roundingParts(component: PreparedTotalRounding, seg: SegmentContext) {
+  return partsOf(seg, component.code, (c): c is PreparedTotalRounding => c.model === 'totalRounding');
+}
+
+/** What the line reads of the bill's other segments, for rateLine's cache key: the last part, and the earlier segments' lines it sums. */
+function roundingKey(component: PreparedTotalRounding, _context: ModelContext, seg: SegmentContext): string {
+  const parts = roundingParts(component, seg);
+  let key = `${parts[parts.length - 1]?.index ?? -1};`;
+  seg.segments.forEach((segment, index) => {
+    if (index >= seg.index || segment.days === 0) return;
+    for (const ref of component.of) {
+      const at = segment.components.get(ref.code)?.index;
+      key += `${index}:${ref.code}=${at === undefined ? '-' : (segment.amounts[at]?.toString() ?? '-')},`;
+    }
+  });
+  return key;
+}
+
+export const totalRounding = defineModel({
+  name: 'totalRounding',
+  schema: TotalRoundingComponent,
+  usesInput: false,
+  prorate: 'never',
+  lineQuantity: 'base',
+  check: (c, path, ctx) => {
+    const increment = ctx.amount(c.increment, `${path}.increment`, 'positive');
+    if (increment !== null && increment.decimalPlaces() > 6) ctx.issues.push({ path: `${path}.increment`, message: 'must have at most 6 decimals' });
+    // A limit would clamp the adjustment, and the total would no longer be rounded.
+    if (c.minimum !== undefined) ctx.issues.push({ path: `${path}.minimum`, message: 'a rounding line has no minimum' });
+    if (c.maximum !== undefined) ctx.issues.push({ path: `${path}.maximum`, message: 'a rounding line has no maximum' });
+    checkOf(c.of, c.code, path, ctx, 'a rounding line cannot round itself');
+  },
+  dependsOn: { field: 'of', codes: (c) => (Array.isArray(c.of) ? c.of : []) },
+  prepare: (c, base, ctx): PreparedTotalRounding => ({
+    ...base,
+    model: 'totalRounding',
+    increment: ctx.resolve(c.increment),
+    roundingMode: c.rounding ?? 'halfUp',
+    of: c.of.map((code) => ({ code, index: ctx.indexOf.get(code) as number })),
+  }),
+  rate: rateTotalRounding,
+  segmentKey: roundingKey,
+  explain: (t) => {
+    const lines = [...(t.earlier ?? []).map((e) => `${e.code} ${e.amount} in version ${e.version}`), ...t.of.map((o) => `${o.code} ${o.amount}`)];
+    if (t.measuredOn !== undefined) return `the bill is rounded once, on the line of version ${t.measuredOn.version} from ${apiDate(t.measuredOn.start)}`;
+    const mode = t.rounding === 'halfUp' ? 'half up' : t.rounding === 'halfEven' ? 'half to even' : t.rounding === 'halfDown' ? 'half down' : t.rounding;
+    return `${t.sum} (${lines.join(' + ')}) rounded ${mode} to a multiple of ${t.increment}: ${t.rounded}, adjustment ${t.adjustment}`;
+  },
+});
