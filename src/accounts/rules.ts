@@ -8,7 +8,11 @@ import { ACCOUNT_NUMBER, NO_NUL } from '../primitives.ts';
 const LINE = '^[^\\s\\x00-\\x1f](?:[^\\x00-\\x1f]*[^\\s\\x00-\\x1f])?$';
 export const NAME = { pattern: LINE, maxLength: 200 };
 export const EMAIL = { pattern: '^[^\\s@\\x00-\\x1f]+@[^\\s@\\x00-\\x1f]+\\.[^\\s@\\x00-\\x1f]+$', maxLength: 254 };
-export const PHONE = { pattern: '^\\+?[0-9][0-9 ()./x-]*$', maxLength: 40 };
+// "(970) 555-1001", as a US number is written, was refused: the first character had to be a
+// digit or + (a new officer's import of 20 accounts failed on every row). Any of them first,
+// with at least one digit somewhere.
+export const PHONE = { pattern: '^(?=[^0-9]*[0-9])[+(]?[0-9(][0-9 ()./x-]*$', maxLength: 40 };
+export const PHONE_MESSAGE = 'must be a phone number: digits, spaces and + ( ) - . / x';
 export const ADDRESS = { pattern: NO_NUL, maxLength: 500 };
 const ADDRESS_RE = new RegExp(NO_NUL);
 export const ACCOUNT_STATUSES = ['active', 'closed'] as const;
@@ -55,7 +59,7 @@ export function checkAccount(get: (f: string) => unknown, at: (f: string) => str
   const phone = text(get('phone'));
   if (phone === undefined) issues.push({ path: at('phone'), message: 'must be a string' });
   else if (phone !== null && (phone.length > PHONE.maxLength || !PHONE_RE.test(phone)))
-    issues.push({ path: at('phone'), message: 'must be a phone number: digits, spaces and + ( ) - . / x' });
+    issues.push({ path: at('phone'), message: PHONE_MESSAGE });
   const address = text(get('address'));
   if (address === undefined) issues.push({ path: at('address'), message: 'must be a string' });
   else if (address !== null && (address.length > ADDRESS.maxLength || !ADDRESS_RE.test(address))) issues.push({ path: at('address'), message: `must be at most ${ADDRESS.maxLength} characters` });

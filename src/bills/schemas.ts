@@ -105,6 +105,7 @@ export type BillRecord = Static<typeof BillRecord>;
 export const PreviewBill = named('PreviewBill', Type.Object({
   subscriptionID: Type.Union([Type.Integer(), Type.Null()], { description: 'null on a Post Account bill: its subscriptions are in subscriptions' }),
   accountID: Type.Integer(),
+  accountNumber: Type.Optional(Type.String({ description: "the account's number, as the officer knows it" })),
   ...AMOUNTS,
   estimated: Type.Boolean(),
   lines: Type.Array(

@@ -8,6 +8,7 @@ import { RatingError } from '../rating/errors.ts';
 import { AMOUNT_PATTERN, CODE_PATTERN, DECIMAL_PATTERN, IDENTIFIER_PATTERN, LOCAL_TIME_PATTERN, LOCAL_TIME_SPACE_PATTERN, NO_NUL, SANDBOX_LIMIT_PATTERN } from '../primitives.ts';
 import { CHARGE_MODELS } from '../rating/models/registry.ts';
 import { DMY_PATTERN, RECORD_DATE_MESSAGE, RECORD_DATE_PATTERN } from '../calendar/calendar.ts';
+import { PHONE, PHONE_MESSAGE } from '../accounts/rules.ts';
 
 // A pattern in words: the identifier rule spelled out as a regex holds invisible
 // characters, and "must match pattern ..." showed them to a person as a blank.
@@ -27,6 +28,7 @@ const PATTERN_WORDS: Record<string, string> = {
   [LOCAL_TIME_SPACE_PATTERN]: 'must be a date and time, YYYY-MM-DD hh:mm:ss (or with a T)',
   [NO_NUL]: 'holds a NUL character (\\u0000), which text cannot hold',
   [SANDBOX_LIMIT_PATTERN]: 'must be a whole number from 1 to 100',
+  [PHONE.pattern]: PHONE_MESSAGE,
 };
 
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({

@@ -208,7 +208,8 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
   }
   if (progress.errorCount > 0) {
     const zero = { ...progress, accounts: 0, subscriptions: 0, readings: 0 };
-    const message = `${progress.errorCount} bad row(s); nothing of this import was written.`;
+    // Problems, not rows: a row may have several (an officer read 21 bad rows in a file of 20).
+    const message = `${progress.errorCount} problem(s) in its rows; nothing of this import was written.`;
     await finishJob(db, importId, 'failed', zero, errors, message);
     o.onProgress?.(zero);
     throw new AppError(

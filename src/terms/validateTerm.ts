@@ -75,7 +75,8 @@ export async function validateTerm(
       exceptionCount: exceptions.length,
       estimated,
       preview: { bills: run.bills, failures: run.failures, totals: run.totals },
-      previewBills: run.previewBills,
+      // The officer knows accounts by number: the preview showed internal ids beside exceptions that named numbers.
+      previewBills: await withAccountNumbers(tx, run.previewBills),
       warnings,
     };
   });

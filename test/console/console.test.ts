@@ -259,6 +259,15 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('tab', { name: 'Readings' }).click();
     await page.getByText('Consumption between readings').waitFor();
     await snap('account-readings');
+    // A wrong reading corrected from the account (a new officer was told to correct it there and
+    // found no action): the original is kept and stops counting.
+    await page.getByRole('button', { name: 'Correct', exact: true }).last().click();
+    const newValue = page.getByRole('textbox', { name: 'Corrected value' });
+    await newValue.fill(String(Number(await newValue.inputValue()) + 1));
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText(/^Reading \d+ corrected/).waitFor();
+    await page.getByRole('cell', { name: /^corrected by \d+$/ }).waitFor();
+    await snap('account-reading-corrected');
     await page.getByRole('tab', { name: 'Statement' }).click();
     await page.getByRole('cell', { name: 'bill', exact: true }).waitFor();
     await snap('account-statement');
@@ -323,7 +332,7 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await signIn('viewer@a.test');
     assert.equal(await page.getByTestId('role').innerText(), 'VIEWER');
     const writes =
-      /^(Make the term|New template|Change|Archive|Load subscriptions|Upload readings \(CSV\)|Validate|Approve|Process now|Post bills|Reverse the run|Cancel term|Import|Record payment|Make batch|Save|New document template|Make template|Save \(new version\)|Render again|Render the failed ones again|Send again|CSV|JSON lines|PDF of every bill)$/;
+      /^(Make the term|New template|Change|Archive|Load subscriptions|Upload readings \(CSV\)|Validate|Approve|Process now|Post bills|Reverse the run|Cancel term|Import|Record payment|Make batch|Save|New document template|Make template|Save \(new version\)|Render again|Render the failed ones again|Send again|CSV|JSON lines|PDF of every bill|Correct|Add the reading)$/;
     const pages = ['terms', 'terms/1', 'templates', 'templates/WATER', 'templates/new', 'imports', 'batches', 'payments', 'accounts', 'document-templates', 'document-templates/0?kind=invoice', 'settings'];
     for (const p of pages) {
       await page.goto(`${h.url}/console/#/${p}`);

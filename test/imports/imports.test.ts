@@ -77,7 +77,7 @@ describe('bulk import', () => {
     const r = await upload(h, csv, 'kind=accounts&fileName=big.csv');
     assertError(r, 400, 'VALIDATION_FAILED', 'rows[5001].email');
     assert.equal(r.body.error.details.length, 1);
-    assert.match(r.body.message, /1 bad row/);
+    assert.match(r.body.message, /1 problem\(s\) in its rows/);
     assert.deepEqual(withoutJobs(await databaseDigest(h.db)), before, 'nothing of the import was written');
     const id = Number(r.headers.get('x-billrun-import-id'));
     const job = (await imports(h, { importID: id })).body.data.imports[0];
@@ -114,7 +114,7 @@ describe('bulk import', () => {
     const many = await upload(h, csvOf(150, 'CAP', (_i, l) => l.replace(/c\d+@example\.com/, 'bad')));
     assertError(many, 400, 'VALIDATION_FAILED');
     assert.equal(many.body.error.details.length, 100);
-    assert.match(many.body.message, /150 bad row/);
+    assert.match(many.body.message, /150 problem\(s\) in its rows/);
     const job = (await imports(h, { importID: Number(many.headers.get('x-billrun-import-id')) })).body.data.imports[0];
     assert.equal(job.errorCount, 150);
     assert.equal(job.errors.length, 100);

@@ -8,6 +8,15 @@ export const apiToIso = (api: string): string => {
   return `${y}-${m}-${d}`;
 };
 
+/** The month a billing period names (yyyymm: 202611), as ISO first and last days; null for a number that names none. */
+export function monthOfPeriod(period: number): { start: string; end: string } | null {
+  const y = Math.floor(period / 100);
+  const m = period % 100;
+  if (!Number.isInteger(period) || y < 1900 || y > 9999 || m < 1 || m > 12) return null;
+  const mm = String(m).padStart(2, '0');
+  return { start: `${y}-${mm}-01`, end: `${y}-${mm}-${String(new Date(Date.UTC(y, m, 0)).getUTCDate()).padStart(2, '0')}` };
+}
+
 /** The first and last day of the month before the given one (a term's usual period), as YYYY-MM-DD. */
 export function previousMonth(today = new Date()): { start: string; end: string; period: number } {
   const y = today.getUTCMonth() === 0 ? today.getUTCFullYear() - 1 : today.getUTCFullYear();
@@ -16,3 +25,11 @@ export function previousMonth(today = new Date()): { start: string; end: string;
   const mm = String(m).padStart(2, '0');
   return { start: `${y}-${mm}-01`, end: `${y}-${mm}-${String(last).padStart(2, '0')}`, period: y * 100 + m };
 }
+
+/** Today on this browser's calendar, dd/mm/yyyy (the server judges a date by the app's own). */
+export function todayApi(now = new Date()): string {
+  return `${String(now.getDate()).padStart(2, '0')}/${String(now.getMonth() + 1).padStart(2, '0')}/${now.getFullYear()}`;
+}
+
+/** The earlier of two dd/mm/yyyy dates. */
+export const earlierDay = (a: string, b: string): string => (apiToIso(a) <= apiToIso(b) ? a : b);

@@ -3,13 +3,15 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Anchor, Card, Group, Loader, Select, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Group, Loader, Select, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
 import { BarChart } from '@mantine/charts';
 import { read, type Data } from '../api/client.ts';
 import { DataTable, Pager, type Column } from '../components/DataTable.tsx';
 import { Amount, StatusBadge } from '../components/feedback.tsx';
 import { BillsTable } from './Bills.tsx';
 import { PaymentsTable } from './Payments.tsx';
+import { AddReading, CorrectReading } from './account/ReadingForms.tsx';
+import { useSession } from '../session.tsx';
 
 type Subscription = Data<'/billing/accounts/get-account'>['subscriptions'][number];
 type Reading = Data<'/billing/readings/get-readings'>['readings'][number];
@@ -25,14 +27,31 @@ const subColumns: Column<Subscription>[] = [
   { header: 'Connection', cell: ({ row }) => Object.entries(row.original.connectionInputs).map(([k, v]) => `${k}: ${String(v)}`).join(', ') },
 ];
 
-const readingColumns: Column<Reading>[] = [
+const readingColumns = (correcting: number | null, setCorrecting: ((id: number | null) => void) | null): Column<Reading>[] => [
   { header: 'Date', accessorKey: 'readingDate' },
   { header: 'Meter', accessorKey: 'inputCode' },
   { header: 'Value', accessorKey: 'value', meta: { align: 'right' } },
   { header: 'Consumption', cell: ({ row }) => row.original.consumption ?? '—', meta: { align: 'right' } },
   { header: 'Kind', accessorKey: 'kind' },
   { header: 'Source', accessorKey: 'source' },
+  { header: 'Reading', accessorKey: 'readingID' },
   { header: 'Effective', cell: ({ row }) => (row.original.effective ? 'yes' : `corrected by ${row.original.correctedByReadingID}`) },
+  ...(setCorrecting === null
+    ? []
+    : [
+        {
+          header: '',
+          id: 'correct',
+          cell: ({ row }: { row: { original: Reading } }) =>
+            !row.original.effective ? null : correcting === row.original.readingID ? (
+              <CorrectReading reading={row.original} onDone={() => setCorrecting(null)} />
+            ) : (
+              <Button size="compact-xs" variant="default" onClick={() => setCorrecting(row.original.readingID)}>
+                Correct
+              </Button>
+            ),
+        } as Column<Reading>,
+      ]),
 ];
 
 const entryColumns: Column<Entry>[] = [
@@ -46,6 +65,8 @@ const entryColumns: Column<Entry>[] = [
 ];
 
 function Readings({ subscriptions }: { subscriptions: Subscription[] }) {
+  const { can } = useSession();
+  const [correcting, setCorrecting] = useState<number | null>(null);
   const [chosen, setChosen] = useState<string | null>(subscriptions[0] ? String(subscriptions[0].subscriptionID) : null);
   const readings = useQuery({
     queryKey: ['readings', chosen],
@@ -70,7 +91,8 @@ function Readings({ subscriptions }: { subscriptions: Subscription[] }) {
       ) : (
         <Text c="dimmed" size="sm">No consumption to chart yet (it needs two readings).</Text>
       )}
-      <DataTable columns={readingColumns} data={readings.data?.readings} loading={readings.isLoading} empty="No reading." />
+      {can('biller') && chosen !== null && <AddReading key={chosen} subscriptionID={Number(chosen)} meters={meters} />}
+      <DataTable columns={readingColumns(correcting, can('biller') ? setCorrecting : null)} data={readings.data?.readings} loading={readings.isLoading} empty="No reading." />
     </Stack>
   );
 }

@@ -9,6 +9,7 @@ import { Totals } from './billrun/ValidatePanel.tsx';
 import type { Bill } from './Bills.tsx';
 import { DocumentPanel } from './bill/DocumentPanel.tsx';
 import { CorrectionPanel } from './bill/CorrectionPanel.tsx';
+import { rateText } from '../components/lineText.ts';
 
 type Line = Bill['lines'][number];
 
@@ -16,7 +17,7 @@ const lineColumns: Column<Line>[] = [
   { header: 'Component', cell: ({ row }) => `${row.original.name} (${row.original.componentCode})` },
   { header: 'Category', accessorKey: 'category' },
   { header: 'Quantity', cell: ({ row }) => `${row.original.quantity}${row.original.unit ? ' ' + row.original.unit : ''}`, meta: { align: 'right' } },
-  { header: 'Rate', cell: ({ row }) => <Amount value={row.original.rate ?? null} />, meta: { align: 'right' } },
+  { header: 'Rate', cell: ({ row }) => rateText(row.original.rate, row.original.trace.model), meta: { align: 'right' } },
   { header: 'Amount', cell: ({ row }) => <Amount value={row.original.amount} />, meta: { align: 'right' } },
 ];
 

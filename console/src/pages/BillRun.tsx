@@ -183,7 +183,13 @@ export function BillRun() {
             </Stack>
           </Stepper.Step>
           <Stepper.Completed>
-            <Alert color="green">This bill run is complete: its bills are posted.</Alert>
+            <Stack>
+              <Alert color="green">This bill run is complete: its bills are posted.</Alert>
+              {/* Posted, the run's step 7 (and its link) is no longer shown: an officer lost the way to the bills. */}
+              <Anchor component={Link} to={`/bills?termID=${term.termID}`}>
+                See the {term.counts.bills.toLocaleString()} bills of this term
+              </Anchor>
+            </Stack>
           </Stepper.Completed>
         </Stepper>
       )}

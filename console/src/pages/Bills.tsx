@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
-import { Group, NumberInput, Select, Stack, Text, Title } from '@mantine/core';
+import { Group, NumberInput, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { read, type Data } from '../api/client.ts';
 import { DataTable, KeysetPager, type Column } from '../components/DataTable.tsx';
 import { Amount, StatusBadge } from '../components/feedback.tsx';
@@ -22,7 +22,7 @@ export const billColumns: Column<Bill>[] = [
   { header: 'Total due', cell: ({ row }) => <Amount value={row.original.totalDue} />, meta: { align: 'right' } },
 ];
 
-export function BillsTable({ filter }: { filter: { termID?: number; accountID?: number; billNumber?: number; status?: 'draft' | 'posted' | 'withdrawn' } }) {
+export function BillsTable({ filter }: { filter: { termID?: number; accountID?: number; accountNumber?: string; billNumber?: number; status?: 'draft' | 'posted' | 'withdrawn' } }) {
   const navigate = useNavigate();
   // The first bill id of each page seen, to go back: get-bills pages forward only.
   const [afters, setAfters] = useState<number[]>([0]);
@@ -60,6 +60,7 @@ export function Bills() {
   const num = (k: string) => (params.get(k) ? Number(params.get(k)) : undefined);
   const termID = num('termID');
   const accountID = num('accountID');
+  const accountNumber = params.get('accountNumber') || undefined;
   const billNumber = num('billNumber');
   const status = (params.get('status') as 'draft' | 'posted' | 'withdrawn' | null) ?? undefined;
   const set = (k: string, v: string | number | null | undefined) => {
@@ -68,18 +69,19 @@ export function Bills() {
     else p.set(k, String(v));
     setParams(p);
   };
-  const any = termID || accountID || billNumber;
+  const any = termID || accountID || accountNumber || billNumber;
   return (
     <Stack>
       <Title order={2}>Bills</Title>
       <Group align="flex-end">
         <NumberInput label="Term" value={termID ?? ''} onChange={(v) => set('termID', v)} w={120} allowDecimal={false} />
-        <NumberInput label="Account ID" value={accountID ?? ''} onChange={(v) => set('accountID', v)} w={120} allowDecimal={false} />
+        {/* The number the officer sees on bills and accounts, not the internal id (an officer typed 10007 and got no bill). */}
+        <TextInput label="Account number" defaultValue={accountNumber ?? ''} onBlur={(e) => set('accountNumber', e.currentTarget.value.trim())} onKeyDown={(e) => e.key === 'Enter' && set('accountNumber', e.currentTarget.value.trim())} w={150} />
         <NumberInput label="Bill number" value={billNumber ?? ''} onChange={(v) => set('billNumber', v)} w={140} allowDecimal={false} />
         <Select label="Status" clearable data={['draft', 'posted', 'withdrawn']} value={status ?? null} onChange={(v) => set('status', v)} w={140} />
       </Group>
       {any ? (
-        <BillsTable key={JSON.stringify([termID, accountID, billNumber, status])} filter={{ termID, accountID, billNumber, status }} />
+        <BillsTable key={JSON.stringify([termID, accountID, accountNumber, billNumber, status])} filter={{ termID, accountID, accountNumber, billNumber, status }} />
       ) : (
         <Text c="dimmed">Give a term, an account or a bill number (or open a bill run and follow its bills link).</Text>
       )}

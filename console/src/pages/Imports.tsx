@@ -1,6 +1,6 @@
 // Bulk imports: a CSV file streamed to the server, its progress read while it runs, and
 // the bad rows by row and column (the header is row 1, as a spreadsheet shows).
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Checkbox, FileInput, Group, Progress, Select, Stack, Text, Title } from '@mantine/core';
 import { read, uploadCsv, type ApiError, type Data } from '../api/client.ts';
@@ -21,7 +21,11 @@ const importColumns: Column<Import>[] = [
   { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
   { header: 'Dry run', cell: ({ row }) => (row.original.dryRun ? 'yes' : '') },
   { header: 'Rows', accessorKey: 'rowsRead', meta: { align: 'right' } },
-  { header: 'Written', cell: ({ row }) => `${row.original.accountsWritten} acc · ${row.original.subscriptionsWritten} sub · ${row.original.readingsWritten} rdg` },
+  {
+    header: 'Written',
+    // A dry run counts what it checked, and wrote nothing: shown as written, it misled an officer.
+    cell: ({ row }) => (row.original.dryRun ? 'nothing (dry run)' : `${row.original.accountsWritten} acc · ${row.original.subscriptionsWritten} sub · ${row.original.readingsWritten} rdg`),
+  },
   { header: 'Errors', accessorKey: 'errorCount', meta: { align: 'right' } },
   { header: 'Started', accessorKey: 'startedAt' },
 ];
@@ -33,7 +37,8 @@ const errorColumns: Column<RowError>[] = [
 ];
 
 const COLUMNS: Record<Kind, string> = {
-  accounts: 'accountNumber, name (required); email, phone, address; optionally serviceCode, batchCode, startDate (dd/mm/yyyy), reading.<METER> for a subscription with its opening reading',
+  accounts:
+    'accountNumber, name (required); email, phone, address, deliveryPreference (email, print, both or none: how bills reach the customer; print when left out); optionally serviceCode, batchCode, startDate (dd/mm/yyyy), reading.<METER> for a subscription with its opening reading',
   subscriptions: 'accountNumber, serviceCode, batchCode, startDate (required); endDate, readingDate, connection.<CODE>, unmetered.<CODE>, reading.<METER>',
   readings: 'subscriptionID (or accountNumber and serviceCode), inputCode, readingDate, value (required); kind, source, note',
 };
@@ -82,6 +87,7 @@ export function Imports() {
   const queryClient = useQueryClient();
   const [kind, setKind] = useState<Kind>('accounts');
   const [file, setFile] = useState<File | null>(null);
+  const resetFile = useRef<() => void>(null);
   const [dryRun, setDryRun] = useState(false);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ importId: number | null; error: ApiError | null } | null>(null);
@@ -104,6 +110,10 @@ export function Imports() {
     try {
       const o = await uploadCsv(kind, file, dryRun);
       setOutcome(o);
+      // Chosen again after a fix, a file of the same name fired no change and was not sent
+      // (an officer's walk): each upload asks for the file anew.
+      setFile(null);
+      resetFile.current?.();
       if (!o.error) notifyDone(dryRun ? 'The file is valid; nothing was written.' : 'Imported.');
       await queryClient.invalidateQueries({ queryKey: ['imports'] });
     } finally {
@@ -118,7 +128,7 @@ export function Imports() {
           <Stack>
             <Group align="flex-end">
               <Select label="What the file holds" data={['accounts', 'subscriptions', 'readings']} value={kind} onChange={(v) => v && setKind(v as Kind)} allowDeselect={false} w={180} />
-              <FileInput label="CSV file" placeholder="Choose a .csv file" accept=".csv,text/csv" value={file} onChange={setFile} w={320} clearable data-testid="import-file" />
+              <FileInput label="CSV file" placeholder="Choose a .csv file" accept=".csv,text/csv" value={file} onChange={setFile} resetRef={resetFile} w={320} clearable data-testid="import-file" />
               <Checkbox label="Check only (dry run)" checked={dryRun} onChange={(e) => setDryRun(e.currentTarget.checked)} mb={8} />
               <Button onClick={() => void upload()} disabled={!file} loading={busy}>
                 Import
@@ -134,10 +144,12 @@ export function Imports() {
             </Group>
             {busy && <Progressing />}
             {outcome && done && (
-              <Alert color={outcome.error ? 'red' : 'teal'} title={outcome.error ? `Nothing was imported: ${done.errorCount} bad row(s)` : `Import ${done.importID} ${done.status}`} data-testid="import-result">
+              <Alert color={outcome.error ? 'red' : 'teal'} title={outcome.error ? `Nothing was imported: ${done.errorCount} problem(s) in the rows` : `Import ${done.importID} ${done.status}`} data-testid="import-result">
                 {outcome.error
                   ? outcome.error.message
-                  : `${done.rowsRead} rows: ${done.accountsWritten} accounts, ${done.subscriptionsWritten} subscriptions, ${done.readingsWritten} readings written.`}
+                  : done.status === 'validated'
+                    ? `${done.rowsRead} rows checked: every row is good. Nothing was written (a dry run); import the file without "Check only" to write it.`
+                    : `${done.rowsRead} rows: ${done.accountsWritten} accounts, ${done.subscriptionsWritten} subscriptions, ${done.readingsWritten} readings written.`}
               </Alert>
             )}
             {outcome?.error && !done && <Alert color="red">{outcome.error.describe()}</Alert>}

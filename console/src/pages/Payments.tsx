@@ -37,7 +37,8 @@ const agedColumns: Column<Aged>[] = [
 
 function RecordPayment() {
   const queryClient = useQueryClient();
-  const [f, setF] = useState({ accountNumber: '', amount: '', reference: '', channel: 'bank' });
+  // The day the money was received: a bank file is keyed days later, and every payment was dated today (an officer's walk).
+  const [f, setF] = useState({ accountNumber: '', amount: '', reference: '', channel: 'bank', paymentDate: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const set = (k: keyof typeof f) => (e: React.ChangeEvent<HTMLInputElement>) => setF({ ...f, [k]: e.currentTarget.value });
@@ -46,7 +47,7 @@ function RecordPayment() {
     setBusy(true);
     setErrors({});
     try {
-      await call('/billing/payments/make-payment', { method: 'Create', action: 'Create Payment', apiVersion: 'v2', data: { accountNumber: f.accountNumber.trim(), amount: f.amount.trim(), reference: f.reference.trim(), channel: f.channel.trim() } });
+      await call('/billing/payments/make-payment', { method: 'Create', action: 'Create Payment', apiVersion: 'v2', data: { accountNumber: f.accountNumber.trim(), amount: f.amount.trim(), reference: f.reference.trim(), channel: f.channel.trim(), ...(f.paymentDate.trim() ? { paymentDate: f.paymentDate.trim() } : {}) } });
       notifyDone('Payment recorded and settled against the oldest debts.');
       setF({ ...f, accountNumber: '', amount: '', reference: '' });
       // A payment settles bills: the ageing, statements and bills all moved, not only this list.
@@ -65,6 +66,7 @@ function RecordPayment() {
           <TextInput label="Amount" required value={f.amount} onChange={set('amount')} error={errors.amount} w={140} />
           <TextInput label="Reference" required value={f.reference} onChange={set('reference')} error={errors.reference} />
           <TextInput label="Channel" required value={f.channel} onChange={set('channel')} error={errors.channel} w={120} />
+          <TextInput label="Paid on" placeholder="today" description="dd/mm/yyyy" value={f.paymentDate} onChange={set('paymentDate')} error={errors.paymentDate} w={130} />
           <Button type="submit" mt={25} loading={busy}>
             Record payment
           </Button>

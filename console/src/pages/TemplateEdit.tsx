@@ -3,9 +3,9 @@
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useForm } from '@mantine/form';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ActionIcon, Alert, Anchor, Button, Card, Checkbox, Group, List, Loader, MultiSelect, NumberInput, Select, SimpleGrid, Stack, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
-import { ApiError, call } from '../api/client.ts';
+import { ApiError, call, read } from '../api/client.ts';
 import { useTemplates } from '../api/queries.ts';
 import { formErrors, notifyDone, notifyError } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
@@ -17,6 +17,15 @@ export function TemplateEdit() {
   const editing = code !== undefined;
   const navigate = useNavigate();
   const queryClient = useQueryClient();
+  const documents = useQuery({
+    queryKey: ['document-templates'],
+    queryFn: () => read('/billing/documents/get-document-templates', { method: 'Retrieve', action: 'Retrieve Document Templates', apiVersion: 'v2', data: {} }),
+  });
+  // The standard template (id 0) is the empty choice: the body then names none.
+  const documentChoices = (kind: 'invoice' | 'email') => [
+    { value: '', label: 'Standard' },
+    ...(documents.data?.templates ?? []).filter((t) => t.kind === kind && t.templateID !== 0 && t.archiveStatus === 0).map((t) => ({ value: String(t.templateID), label: `${t.name} (${t.templateID})` })),
+  ];
   const { can } = useSession();
   const templates = useTemplates();
   const record = editing ? (templates.data?.services.find((s) => s.serviceCode === code) ?? null) : null;
@@ -79,6 +88,8 @@ export function TemplateEdit() {
             <TagsInput label="Batches" description="Enter a code; a new one is made" {...form.getInputProps('batches')} />
             <TextInput label="Description" {...form.getInputProps('description')} />
             <Checkbox mt="lg" label="Post bills as soon as a run ends" {...form.getInputProps('postBilling', { type: 'checkbox' })} />
+            <Select label="Invoice template" data={documentChoices('invoice')} allowDeselect={false} {...form.getInputProps('invoiceTemplateID')} />
+            <Select label="E-mail template" data={documentChoices('email')} allowDeselect={false} {...form.getInputProps('emailTemplateID')} />
           </SimpleGrid>
         </Card>
 
@@ -94,7 +105,20 @@ export function TemplateEdit() {
             <Table.Tbody>
               {v.meteredInputs.map((_, i) => (
                 <Table.Tr key={i}>
-                  <Table.Td><TextInput aria-label={`Meter ${i + 1} code`} {...form.getInputProps(`meteredInputs.${i}.code`)} /></Table.Td>
+                  <Table.Td>
+                    <TextInput
+                      aria-label={`Meter ${i + 1} code`}
+                      {...form.getInputProps(`meteredInputs.${i}.code`)}
+                      onChange={(e) => {
+                        // The components priced on this meter follow its new code: renamed, the meter left
+                        // them naming the old one, and the save refused it (an officer's walk).
+                        const before = v.meteredInputs[i]?.code;
+                        const after = e.currentTarget.value;
+                        form.setFieldValue(`meteredInputs.${i}.code`, after);
+                        v.components.forEach((c, j) => c.input === before && before !== '' && form.setFieldValue(`components.${j}.input`, after));
+                      }}
+                    />
+                  </Table.Td>
                   <Table.Td><TextInput aria-label={`Meter ${i + 1} label`} {...form.getInputProps(`meteredInputs.${i}.label`)} /></Table.Td>
                   <Table.Td><TextInput aria-label={`Meter ${i + 1} unit`} w={80} {...form.getInputProps(`meteredInputs.${i}.unit`)} /></Table.Td>
                   <Table.Td><NumberInput aria-label={`Meter ${i + 1} decimals`} w={80} min={0} allowDecimal={false} {...form.getInputProps(`meteredInputs.${i}.decimals`)} /></Table.Td>

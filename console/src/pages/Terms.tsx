@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Anchor, Button, Card, Group, List, NumberInput, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
 import { call, read } from '../api/client.ts';
-import { isoToApi, previousMonth } from '../api/dates.ts';
+import { isoToApi, monthOfPeriod, previousMonth } from '../api/dates.ts';
 import { useTemplates } from '../api/queries.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
 import { Amount, StatusBadge, showRefusal } from '../components/feedback.tsx';
@@ -36,6 +36,7 @@ function NewTerm() {
   const [start, setStart] = useState<string | null>(month.start);
   const [end, setEnd] = useState<string | null>(month.end);
   const [label, setLabel] = useState('');
+  const [due, setDue] = useState<string | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const live = (templates.data?.services ?? []).filter((s) => s.archiveStatus === 0);
   const batches = live.find((s) => s.serviceCode === serviceCode)?.batches ?? [];
@@ -53,6 +54,7 @@ function NewTerm() {
           startDate: start ? isoToApi(start) : '',
           endDate: end ? isoToApi(end) : '',
           ...(label.trim() ? { label: label.trim() } : {}),
+          ...(due ? { dueDate: isoToApi(due) } : {}),
         },
       });
       return Number(headers.get('x-billrun-term-id'));
@@ -62,7 +64,7 @@ function NewTerm() {
       navigate(`/terms/${termID}`);
     },
     onError: (err) => {
-      showRefusal(err, setErrors, (p) => ['serviceCode', 'batchCode', 'billingPeriodID', 'startDate', 'endDate', 'label'].includes(p));
+      showRefusal(err, setErrors, (p) => ['serviceCode', 'batchCode', 'billingPeriodID', 'startDate', 'endDate', 'label', 'dueDate'].includes(p));
     },
   });
   return (
@@ -93,11 +95,37 @@ function NewTerm() {
               error={errors.serviceCode}
               required
             />
-            <Select label="Batch" placeholder="Choose" data={batches} value={batchCode} onChange={setBatchCode} error={errors.batchCode} required />
-            <NumberInput label="Billing period" description="e.g. 202611" value={period} onChange={setPeriod} error={errors.billingPeriodID} required allowDecimal={false} />
+            {/* Picking the chosen batch again cleared it, with the raw rule as the error (an officer's walk). */}
+            <Select label="Batch" placeholder="Choose" data={batches} value={batchCode} onChange={setBatchCode} allowDeselect={false} error={errors.batchCode} required />
+            <NumberInput
+              label="Billing period"
+              description="e.g. 202611: sets the days to that month"
+              value={period}
+              onChange={(v) => {
+                setPeriod(v);
+                // The period and the days went apart (202611 over October's days) until the overlap check refused it.
+                const month = monthOfPeriod(Number(v));
+                if (month) {
+                  setStart(month.start);
+                  setEnd(month.end);
+                }
+              }}
+              error={errors.billingPeriodID}
+              required
+              allowDecimal={false}
+            />
             <DatePickerInput label="First day" valueFormat="DD/MM/YYYY" value={start} onChange={setStart} error={errors.startDate} required />
             <DatePickerInput label="Last day" valueFormat="DD/MM/YYYY" value={end} onChange={setEnd} error={errors.endDate} required />
             <TextInput label="Label (optional)" value={label} onChange={(e) => setLabel(e.currentTarget.value)} error={errors.label} />
+            <DatePickerInput
+              label="Due date (optional)"
+              description="Default: the last day plus the template's days to pay"
+              valueFormat="DD/MM/YYYY"
+              clearable
+              value={due}
+              onChange={setDue}
+              error={errors.dueDate}
+            />
           </SimpleGrid>
           <Group>
             <Button type="submit" loading={make.isPending}>

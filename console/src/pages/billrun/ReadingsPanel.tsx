@@ -8,6 +8,7 @@ import { ApiError, read } from '../../api/client.ts';
 import { useTemplates } from '../../api/queries.ts';
 import { notifyDone, notifyError } from '../../components/feedback.tsx';
 import { downloadCsv } from '../../components/download.ts';
+import { earlierDay, todayApi } from '../../api/dates.ts';
 import { ALLOWED, termSteps, type ReadingInput, type Term } from './actions.ts';
 
 export function meteredInputsOf(templates: ReturnType<typeof useTemplates>['data'], serviceCode: string) {
@@ -15,6 +16,9 @@ export function meteredInputsOf(templates: ReturnType<typeof useTemplates>['data
 }
 
 async function rosterSheet(term: Term, meters: string[]): Promise<string> {
+  // The term's last day, or today when the term has not ended: a reading cannot be dated in the
+  // future, and a sheet of a running month failed on every row (an officer's walk).
+  const readingDay = earlierDay(term.endDate, todayApi());
   const rows: string[][] = [['subscriptionID', 'accountNumber', 'inputCode', 'readingDate', 'value']];
   for (let offset = 0; ; offset += 1000) {
     const d = await read('/billing/subscriptions/get-subscriptions', {
@@ -23,7 +27,7 @@ async function rosterSheet(term: Term, meters: string[]): Promise<string> {
       apiVersion: 'v2',
       data: { batchCode: term.batchCode, serviceCode: term.serviceCode, limit: 1000, offset },
     });
-    for (const s of d.subscriptions) if (s.status !== 'terminated') for (const m of meters) rows.push([String(s.subscriptionID), s.accountNumber, m, term.endDate, '']);
+    for (const s of d.subscriptions) if (s.status !== 'terminated') for (const m of meters) rows.push([String(s.subscriptionID), s.accountNumber, m, readingDay, '']);
     if (offset + 1000 >= d.paging.total) break;
   }
   // An account number opening with = is a formula to a spreadsheet: kept as text.
@@ -64,7 +68,7 @@ export function ReadingsPanel({ term, canWrite }: { term: Term; canWrite: boolea
         if (!r.value) return;
         const id = Number(r.subscriptionID);
         if (!Number.isInteger(id) || id < 1) local.push({ row: i + 2, column: 'subscriptionID', message: 'must be a subscription id' });
-        readings.push({ subscriptionID: id, inputCode: r.inputCode ?? '', readingDate: r.readingDate || term.endDate, value: r.value, ...(r.note ? { note: r.note } : {}) });
+        readings.push({ subscriptionID: id, inputCode: r.inputCode ?? '', readingDate: r.readingDate || earlierDay(term.endDate, todayApi()), value: r.value, ...(r.note ? { note: r.note } : {}) });
         fileRow.push(i + 2);
       });
       if (local.length) return setRowErrors(local);

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Checkbox, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useTemplates } from '../../api/queries.ts';
+import { lineWorking } from '../../components/lineText.ts';
 import { DataTable, type Column } from '../../components/DataTable.tsx';
 import { Amount, StatusBadge, notifyError } from '../../components/feedback.tsx';
 import { ALLOWED, termSteps, type Term, type Validation } from './actions.ts';
@@ -45,13 +46,15 @@ export function ExceptionsTable({ term, exceptions, canWrite, onFixed }: { term:
       ? [{ header: 'Fix: enter the reading', cell: ({ row }) => <FixReading term={term} subscriptionID={row.original.subscriptionID} meters={meters} onSaved={onFixed} /> } as Column<Exception>]
       : []),
   ];
-  return <DataTable columns={columns} data={exceptions} empty="No exception: every subscription can be billed." testId="exceptions-table" />;
+  // Before any check the term has none to show: "every subscription can be billed" was said of a term never validated.
+  const checked = term.status !== 'Draft' && term.status !== 'Loaded';
+  return <DataTable columns={columns} data={exceptions} empty={checked ? 'No exception: every subscription can be billed.' : 'Not validated yet: validate to see what would stop a bill.'} testId="exceptions-table" />;
 }
 
-const previewColumns: Column<PreviewBill>[] = [
-  { header: 'Account', accessorKey: 'accountID' },
+const previewColumns = (modelOf: (code: string) => string | undefined): Column<PreviewBill>[] => [
+  { header: 'Account', cell: ({ row }) => row.original.accountNumber ?? `id ${row.original.accountID}` },
   { header: 'Subscription', accessorKey: 'subscriptionID' },
-  { header: 'Lines', cell: ({ row }) => row.original.lines.map((l) => `${l.componentCode} ${l.quantity}${l.rate ? ` × ${l.rate}` : ''} = ${l.amount}`).join('; ') },
+  { header: 'Lines', cell: ({ row }) => row.original.lines.map((l) => lineWorking(l, modelOf(l.componentCode))).join('; ') },
   { header: 'Estimated', cell: ({ row }) => (row.original.estimated ? 'yes' : '') },
   { header: 'Total', cell: ({ row }) => <Amount value={row.original.total} />, meta: { align: 'right' } },
   { header: 'Total due', cell: ({ row }) => <Amount value={row.original.totalDue} />, meta: { align: 'right' } },
@@ -60,6 +63,7 @@ const previewColumns: Column<PreviewBill>[] = [
 /** result is kept by the page: validating moves the term to Validated, and the findings must outlive that re-render. */
 export function ValidatePanel({ term, canWrite, result, setResult, onNext }: { term: Term; canWrite: boolean; result: Validation | null; setResult: (v: Validation) => void; onNext: () => void }) {
   const queryClient = useQueryClient();
+  const templates = useTemplates();
   const [estimate, setEstimate] = useState(false);
   const [busy, setBusy] = useState(false);
   const allowed = ALLOWED.validate.includes(term.status);
@@ -133,7 +137,7 @@ export function ValidatePanel({ term, canWrite, result, setResult, onNext }: { t
       {result && result.previewBills.length > 0 && (
         <>
           <Title order={5}>First {result.previewBills.length} bills as they would be</Title>
-          <DataTable columns={previewColumns} data={result.previewBills} />
+          <DataTable columns={previewColumns((code) => templates.data?.services.find((t) => t.serviceCode === term.serviceCode)?.components.find((c) => c.code === code)?.model)} data={result.previewBills} />
         </>
       )}
     </Stack>

@@ -42,6 +42,9 @@ export type TemplateV = {
   batches: string[];
   meteredInputs: MeterV[];
   components: ComponentV[];
+  /** The invoice and e-mail templates its bills use ('': the standard ones): a new officer made one and found no way to use it. */
+  invoiceTemplateID: string;
+  emailTemplateID: string;
 };
 
 export const emptyTier = (): TierV => ({ upTo: '', rate: '', flat: '' });
@@ -50,7 +53,7 @@ export const emptyComponent = (): ComponentV => ({
 });
 
 export const emptyTemplate = (): TemplateV => ({
-  code: '', name: '', serviceType: 'Sale', billingCycle: '1', dueDateOffset: 14, postBilling: false, description: '', batches: [],
+  code: '', name: '', serviceType: 'Sale', billingCycle: '1', dueDateOffset: 14, postBilling: false, description: '', batches: [], invoiceTemplateID: '', emailTemplateID: '',
   meteredInputs: [{ code: 'METER', label: 'Meter', unit: 'm3', decimals: 0, rolloverAt: '' }],
   // A standing charge and a tiered charge on the meter: the shape most utility tariffs start from.
   components: [
@@ -73,6 +76,8 @@ export function fromRecord(r: ServiceRecord): TemplateV {
     postBilling: r.postBilling === 1,
     description: r.description,
     batches: r.batches,
+    invoiceTemplateID: r.templateID ? String(r.templateID) : '',
+    emailTemplateID: r.emailTemplateID ? String(r.emailTemplateID) : '',
     meteredInputs: r.meteredInputs.map((m) => ({ code: m.code, label: m.label, unit: m.unit, decimals: m.decimals, rolloverAt: m.rolloverAt === undefined ? '' : String(m.rolloverAt) })),
     components: r.components.map((c) => {
       const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: 'prorate' in c ? !!c.prorate : false, minimum: text(c.minimum), maximum: text(c.maximum) };
@@ -153,10 +158,10 @@ export function toBody(v: TemplateV, base: ServiceRecord | null): ServiceBody {
           businessUnitID: base.businessUnitID,
           lateCharge: base.lateCharge,
           paymentSettlementMethod: base.paymentSettlementMethod as NonNullable<ServiceBody['paymentSettlementMethod']>,
-          invoiceTemplate: base.templateID ? { templateID: base.templateID, templateName: base.templateName } : null,
-          emailTemplate: base.emailTemplateID ? { templateID: base.emailTemplateID, templateName: base.emailTemplateName } : null,
         }
       : {}),
+    invoiceTemplate: v.invoiceTemplateID ? { templateID: Number(v.invoiceTemplateID) } : null,
+    emailTemplate: v.emailTemplateID ? { templateID: Number(v.emailTemplateID) } : null,
   };
 }
 

@@ -1,0 +1,15 @@
+// A bill line's rate and working as a person reads them. A percentage line's rate is the
+// percentage and its quantity the base: shown as "83.86 × 2.9", an officer read a tax
+// multiplied by 2.9 (a new tenant's walk).
+
+/** The rate column: "60%" for a percentage line, the rate as it is otherwise. */
+export function rateText(rate: string | null | undefined, model: string | undefined): string {
+  if (rate === null || rate === undefined || rate === '') return '';
+  return model === 'percentage' ? `${rate}%` : rate;
+}
+
+/** One line in words: "SEWER 60% of 40.85 = 24.51", "WATER 25 × 3.5 = 87.50". */
+export function lineWorking(l: { componentCode: string; quantity: string; rate?: string | null; amount: string }, model: string | undefined): string {
+  if (model === 'percentage') return `${l.componentCode} ${rateText(l.rate, model)} of ${l.quantity} = ${l.amount}`;
+  return `${l.componentCode} ${l.quantity}${l.rate ? ` × ${l.rate}` : ''} = ${l.amount}`;
+}
