@@ -18,6 +18,7 @@ import { Imports } from './pages/Imports.tsx';
 import { Batches } from './pages/Batches.tsx';
 import { Payments } from './pages/Payments.tsx';
 import { Settings } from './pages/Settings.tsx';
+import { Users } from './pages/Users.tsx';
 
 const NAV = [
   { to: '/terms', label: 'Bill runs' },
@@ -29,6 +30,7 @@ const NAV = [
   { to: '/batches', label: 'Batches' },
   { to: '/payments', label: 'Payments and ageing' },
   { to: '/settings', label: 'Settings', admin: true },
+  { to: '/users', label: 'Users', admin: true },
 ];
 
 function Shell() {
@@ -103,6 +105,7 @@ export function App() {
           <Route path="/batches" element={<Batches />} />
           <Route path="/payments" element={<Payments />} />
           <Route path="/settings" element={<Settings />} />
+          <Route path="/users" element={<Users />} />
           <Route path="*" element={<Navigate to="/terms" replace />} />
         </Route>
       </Routes>

@@ -332,8 +332,8 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await signIn('viewer@a.test');
     assert.equal(await page.getByTestId('role').innerText(), 'VIEWER');
     const writes =
-      /^(Make the term|New template|Change|Archive|Load subscriptions|Upload readings \(CSV\)|Validate|Approve|Process now|Post bills|Reverse the run|Cancel term|Import|Record payment|Make batch|Save|New document template|Make template|Save \(new version\)|Render again|Render the failed ones again|Send again|CSV|JSON lines|PDF of every bill|Correct|Add the reading)$/;
-    const pages = ['terms', 'terms/1', 'templates', 'templates/WATER', 'templates/new', 'imports', 'batches', 'payments', 'accounts', 'document-templates', 'document-templates/0?kind=invoice', 'settings'];
+      /^(Make the term|New template|Change|Archive|Load subscriptions|Upload readings \(CSV\)|Validate|Approve|Process now|Post bills|Reverse the run|Cancel term|Import|Record payment|Make batch|Save|New document template|Make template|Save \(new version\)|Render again|Render the failed ones again|Send again|CSV|JSON lines|PDF of every bill|Correct|Add the reading|Add the user|Reset password|Disable)$/;
+    const pages = ['terms', 'terms/1', 'templates', 'templates/WATER', 'templates/new', 'imports', 'batches', 'payments', 'accounts', 'document-templates', 'document-templates/0?kind=invoice', 'settings', 'users'];
     for (const p of pages) {
       await page.goto(`${h.url}/console/#/${p}`);
       try {
@@ -376,6 +376,34 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
   });
 
   // A phone (390 px): the 210 px menu left the pages 180 px and cut the header (a walk's screenshots).
+  // A new tenant's officer added users from the command line: the console had no page for them.
+  test('an admin adds a biller, makes it a viewer, resets its password and disables it; the user signs in between', async () => {
+    await page.evaluate(() => (globalThis as unknown as { localStorage: { clear(): void } }).localStorage.clear());
+    await signIn('admin@a.test');
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('textbox', { name: 'E-mail' }).fill('clerk@a.test');
+    await page.getByLabel(/^Password/).fill('clerk password 1');
+    await page.getByRole('button', { name: 'Add the user', exact: true }).click();
+    await page.getByText('clerk@a.test can sign in as biller.').waitFor();
+    const row = page.getByTestId('users-table').getByRole('row').filter({ hasText: 'clerk@a.test' });
+    await choose(row, 'Role of clerk@a.test', 'viewer');
+    await page.getByText('clerk@a.test is now viewer.').waitFor();
+    await row.getByRole('button', { name: 'Reset password', exact: true }).click();
+    await row.getByLabel('New password for clerk@a.test').fill('a new password 2');
+    await row.getByRole('button', { name: 'Set', exact: true }).click();
+    await page.getByText(/clerk@a\.test's password is reset/).waitFor();
+    const login = async (password: string) =>
+      (await fetch(`${h.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method: 'Create', action: 'Login', apiVersion: 'v2', data: { email: 'clerk@a.test', password } }) })).status;
+    assert.equal(await login('a new password 2'), 200);
+    await row.getByRole('button', { name: 'Disable', exact: true }).click();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.getByText('clerk@a.test is disabled.').waitFor();
+    assert.equal(await login('a new password 2'), 401);
+    const user = (await h.db.query("SELECT role, disabled FROM app_user WHERE email = 'clerk@a.test'")).rows[0];
+    assert.deepEqual(user, { role: 'viewer', disabled: true });
+    await snap('users');
+  });
+
   test('on a phone the menu folds behind a burger and nothing runs off the screen', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {
