@@ -1,5 +1,6 @@
 // How refusals reach the officer: a notification with each bad field, or the field's own
 // error under a form input when the API names it (details[].path).
+import { useState } from 'react';
 import { notifications } from '@mantine/notifications';
 import { Badge, Text } from '@mantine/core';
 import { ApiError } from '../api/client.ts';
@@ -39,6 +40,24 @@ export function showRefusal(err: unknown, setFields: (f: Record<string, string>)
   const { fields, other } = formErrors(err, prefix, known);
   setFields(fields);
   if (other.length) notifyError(err);
+}
+
+/** A form's save: busy while it runs, a refusal's details under the inputs they name (showRefusal), the rest notified. */
+export function useSave(known: (path: string) => boolean, prefix?: string) {
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+  const run = async (work: () => Promise<void>) => {
+    setBusy(true);
+    setErrors({});
+    try {
+      await work();
+    } catch (err) {
+      showRefusal(err, setErrors, known, prefix);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { errors, busy, run };
 }
 
 const STATUS_COLORS: Record<string, string> = {

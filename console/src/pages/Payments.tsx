@@ -5,7 +5,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Anchor, Button, Card, Group, SimpleGrid, Stack, Tabs, Text, TextInput, Title } from '@mantine/core';
 import { call, read, type Data } from '../api/client.ts';
 import { DataTable, Pager, type Column } from '../components/DataTable.tsx';
-import { Amount, StatusBadge, notifyDone, showRefusal } from '../components/feedback.tsx';
+import { Amount, StatusBadge, notifyDone, useSave } from '../components/feedback.tsx';
 import { Totals } from './billrun/ValidatePanel.tsx';
 import { useSession } from '../session.tsx';
 
@@ -39,24 +39,17 @@ function RecordPayment() {
   const queryClient = useQueryClient();
   // The day the money was received: a bank file is keyed days later, and every payment was dated today (an officer's walk).
   const [f, setF] = useState({ accountNumber: '', amount: '', reference: '', channel: 'bank', paymentDate: '' });
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
+  const { errors, busy, run } = useSave((p) => p in f);
   const set = (k: keyof typeof f) => (e: React.ChangeEvent<HTMLInputElement>) => setF({ ...f, [k]: e.currentTarget.value });
-  const submit = async (e: React.FormEvent) => {
+  const submit = (e: React.FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setErrors({});
-    try {
+    void run(async () => {
       await call('/billing/payments/make-payment', { method: 'Create', action: 'Create Payment', apiVersion: 'v2', data: { accountNumber: f.accountNumber.trim(), amount: f.amount.trim(), reference: f.reference.trim(), channel: f.channel.trim(), ...(f.paymentDate.trim() ? { paymentDate: f.paymentDate.trim() } : {}) } });
       notifyDone('Payment recorded and settled against the oldest debts.');
       setF({ ...f, accountNumber: '', amount: '', reference: '' });
       // A payment settles bills: the ageing, statements and bills all moved, not only this list.
       await queryClient.invalidateQueries();
-    } catch (err) {
-      showRefusal(err, setErrors, (p) => p in f);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Card withBorder>

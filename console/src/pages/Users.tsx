@@ -6,7 +6,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Group, PasswordInput, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { call, read, type Data } from '../api/client.ts';
 import { DataTable, Pager, type Column } from '../components/DataTable.tsx';
-import { notifyDone, notifyError, showRefusal, StatusBadge } from '../components/feedback.tsx';
+import { notifyDone, notifyError, StatusBadge, useSave } from '../components/feedback.tsx';
 import { ConfirmButton } from '../components/Confirm.tsx';
 import { useSession } from '../session.tsx';
 
@@ -22,22 +22,15 @@ const PAGE = 50;
 function NewUser() {
   const queryClient = useQueryClient();
   const [f, setF] = useState({ email: '', password: '', role: 'biller' as Role });
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: React.FormEvent) => {
+  const { errors, busy, run } = useSave((p) => p in f);
+  const submit = (e: React.FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setErrors({});
-    try {
+    void run(async () => {
       await call('/admin/make-user', { method: 'Create', action: 'Create User', apiVersion: 'v2', data: { email: f.email.trim(), password: f.password, role: f.role } });
       notifyDone(`${f.email.trim()} can sign in as ${f.role}.`);
       setF({ email: '', password: '', role: f.role });
       await queryClient.invalidateQueries({ queryKey: ['users'] });
-    } catch (err) {
-      showRefusal(err, setErrors, (p) => p in f);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Card withBorder>

@@ -6,34 +6,16 @@ import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Button, Group, Select, TextInput } from '@mantine/core';
 import { call, type Data } from '../../api/client.ts';
-import { notifyDone, showRefusal } from '../../components/feedback.tsx';
+import { notifyDone, useSave } from '../../components/feedback.tsx';
 
 type Reading = Data<'/billing/readings/get-readings'>['readings'][number];
-
-/** A form's save: busy while it runs, a refusal's details shown under the inputs they name. */
-function useSave(fields: string[], prefix?: string) {
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
-  const run = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setErrors({});
-    try {
-      await work();
-    } catch (err) {
-      showRefusal(err, setErrors, (p) => fields.includes(p), prefix);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { errors, busy, run };
-}
 
 /** A corrected value (and date) for one effective reading: the original is kept, and stops counting. */
 export function CorrectReading({ reading, onDone }: { reading: Reading; onDone: () => void }) {
   const queryClient = useQueryClient();
   const [value, setValue] = useState(reading.value);
   const [date, setDate] = useState(reading.readingDate);
-  const { errors, busy, run } = useSave(['value', 'readingDate']);
+  const { errors, busy, run } = useSave((p) => p === 'value' || p === 'readingDate');
   const save = () =>
     run(async () => {
       const { headers } = await call('/billing/readings/correct-reading', {
@@ -68,7 +50,7 @@ export function AddReading({ subscriptionID, meters }: { subscriptionID: number;
   const meter = chosen ?? meters[0] ?? null;
   const [date, setDate] = useState('');
   const [value, setValue] = useState('');
-  const { errors, busy, run } = useSave(['inputCode', 'readingDate', 'value'], 'data.readings[0].');
+  const { errors, busy, run } = useSave((p) => ['inputCode', 'readingDate', 'value'].includes(p), 'data.readings[0].');
   const save = () =>
     run(async () => {
       await call('/billing/readings/capture-readings', {
