@@ -268,6 +268,12 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByText(/^Reading \d+ corrected/).waitFor();
     await page.getByRole('cell', { name: /^corrected by \d+$/ }).waitFor();
     await snap('account-reading-corrected');
+    // How its bills reach it, changed from its page (every imported account went to print, and nothing here changed it).
+    await page.getByRole('main').getByRole('button', { name: 'Change', exact: true }).click();
+    await choose(page, 'Bills reach it by', 'e-mail');
+    await page.getByRole('button', { name: 'Save the account', exact: true }).click();
+    await page.getByText('Bills by email').waitFor();
+    assert.equal((await h.db.query("SELECT delivery_preference FROM account WHERE account_number = 'C-042'")).rows[0].delivery_preference, 'email');
     await page.getByRole('tab', { name: 'Statement' }).click();
     await page.getByRole('cell', { name: 'bill', exact: true }).waitFor();
     await snap('account-statement');
@@ -332,7 +338,7 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await signIn('viewer@a.test');
     assert.equal(await page.getByTestId('role').innerText(), 'VIEWER');
     const writes =
-      /^(Make the term|New template|Change|Archive|Load subscriptions|Upload readings \(CSV\)|Validate|Approve|Process now|Post bills|Reverse the run|Cancel term|Import|Record payment|Make batch|Save|New document template|Make template|Save \(new version\)|Render again|Render the failed ones again|Send again|CSV|JSON lines|PDF of every bill|Correct|Add the reading|Add the user|Reset password|Disable)$/;
+      /^(Make the term|New template|Change|Archive|Load subscriptions|Upload readings \(CSV\)|Validate|Approve|Process now|Post bills|Reverse the run|Cancel term|Import|Record payment|Make batch|Save|New document template|Make template|Save \(new version\)|Render again|Render the failed ones again|Send again|CSV|JSON lines|PDF of every bill|Correct|Add the reading|Add the user|Reset password|Disable|Save the account)$/;
     const pages = ['terms', 'terms/1', 'templates', 'templates/WATER', 'templates/new', 'imports', 'batches', 'payments', 'accounts', 'document-templates', 'document-templates/0?kind=invoice', 'settings', 'users'];
     for (const p of pages) {
       await page.goto(`${h.url}/console/#/${p}`);

@@ -11,6 +11,7 @@ import { Amount, StatusBadge } from '../components/feedback.tsx';
 import { BillsTable } from './Bills.tsx';
 import { PaymentsTable } from './Payments.tsx';
 import { AddReading, CorrectReading } from './account/ReadingForms.tsx';
+import { EditAccount } from './account/EditAccount.tsx';
 import { useSession } from '../session.tsx';
 
 type Subscription = Data<'/billing/accounts/get-account'>['subscriptions'][number];
@@ -56,7 +57,8 @@ const readingColumns = (correcting: number | null, setCorrecting: ((id: number |
 
 const entryColumns: Column<Entry>[] = [
   { header: 'Date', accessorKey: 'date' },
-  { header: 'Kind', accessorKey: 'kind' },
+  // In words: "bill_reversal" is the ledger's code, not what an officer reads.
+  { header: 'Kind', cell: ({ row }) => row.original.kind.replaceAll('_', ' ') },
   { header: 'Description', accessorKey: 'description' },
   { header: 'Bill', cell: ({ row }) => (row.original.billID ? <Anchor component={Link} to={`/bills/${row.original.billID}`}>{row.original.billNumber}</Anchor> : '') },
   { header: 'Reference', cell: ({ row }) => row.original.reference ?? '' },
@@ -136,6 +138,8 @@ function AccountPayments({ accountID }: { accountID: number }) {
 
 export function AccountPage() {
   const accountID = Number(useParams().accountID);
+  const { can } = useSession();
+  const [editing, setEditing] = useState(false);
   const q = useQuery({
     queryKey: ['account', accountID],
     queryFn: () => read('/billing/accounts/get-account', { method: 'Retrieve', action: 'Retrieve Account', apiVersion: 'v2', data: { accountID } }),
@@ -143,6 +147,7 @@ export function AccountPage() {
   if (q.isLoading) return <Loader />;
   if (!q.data) return <Alert color="red">{q.error instanceof Error ? q.error.message : 'No such account.'}</Alert>;
   const { account: a, subscriptions } = q.data;
+  const canEdit = can('biller');
   return (
     <Stack>
       <Anchor component={Link} to="/accounts" size="sm">
@@ -153,16 +158,26 @@ export function AccountPage() {
           {a.name} ({a.accountNumber})
         </Title>
         <StatusBadge status={a.status} />
+        {canEdit && !editing && (
+          <Button size="xs" variant="default" onClick={() => setEditing(true)}>
+            Change
+          </Button>
+        )}
       </Group>
-      <Card withBorder>
-        <SimpleGrid cols={{ base: 3, lg: 6 }}>
-          <Text size="sm">Balance <Amount value={a.balance} /></Text>
-          <Text size="sm">E-mail {a.email ?? '—'}</Text>
-          <Text size="sm">Phone {a.phone ?? '—'}</Text>
-          <Text size="sm">Address {a.address ?? '—'}</Text>
-          <Text size="sm">Since {a.createdAt}</Text>
-        </SimpleGrid>
-      </Card>
+      {editing ? (
+        <EditAccount account={a} onDone={() => setEditing(false)} />
+      ) : (
+        <Card withBorder>
+          <SimpleGrid cols={{ base: 3, lg: 6 }}>
+            <Text size="sm">Balance <Amount value={a.balance} /></Text>
+            <Text size="sm">E-mail {a.email ?? '—'}</Text>
+            <Text size="sm">Phone {a.phone ?? '—'}</Text>
+            <Text size="sm">Address {a.address ?? '—'}</Text>
+            <Text size="sm">Bills by {a.deliveryPreference}</Text>
+            <Text size="sm">Since {a.createdAt}</Text>
+          </SimpleGrid>
+        </Card>
+      )}
       <Tabs defaultValue="subscriptions" keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="subscriptions">Subscriptions ({subscriptions.length})</Tabs.Tab>

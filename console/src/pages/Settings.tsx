@@ -9,30 +9,31 @@ import { call, read } from '../api/client.ts';
 import { notifyDone, showRefusal } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
 
-type Fields = { name: string; address: string; timeZone: string };
+type Fields = { name: string; address: string; timeZone: string; currency: string; minorUnits: string };
 
 export function Settings() {
   const { can } = useSession();
   const queryClient = useQueryClient();
   const q = useQuery({ queryKey: ['app'], enabled: can('admin'), queryFn: () => read('/admin/get-app', { method: 'Retrieve', action: 'Retrieve App', apiVersion: 'v2' }) });
   const app = q.data?.app;
-  const [f, setF] = useState<Fields>({ name: '', address: '', timeZone: '' });
+  const [f, setF] = useState<Fields>({ name: '', address: '', timeZone: '', currency: '', minorUnits: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   useEffect(() => {
-    if (app) setF({ name: app.name, address: app.address, timeZone: app.timeZone });
+    if (app) setF({ name: app.name, address: app.address, timeZone: app.timeZone, currency: app.currency, minorUnits: String(app.minorUnits) });
   }, [app]);
 
   if (!can('admin')) return <Alert color="gray">The app's settings are an admin's.</Alert>;
   if (q.isLoading || !app) return <Loader />;
 
-  const changed = (Object.keys(f) as (keyof Fields)[]).filter((k) => f[k] !== app[k]);
+  const current: Fields = { name: app.name, address: app.address, timeZone: app.timeZone, currency: app.currency, minorUnits: String(app.minorUnits) };
+  const changed = (Object.keys(f) as (keyof Fields)[]).filter((k) => f[k] !== current[k]);
   const save = async (e: React.FormEvent) => {
     e.preventDefault();
     setBusy(true);
     setErrors({});
     try {
-      await call('/admin/update-app', { method: 'Update', action: 'Update App', apiVersion: 'v2', data: Object.fromEntries(changed.map((k) => [k, f[k]])) });
+      await call('/admin/update-app', { method: 'Update', action: 'Update App', apiVersion: 'v2', data: Object.fromEntries(changed.map((k) => [k, k === 'minorUnits' ? Number(f[k]) : f[k]])) });
       notifyDone('Settings saved: documents rendered from now on print them.');
       // The header shows the name and time zone; every page reads dates in the zone.
       await queryClient.invalidateQueries();
@@ -52,6 +53,25 @@ export function Settings() {
             <TextInput label="Name" description="The utility's name, at the top of every bill and credit note" required value={f.name} onChange={(e) => setF({ ...f, name: e.currentTarget.value })} error={errors.name} />
             <Textarea label="Address" description="One line per line of the address, as printed under the name" autosize minRows={3} value={f.address} onChange={(e) => setF({ ...f, address: e.currentTarget.value })} error={errors.address} />
             <TextInput label="Time zone" description="IANA name (Africa/Nairobi): bill dates, today and scheduled runs are read in it" required value={f.timeZone} onChange={(e) => setF({ ...f, timeZone: e.currentTarget.value })} error={errors.timeZone} />
+            {/* Set before the first bill or payment: an officer was told to use the API for it, before any money existed. */}
+            <Group grow>
+              <TextInput
+                label="Currency"
+                description={app.moneyRecorded ? 'Fixed: money is recorded in it' : 'ISO 4217 code (USD, KES, EUR)'}
+                disabled={app.moneyRecorded}
+                value={f.currency}
+                onChange={(e) => setF({ ...f, currency: e.currentTarget.value.toUpperCase() })}
+                error={errors.currency}
+              />
+              <TextInput
+                label="Decimals of the currency"
+                description={app.moneyRecorded ? 'Fixed with the currency' : '2 for cents, 0 for none'}
+                disabled={app.moneyRecorded}
+                value={f.minorUnits}
+                onChange={(e) => setF({ ...f, minorUnits: e.currentTarget.value })}
+                error={errors.minorUnits}
+              />
+            </Group>
             <Group>
               <Button type="submit" loading={busy} disabled={changed.length === 0}>
                 Save settings
@@ -62,13 +82,12 @@ export function Settings() {
       </Card>
       <Card withBorder>
         <Text size="sm" c="dimmed" mb="xs">
-          Fixed once money is recorded, or changed through the API (update-app):
+          Changed through the API (update-app):
         </Text>
         <Table>
           <Table.Tbody>
             {(
               [
-                ['Currency', `${app.currency} (${app.minorUnits} decimals)`],
                 ['Rounding', app.rounding],
                 ['Late payment charge', app.lateCharge.kind === 'none' ? 'none' : `${app.lateCharge.kind} ${app.lateCharge.amount} after ${app.lateCharge.graceDays} day(s)`],
                 ['Test app', app.testApp ? `yes (today is ${app.clock.today})` : 'no'],

@@ -1,0 +1,69 @@
+// An account's own details changed from its page (update-account): its e-mail and how its
+// bills reach it above all. A new tenant's accounts were imported without a delivery
+// preference, so every bill went to print, and nothing in the console could change it.
+import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { Button, Card, Group, Select, SimpleGrid, Textarea, TextInput } from '@mantine/core';
+import { call, type Data } from '../../api/client.ts';
+import { notifyDone, useSave } from '../../components/feedback.tsx';
+
+type Account = Data<'/billing/accounts/get-account'>['account'];
+type Delivery = 'email' | 'print' | 'both' | 'none';
+
+const DELIVERY: { value: Delivery; label: string }[] = [
+  { value: 'print', label: 'print: on paper' },
+  { value: 'email', label: 'e-mail' },
+  { value: 'both', label: 'both' },
+  { value: 'none', label: 'none: not sent' },
+];
+
+export function EditAccount({ account, onDone }: { account: Account; onDone: () => void }) {
+  const queryClient = useQueryClient();
+  const [f, setF] = useState({
+    name: account.name,
+    email: account.email ?? '',
+    phone: account.phone ?? '',
+    address: account.address ?? '',
+    deliveryPreference: account.deliveryPreference as Delivery,
+    status: account.status as 'active' | 'closed',
+  });
+  const { errors, busy, run } = useSave((p) => p in f);
+  // Only what changed is sent; an emptied field is cleared (null).
+  const text = (v: string) => (v.trim() === '' ? null : v.trim());
+  const save = (e: React.FormEvent) => {
+    e.preventDefault();
+    void run(async () => {
+      const data: Record<string, unknown> = {};
+      if (f.name.trim() !== account.name) data.name = f.name.trim();
+      for (const k of ['email', 'phone', 'address'] as const) if (text(f[k]) !== (account[k] ?? null)) data[k] = text(f[k]);
+      if (f.deliveryPreference !== account.deliveryPreference) data.deliveryPreference = f.deliveryPreference;
+      if (f.status !== account.status) data.status = f.status;
+      await call('/billing/accounts/update-account', { method: 'Update', action: 'Update Account', apiVersion: 'v2', data: { accountNumber: account.accountNumber, ...data } });
+      notifyDone(`Account ${account.accountNumber} saved.`);
+      await queryClient.invalidateQueries({ queryKey: ['account', account.accountID] });
+      onDone();
+    });
+  };
+  return (
+    <Card withBorder>
+      <form onSubmit={save}>
+        <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
+          <TextInput label="Name" required value={f.name} onChange={(e) => setF({ ...f, name: e.currentTarget.value })} error={errors.name} />
+          <TextInput label="E-mail" value={f.email} onChange={(e) => setF({ ...f, email: e.currentTarget.value })} error={errors.email} />
+          <TextInput label="Phone" value={f.phone} onChange={(e) => setF({ ...f, phone: e.currentTarget.value })} error={errors.phone} />
+          <Textarea label="Address" autosize minRows={2} value={f.address} onChange={(e) => setF({ ...f, address: e.currentTarget.value })} error={errors.address} />
+          <Select label="Bills reach it by" data={DELIVERY} value={f.deliveryPreference} onChange={(v) => v && setF({ ...f, deliveryPreference: v as Delivery })} allowDeselect={false} error={errors.deliveryPreference} />
+          <Select label="Status" data={['active', 'closed']} value={f.status} onChange={(v) => v && setF({ ...f, status: v as 'active' | 'closed' })} allowDeselect={false} error={errors.status} />
+        </SimpleGrid>
+        <Group mt="sm">
+          <Button type="submit" loading={busy}>
+            Save the account
+          </Button>
+          <Button variant="subtle" onClick={onDone}>
+            Cancel
+          </Button>
+        </Group>
+      </form>
+    </Card>
+  );
+}
