@@ -36,7 +36,7 @@ export function calendarWarnings(term: { end_date: string; due_date: string }, t
     warnings.push({ code: 'TERM_NOT_ENDED', path: 'data.termID', message: `The term ends on ${formatDate(term.end_date)}, after today (${formatDate(today)}): its bills would not cover the days left.` });
   }
   if (term.due_date < today) {
-    warnings.push({ code: 'DUE_DATE_PASSED', path: 'data.termID', message: `The term's bills are due on ${formatDate(term.due_date)}, before today (${formatDate(today)}), the date a run now gives them.` });
+    warnings.push({ code: 'DUE_DATE_PASSED', path: 'data.termID', message: `The term's bills would be due on ${formatDate(term.due_date)}, before today (${formatDate(today)}), the day a run now dates them: to give customers time to pay, cancel this term and make it again with a later due date.` });
   }
   return warnings;
 }

@@ -9,7 +9,7 @@ import { ApiError, call, read } from '../api/client.ts';
 import { useTemplates } from '../api/queries.ts';
 import { formErrors, notifyDone, notifyError } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
-import { CYCLES, MODELS, emptyComponent, emptyTemplate, emptyTier, fromRecord, toBody, type TemplateV } from './templates/model.ts';
+import { CYCLES, MODELS, emptyBank, emptyComponent, emptyTemplate, emptyTier, fromRecord, toBody, type TemplateV } from './templates/model.ts';
 import { MeterHead } from './templates/MeterHead.tsx';
 
 export function TemplateEdit() {
@@ -91,6 +91,45 @@ export function TemplateEdit() {
             <Select label="Invoice template" data={documentChoices('invoice')} allowDeselect={false} {...form.getInputProps('invoiceTemplateID')} />
             <Select label="E-mail template" data={documentChoices('email')} allowDeselect={false} {...form.getInputProps('emailTemplateID')} />
           </SimpleGrid>
+        </Card>
+
+        <Card withBorder>
+          <Group justify="space-between" mb="xs">
+            <Title order={4}>Bank accounts</Title>
+            <Button size="xs" variant="default" onClick={() => form.insertListItem('bankAccounts', emptyBank())}>
+              Add a bank account
+            </Button>
+          </Group>
+          <Text size="xs" c="dimmed" mb="xs">
+            Where customers pay: printed on every bill under "How to pay".
+          </Text>
+          {v.bankAccounts.length > 0 && (
+            <Table>
+              <Table.Thead>
+                <Table.Tr>
+                  {['Bank', 'Account name', 'Account number', 'Branch', 'SWIFT', ''].map((h) => (
+                    <Table.Th key={h}>{h}</Table.Th>
+                  ))}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {v.bankAccounts.map((_, i) => (
+                  <Table.Tr key={i}>
+                    {(['bankName', 'accountName', 'accountNumber', 'branch', 'swift'] as const).map((k) => (
+                      <Table.Td key={k}>
+                        <TextInput aria-label={`Bank account ${i + 1} ${k}`} required={k === 'bankName' || k === 'accountNumber'} {...form.getInputProps(`bankAccounts.${i}.${k}`)} />
+                      </Table.Td>
+                    ))}
+                    <Table.Td>
+                      <ActionIcon variant="subtle" color="red" aria-label={`Remove bank account ${i + 1}`} onClick={() => form.removeListItem('bankAccounts', i)}>
+                        ✕
+                      </ActionIcon>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          )}
         </Card>
 
         <Card withBorder>

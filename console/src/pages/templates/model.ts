@@ -30,6 +30,8 @@ export type ComponentV = {
   minimum: string;
   maximum: string;
 };
+export type BankV = { bankName: string; accountName: string; accountNumber: string; branch: string; swift: string };
+export const emptyBank = (): BankV => ({ bankName: '', accountName: '', accountNumber: '', branch: '', swift: '' });
 export type MeterV = { code: string; label: string; unit: string; decimals: number; rolloverAt: string };
 export type TemplateV = {
   code: string;
@@ -45,6 +47,8 @@ export type TemplateV = {
   /** The invoice and e-mail templates its bills use ('': the standard ones): a new officer made one and found no way to use it. */
   invoiceTemplateID: string;
   emailTemplateID: string;
+  /** Where customers pay, printed on the bills (the default invoice's "How to pay"). */
+  bankAccounts: BankV[];
 };
 
 export const emptyTier = (): TierV => ({ upTo: '', rate: '', flat: '' });
@@ -53,7 +57,7 @@ export const emptyComponent = (): ComponentV => ({
 });
 
 export const emptyTemplate = (): TemplateV => ({
-  code: '', name: '', serviceType: 'Sale', billingCycle: '1', dueDateOffset: 14, postBilling: false, description: '', batches: [], invoiceTemplateID: '', emailTemplateID: '',
+  code: '', name: '', serviceType: 'Sale', billingCycle: '1', dueDateOffset: 14, postBilling: false, description: '', batches: [], invoiceTemplateID: '', emailTemplateID: '', bankAccounts: [],
   meteredInputs: [{ code: 'METER', label: 'Meter', unit: 'm3', decimals: 0, rolloverAt: '' }],
   // A standing charge and a tiered charge on the meter: the shape most utility tariffs start from.
   components: [
@@ -78,6 +82,7 @@ export function fromRecord(r: ServiceRecord): TemplateV {
     batches: r.batches,
     invoiceTemplateID: r.templateID ? String(r.templateID) : '',
     emailTemplateID: r.emailTemplateID ? String(r.emailTemplateID) : '',
+    bankAccounts: r.bankAccounts.map((b) => ({ bankName: b.bankName, accountName: b.accountName ?? '', accountNumber: b.accountNumber, branch: b.branch ?? '', swift: b.swift ?? '' })),
     meteredInputs: r.meteredInputs.map((m) => ({ code: m.code, label: m.label, unit: m.unit, decimals: m.decimals, rolloverAt: m.rolloverAt === undefined ? '' : String(m.rolloverAt) })),
     components: r.components.map((c) => {
       const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: 'prorate' in c ? !!c.prorate : false, minimum: text(c.minimum), maximum: text(c.maximum) };
@@ -151,7 +156,6 @@ export function toBody(v: TemplateV, base: ServiceRecord | null): ServiceBody {
           values: base.values,
           connectionInputs: base.connectionInputs,
           unmeteredInputs: base.unmeteredInputs,
-          bankAccounts: base.bankAccounts,
           requiredDocs: base.requiredDocs,
           securityDeposit: base.securityDeposit,
           cashAccountID: base.cashAccountID,
@@ -160,6 +164,13 @@ export function toBody(v: TemplateV, base: ServiceRecord | null): ServiceBody {
           paymentSettlementMethod: base.paymentSettlementMethod as NonNullable<ServiceBody['paymentSettlementMethod']>,
         }
       : {}),
+    bankAccounts: v.bankAccounts.map((b) => ({
+      bankName: b.bankName.trim(),
+      accountNumber: b.accountNumber.trim(),
+      ...(b.accountName.trim() ? { accountName: b.accountName.trim() } : {}),
+      ...(b.branch.trim() ? { branch: b.branch.trim() } : {}),
+      ...(b.swift.trim() ? { swift: b.swift.trim() } : {}),
+    })),
     invoiceTemplate: v.invoiceTemplateID ? { templateID: Number(v.invoiceTemplateID) } : null,
     emailTemplate: v.emailTemplateID ? { templateID: Number(v.emailTemplateID) } : null,
   };
