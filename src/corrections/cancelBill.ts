@@ -20,9 +20,33 @@ export function refuseUncancellable(b: LockedBill, path: string): void {
 /**
  * cancel-bill: one posted bill cancelled by a credit note and, unless rebill is false,
  * billed again; with it, the later Prepaid bills that settled its advance
- * (lockCorrection.ts).
+ * (lockCorrection.ts). With dryRun, what it would do, and nothing written: an officer
+ * rebilled a bill whose reading had not been corrected, and the customer got a credit note
+ * and the same bill again.
  */
-export async function cancelBill(db: pg.Pool, caller: Caller, d: { billID: number; reason: string; rebill?: boolean }) {
+export async function cancelBill(db: pg.Pool, caller: Caller, d: { billID: number; reason: string; rebill?: boolean; dryRun?: boolean }) {
+  try {
+    return await correct(db, caller, d);
+  } catch (err) {
+    if (err instanceof DryRun) return err.summary;
+    throw err;
+  }
+}
+
+/**
+ * A dry run's answer, thrown out of the transaction so that everything it wrote (the credit
+ * note and its number, the rebill, the settlement, the events) is rolled back: the same code
+ * works the correction out either way, and the numbers stay without gaps.
+ */
+class DryRun extends Error {
+  readonly summary: ReturnType<typeof correctionSummary>;
+  constructor(summary: ReturnType<typeof correctionSummary>) {
+    super('dry run');
+    this.summary = summary;
+  }
+}
+
+async function correct(db: pg.Pool, caller: Caller, d: { billID: number; reason: string; rebill?: boolean; dryRun?: boolean }) {
   return inTransaction(db, async (tx) => {
     const found = await tx.query<{ term_id: string; minor_units: number }>(
       'SELECT b.term_id, a.minor_units FROM bill b JOIN app a ON a.app_code = b.app_code WHERE b.app_code = $1 AND b.bill_id = $2',
@@ -39,6 +63,8 @@ export async function cancelBill(db: pg.Pool, caller: Caller, d: { billID: numbe
       path: 'data.billID',
     });
     const corrected = await correctBills(tx, groups, { reason: d.reason, rebill, origin: 'cancel-bill', by: caller.email, at: 'data.billID' });
-    return correctionSummary(corrected, found.rows[0]!.minor_units);
+    const summary = correctionSummary(corrected, found.rows[0]!.minor_units);
+    if (d.dryRun) throw new DryRun(summary);
+    return summary;
   });
 }

@@ -5,7 +5,17 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => T
 const Reason = Type.String({ minLength: 1, maxLength: 500, pattern: '\\S', description: 'why, printed on the credit note' });
 const Rebill = Type.Optional(Type.Boolean({ description: 'bill again with the data as it is now (default true); false: only cancel' }));
 
-export const CancelBillData = Type.Object({ billID: Id, reason: Reason, rebill: Rebill }, { additionalProperties: false });
+export const CancelBillData = Type.Object(
+  {
+    billID: Id,
+    reason: Reason,
+    rebill: Rebill,
+    dryRun: Type.Optional(
+      Type.Boolean({ description: 'work the correction out and write nothing: the answer says what the credit note and the rebill would be (default false)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export const CancelTermData = Type.Object({ termID: Id, reason: Reason, rebill: Rebill }, { additionalProperties: false });
 export const EstimatedBillsData = Type.Object({ subscriptionID: Id }, { additionalProperties: false });
 export const RebillEstimatesData = Type.Object({ subscriptionID: Id, reason: Reason }, { additionalProperties: false });

@@ -290,6 +290,9 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.goto(`${h.url}/console/#/bills/${corrected.bill_id}`);
     await page.getByRole('textbox', { name: 'Reason' }).fill('Meter misread');
     await page.getByRole('button', { name: 'Cancel and rebill', exact: true }).click();
+    // Its reading unchanged, the dry run warns that the rebill would be the same bill.
+    await page.getByTestId('correction-preview').getByText('The new bill would be the same as this one.', { exact: false }).waitFor();
+    await snap('bill-correction-preview');
     await page.getByRole('button', { name: 'Yes', exact: true }).click();
     await page.getByText('A corrected bill').waitFor();
     const rebill = (await h.db.query<{ bill_id: string; corrects_bill_id: string }>('SELECT bill_id, corrects_bill_id FROM bill WHERE corrects_bill_id = $1', [corrected.bill_id])).rows[0]!;

@@ -138,6 +138,16 @@ describe('corrections after posting', () => {
     assert.equal(again.body.error.details[0].path, 'data.billID');
     assert.match(again.body.message, /cancelled already, by credit note/);
 
+    // A dry run says what the correction would be and writes nothing: nothing changed since the
+    // bill, so its rebill is the same amount (an officer rebilled before correcting the reading).
+    const notesBefore = await h.db.query('SELECT count(*)::int AS n FROM credit_note WHERE app_code = $1', [h.appCode]);
+    const dry = await h.post('/billing/bills/cancel-bill', envelope('Update', 'Cancel Bill', { billID: nPart.billID, reason: 'just looking', dryRun: true }), h.tokens.biller);
+    assert.equal(dry.status, 200, JSON.stringify(dry.body));
+    assert.deepEqual([dry.body.data.cancelled, dry.body.data.rebilled, dry.body.data.credited, dry.body.data.rebilledAmount, dry.body.data.change], [1, 1, nPart.total, nPart.total, '0.00']);
+    assert.equal((await h.db.query('SELECT status FROM bill WHERE bill_id = $1', [nPart.billID])).rows[0].status, 'posted');
+    assert.deepEqual((await h.db.query('SELECT count(*)::int AS n FROM credit_note WHERE app_code = $1', [h.appCode])).rows, notesBefore.rows);
+    await ledgerOk();
+
     // Two cancels of one bill at once: one credit note.
     const both = await Promise.all(
       [1, 2].map(() => h.post('/billing/bills/cancel-bill', envelope('Update', 'Cancel Bill', { billID: nPart.billID, reason: 'at once', rebill: false }), h.tokens.biller)),

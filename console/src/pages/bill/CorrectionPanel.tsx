@@ -7,12 +7,12 @@ import { Link, useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { Alert, Anchor, Button, Checkbox, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { ApiError, call, fetchFile, type Data } from '../../api/client.ts';
-import { ConfirmButton } from '../../components/Confirm.tsx';
 import { openBlob } from '../../components/download.ts';
 import { notifyDone, notifyError } from '../../components/feedback.tsx';
 import { useSession } from '../../session.tsx';
 
 type Bill = Data<'/billing/bills/get-bills'>['bills'][number];
+type Correction = Data<'/billing/bills/cancel-bill'>;
 
 async function openCreditNote(creditNoteID: number): Promise<void> {
   try {
@@ -30,10 +30,35 @@ export function CorrectionPanel({ bill }: { bill: Bill }) {
   const [reason, setReason] = useState('');
   const [rebill, setRebill] = useState(true);
   const [error, setError] = useState<string | undefined>();
+  // What the correction would do (cancel-bill's dry run), shown before it is confirmed: an officer
+  // rebilled a bill whose reading was not yet corrected, and the customer got a credit note and the
+  // same bill again.
+  const [preview, setPreview] = useState<Correction | null>(null);
+  const [busy, setBusy] = useState(false);
   const note = bill.creditNote;
 
+  const refused = (err: unknown) => {
+    if (err instanceof ApiError) {
+      const onReason = err.details.find((d) => d.path === 'data.reason');
+      if (onReason) return setError(onReason.message);
+    }
+    notifyError(err);
+  };
+  const check = async () => {
+    setError(undefined);
+    setBusy(true);
+    try {
+      const { data } = await call('/billing/bills/cancel-bill', { method: 'Update', action: 'Cancel Bill', apiVersion: 'v2', data: { billID: bill.billID, reason: reason.trim(), rebill, dryRun: true } });
+      setPreview(data);
+    } catch (err) {
+      refused(err);
+    } finally {
+      setBusy(false);
+    }
+  };
   const cancel = async () => {
     setError(undefined);
+    setBusy(true);
     try {
       const { data } = await call('/billing/bills/cancel-bill', { method: 'Update', action: 'Cancel Bill', apiVersion: 'v2', data: { billID: bill.billID, reason: reason.trim(), rebill } });
       const made = data.creditNotes[0];
@@ -44,15 +69,15 @@ export function CorrectionPanel({ bill }: { bill: Bill }) {
       );
       // Balances, statements, ageing and the term's bills all moved.
       await queryClient.invalidateQueries();
+      setPreview(null);
       if (made?.rebillID != null) void navigate(`/bills/${made.rebillID}`);
     } catch (err) {
-      if (err instanceof ApiError) {
-        const onReason = err.details.find((d) => d.path === 'data.reason');
-        if (onReason) return setError(onReason.message);
-      }
-      notifyError(err);
+      refused(err);
+    } finally {
+      setBusy(false);
     }
   };
+  const unchanged = preview !== null && preview.rebilled > 0 && Number(preview.change) === 0;
 
   return (
     <Stack gap="xs" data-testid="corrections">
@@ -100,18 +125,57 @@ export function CorrectionPanel({ bill }: { bill: Bill }) {
               readings and tariff as they are now. Correct a wrong reading first (the account's readings), then cancel and rebill. Payments that settled it
               move to the open bills.
             </Text>
-            <TextInput label="Reason" description="Printed on the credit note" required value={reason} onChange={(e) => setReason(e.currentTarget.value)} error={error} maw={480} />
-            <Checkbox label="Bill again with the readings as they are now" checked={rebill} onChange={(e) => setRebill(e.currentTarget.checked)} />
-            <Group>
-              <ConfirmButton
-                color="orange"
-                disabled={reason.trim() === ''}
-                question={rebill ? `Cancel bill ${bill.billNumber} by a credit note and bill it again?` : `Cancel bill ${bill.billNumber} by a credit note, without a new bill?`}
-                onConfirm={cancel}
-              >
-                {rebill ? 'Cancel and rebill' : 'Cancel the bill'}
-              </ConfirmButton>
-            </Group>
+            <TextInput
+              label="Reason"
+              description="Printed on the credit note"
+              required
+              value={reason}
+              onChange={(e) => {
+                setReason(e.currentTarget.value);
+                setPreview(null);
+              }}
+              error={error}
+              maw={480}
+            />
+            <Checkbox
+              label="Bill again with the readings as they are now"
+              checked={rebill}
+              onChange={(e) => {
+                setRebill(e.currentTarget.checked);
+                setPreview(null);
+              }}
+            />
+            {preview === null ? (
+              <Group>
+                <Button color="orange" disabled={reason.trim() === ''} loading={busy} onClick={() => void check()}>
+                  {rebill ? 'Cancel and rebill' : 'Cancel the bill'}
+                </Button>
+              </Group>
+            ) : (
+              <Alert color={unchanged ? 'yellow' : 'orange'} title={rebill ? `Cancel bill ${bill.billNumber} by a credit note and bill it again?` : `Cancel bill ${bill.billNumber} by a credit note, without a new bill?`} data-testid="correction-preview">
+                <Stack gap="xs">
+                  <Text size="sm">
+                    Credit note of {preview.credited}
+                    {preview.rebilled > 0 ? `; the new bill would be ${preview.rebilledAmount} (a change of ${preview.change} on the account)` : ''}
+                    {Number(preview.lateChargesReversed) !== 0 ? `; late payment charges reversed: ${preview.lateChargesReversed}` : ''}.
+                  </Text>
+                  {unchanged && (
+                    <Text size="sm" fw={500}>
+                      The new bill would be the same as this one. If a reading was wrong, correct it first (the account's readings): otherwise the customer gets a credit note
+                      and the same bill again.
+                    </Text>
+                  )}
+                  <Group gap="xs">
+                    <Button size="xs" color="orange" loading={busy} onClick={() => void cancel()}>
+                      Yes
+                    </Button>
+                    <Button size="xs" variant="default" onClick={() => setPreview(null)}>
+                      No
+                    </Button>
+                  </Group>
+                </Stack>
+              </Alert>
+            )}
           </Stack>
         </Paper>
       )}
