@@ -122,6 +122,8 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
 
   const client = await db.connect();
   let failure: unknown;
+  // The chunk being written while the next is read; awaited before the transaction ends either way.
+  let writing: Promise<void> = Promise.resolve();
   try {
     await client.query('BEGIN');
     // Each chunk looks a few thousand keys up among millions of rows (accounts by number,
@@ -150,7 +152,6 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
     const size = o.chunkRows ?? CHUNK_ROWS;
     // While the database takes one chunk, the next is read and checked: the writes of
     // one chunk and the parsing of the next overlap instead of taking turns.
-    let writing: Promise<void> = Promise.resolve();
     const nextChunk = async (rows: ImportRow[]) => {
       if (o.kind === 'readings') {
         const refs = findMeters(db, ctx, rows);
@@ -189,6 +190,11 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
     }
   } catch (err) {
     failure = err;
+    // A chunk still at work (the source failed while it was written) finishes, or fails, inside
+    // the transaction before it is rolled back: rolled back first, the chunk's later statements
+    // (the COPY of the chunk before it) ran outside any transaction and committed, on a
+    // connection already back in the pool (a reviewer's test: a failed import left readings).
+    await writing.catch(() => {});
     await client.query('ROLLBACK').catch(() => {});
     if (err instanceof SourceError) for (const e of err.errors) add(e);
   } finally {
@@ -436,7 +442,6 @@ async function findMeters(db: Queryable, ctx: Context, rows: ImportRow[]): Promi
 async function readingsChunk(ctx: Context, rows: ImportRow[], refs: MeterRefs): Promise<void> {
   const { client, appCode } = ctx;
   const { refOf, byId, byPair } = refs;
-  for (const f of refs.found) ctx.report(f.row, f.issue);
   // Those named by accountNumber + serviceCode were found first, and are locked with those
   // named by id, by the readings' owner: one lock for both ways (issue 9, defect 1).
   const subs = await lockSubscriptions(client, appCode, [...byId, ...[...byPair.values()].flat()]);
@@ -453,7 +458,7 @@ async function readingsChunk(ctx: Context, rows: ImportRow[], refs: MeterRefs): 
   const writes: ReadingWrite[] = [];
   const skip = new Set<number>();
   const rowOf: ImportRow[] = [];
-  const found: Found[] = [];
+  const found: Found[] = [...refs.found];
   for (const row of rows) {
     for (const p of row.problems) ctx.report(row, p);
     const ref = refOf.get(row);

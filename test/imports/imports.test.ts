@@ -7,6 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { databaseDigest } from '../support/digest.ts';
+import { setTimeout as delay } from 'node:timers/promises';
+import { runImport } from '../../src/imports/runImport.ts';
+import { jsonRows, SourceError, type ImportRow } from '../../src/imports/rows.ts';
 import { assertError, env, makeAccount, makeSubscription, makeTemplate } from '../subscriptions/fixtures.ts';
 
 const HEADER = 'accountNumber,name,email,phone,address,serviceCode,batchCode,startDate,connection.METER_NO,unmetered.ROOMS,reading.METER';
@@ -403,4 +406,48 @@ describe('bulk import', () => {
     assert.equal(usage.status, 2);
     fs.rmSync(dir, { recursive: true, force: true });
   });
+});
+
+// A reviewer's finding: the source failing while a chunk was still being written rolled the
+// transaction back first, and the chunk's later statements (the COPY of the chunk before it)
+// then ran outside any transaction and committed. Now the chunk at work ends first.
+describe('a readings import whose source fails while a chunk is written', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+    await makeTemplate(h);
+  });
+  after(() => h.close());
+
+  for (const by of ['subscriptionID', 'accountNumber'] as const) {
+    test(`by ${by}: nothing of the import is committed`, async () => {
+      const numbers = [`AB-${by}-1`, `AB-${by}-2`];
+      const subs: number[] = [];
+      for (const n of numbers) {
+        await makeAccount(h, n);
+        subs.push(Number(await makeSubscription(h, n)));
+      }
+      const given = [
+        ...jsonRows(
+          numbers.map((n, i) => ({
+            ...(by === 'subscriptionID' ? { subscriptionID: String(subs[i]) } : { accountNumber: n, serviceCode: 'WATER' }),
+            inputCode: 'METER',
+            readingDate: '01/02/2025',
+            value: String(10 * (i + 1)),
+          })),
+          'readings',
+        ),
+      ];
+      async function* rows(): AsyncGenerator<ImportRow> {
+        yield given[0]!;
+        await delay(300);
+        yield given[1]!;
+        throw new SourceError([{ row: 3, column: '', path: 'rows[3]', message: 'is not valid CSV' }]);
+      }
+      await assert.rejects(runImport(h.db, { appCode: h.appCode, email: 'biller@a.test' }, { kind: 'readings', format: 'json', rows: rows(), chunkRows: 1 }));
+      await delay(500);
+      const r = await h.db.query('SELECT subscription_id FROM reading WHERE subscription_id = ANY($1::bigint[]) AND reading_date = $2', [subs, '2025-02-01']);
+      assert.deepEqual(r.rows, [], 'a failed import wrote readings');
+    });
+  }
 });
