@@ -380,6 +380,17 @@ describe('once-per-bill rules across a version change', () => {
     assert.match(explainLine(last!), /600\.80 \(usage 300\.40 in version 1 \+ usage 300\.40\) rounded half up to a multiple of 1: 601\.00, adjustment 0\.2/);
   });
 
+  test("a total rounding sums an earlier segment's lines by its own version's list: a component the later version dropped is still rounded", () => {
+    // A reviewer's case: v1 has a meter rent of 20.30 (9.82 for its 15 days) in its rounding line, v2 drops it.
+    const rent: Component = { code: 'rent', name: 'Meter rent', model: 'flat', amount: '20.30' };
+    const v1 = of(usage('2.00267'), rent, { code: 'round', name: 'Rounding', model: 'totalRounding', increment: '1', of: ['usage', 'rent'] } as Component);
+    const v2 = of(usage('1.8775'), { code: 'round', name: 'Rounding', model: 'totalRounding', increment: '1', of: ['usage'] } as Component);
+    const b = bill(changeOn('2025-01-16', v1, v2));
+    // 300.40 + 9.82 + 300.40 = 610.62 to 611: +0.38 (summed by v2's list, 600.80 to 601: +0.20, a total of 610.82)
+    assert.deepEqual(amounts(b), ['1 usage 300.40', '1 rent 9.82', '1 round 0.00', '2 usage 300.40', '2 round 0.38']);
+    assert.equal(b.total, '611.00');
+  });
+
   describe('a commitment is measured once, over the whole bill, on the line of its last segment', () => {
     type Case = [string, Tariff, Tariff, Partial<RateBillInput>, string[], string];
     const cases: Case[] = [

@@ -16,6 +16,7 @@ function byDecimals(meter: MeteredInput, raw: string): string | null {
   if (v.isNegative() || v.decimalPlaces() > meter.decimals) return null;
   if (meter.rolloverAt !== undefined && v.gte(String(meter.rolloverAt))) return null;
   if (v.precision(true) > 20) return null;
+  if (v.precision(true) - v.decimalPlaces() > 14) return null;
   return v.toFixed();
 }
 
@@ -30,7 +31,7 @@ test('checkReadingValue answers what the Decimal rule does, for plain values and
   const text = fc.oneof(
     fc.tuple(fc.integer({ min: 0, max: 1e9 }), fc.option(fc.stringMatching(/^[0-9]{1,7}$/), { nil: undefined })).map(([w, d]) => (d === undefined ? String(w) : `${w}.${d}`)),
     fc.stringMatching(/^-?0?[0-9]{0,12}(\.[0-9]{0,8})?$/),
-    fc.constantFrom('', ' 1', '1e3', '.5', '1.', '00', '0.000000', '99999.9', '100000', '-0'),
+    fc.constantFrom('', ' 1', '1e3', '.5', '1.', '00', '0.000000', '99999.9', '100000', '-0', '99999999999999.5', '123456789012345', '100000000000000'),
   );
   fc.assert(
     fc.property(meter, text, (m, raw) => {

@@ -4,7 +4,7 @@ import { apiDate } from '../days.ts';
 import { type Dec, roundToIncrement, ROUNDING_MODES, type RoundingMode, ZERO } from '../money.ts';
 import type { ModelResult } from '../trace.ts';
 import { partOfBill, partsOf } from './billShare.ts';
-import type { ModelContext, SegmentContext } from './context.ts';
+import type { ModelContext, SegmentContext, SegmentOfBill } from './context.ts';
 import { checkOf, componentFields, defineModel, type PreparedBase } from './model.ts';
 
 export const TotalRoundingComponent = Type.Object(
@@ -53,6 +53,8 @@ export type TotalRoundingTrace = {
  * lists every other line. Rounded once per bill: in a bill spanning a version change, on the
  * line of the last segment whose version has the component, over the lines in `of` of every
  * segment up to it (rounded in each segment, two adjustments would not round the bill).
+ * The line shows the sum it rounds as its quantity and no rate: "3868.87 x 1 = 0.13" read
+ * as a multiplication (a reviewer's finding).
  */
 export function rateTotalRounding(component: PreparedTotalRounding, _quantity: Dec, context: ModelContext): ModelResult<TotalRoundingTrace> {
   const part = partOfBill(context);
@@ -72,17 +74,14 @@ export function rateTotalRounding(component: PreparedTotalRounding, _quantity: D
     const parts = roundingParts(component, part);
     const last = parts[parts.length - 1];
     if (last !== undefined && last.index !== part.index) {
-      return { amount: ZERO, rate: component.increment, quantity: sum, trace: { ...trace(sum, mine.of), measuredOn: { version: last.segment.version, start: last.segment.start } } };
+      return { amount: ZERO, quantity: sum, trace: { ...trace(sum, mine.of), measuredOn: { version: last.segment.version, start: last.segment.start } } };
     }
     earlier = [];
     for (const [index, segment] of part.segments.entries()) {
       if (index >= part.index || segment.days === 0) continue;
-      for (const ref of component.of) {
-        const at = segment.components.get(ref.code)?.index;
-        const amount = at === undefined ? undefined : segment.amounts[at];
-        if (amount === undefined) continue;
+      for (const { code, amount } of earlierLines(component, segment)) {
         sum = sum.plus(amount);
-        earlier.push({ version: segment.version, code: ref.code, amount: amount.toFixed(context.minorUnits) });
+        earlier.push({ version: segment.version, code, amount: amount.toFixed(context.minorUnits) });
       }
     }
   }
@@ -92,7 +91,7 @@ export function rateTotalRounding(component: PreparedTotalRounding, _quantity: D
   t.rounded = rounded.toFixed(context.minorUnits);
   t.adjustment = adjustment.toFixed();
   if (earlier !== undefined) t.earlier = earlier;
-  return { amount: adjustment, rate: component.increment, quantity: sum, trace: t };
+  return { amount: adjustment, quantity: sum, trace: t };
 }
 
 /** The rounded amounts of the `of` lines of one segment (or bill), and their sum. */
@@ -109,6 +108,24 @@ function sumOf(component: PreparedTotalRounding, amounts: readonly (Dec | undefi
   return { sum, of };
 }
 
+/**
+ * The lines an earlier segment adds to the bill's sum: those its own version's rounding line
+ * names, when that version has one (a component the later version dropped or renamed is still
+ * on the bill: summed by the later version's list, a bill was left unrounded, 610.82), else
+ * those the rounding line being rated names.
+ */
+function earlierLines(component: PreparedTotalRounding, segment: SegmentOfBill): { code: string; amount: Dec }[] {
+  const own = segment.components.get(component.code);
+  const of = own !== undefined && own.model === 'totalRounding' ? own.of : component.of;
+  const out: { code: string; amount: Dec }[] = [];
+  for (const ref of of) {
+    const at = segment.components.get(ref.code)?.index;
+    const amount = at === undefined ? undefined : segment.amounts[at];
+    if (amount !== undefined) out.push({ code: ref.code, amount });
+  }
+  return out;
+}
+
 function roundingParts(component: PreparedTotalRounding, seg: SegmentContext) {
   return partsOf(seg, component.code, (c): c is PreparedTotalRounding => c.model === 'totalRounding');
 }
@@ -119,10 +136,8 @@ function roundingKey(component: PreparedTotalRounding, _context: ModelContext, s
   let key = `${parts[parts.length - 1]?.index ?? -1};`;
   seg.segments.forEach((segment, index) => {
     if (index >= seg.index || segment.days === 0) return;
-    for (const ref of component.of) {
-      const at = segment.components.get(ref.code)?.index;
-      key += `${index}:${ref.code}=${at === undefined ? '-' : (segment.amounts[at]?.toString() ?? '-')},`;
-    }
+    for (const { code, amount } of earlierLines(component, segment)) key += `${index}:${code}=${amount.toString()},`;
+    key += ';';
   });
   return key;
 }
