@@ -1,9 +1,10 @@
 // A template is checked when it is saved, never first when a bill is rendered: it is
-// parsed and filled with the sample bill, whose every field is set, so a syntax error,
+// parsed and filled with the sample bill, whose every field is set (and again for a
+// subscription without connection inputs), so a syntax error,
 // an unknown filter or a misspelt field is refused naming its line; an invoice is laid
 // out too, so one that runs past the page limit is refused here, not at a bill.
 import { validationFailed, type ErrorDetail } from '../errors.ts';
-import { SAMPLE } from './context.ts';
+import { SAMPLE, SAMPLE_WITHOUT_INPUTS } from './context.ts';
 import { compile, fill, layoutEngine, SAMPLE_LIMITS, textEngine, TemplateError } from './liquid.ts';
 import { parseLayout, renderPdf } from './pdf.ts';
 import { pdfMeta } from './render.ts';
@@ -25,7 +26,10 @@ export async function checkTemplate(kind: TemplateKind, subject: string | null |
       continue;
     }
     const filled = await fill(engine, template!, SAMPLE, path, SAMPLE_LIMITS);
+    // The same template filled for a subscription without connection inputs.
+    const bare = filled.issue ? undefined : (await fill(engine, template!, SAMPLE_WITHOUT_INPUTS, path, SAMPLE_LIMITS)).issue;
     if (filled.issue) issues.push(filled.issue);
+    else if (bare) issues.push({ ...bare, message: `${bare.message} (filled for a subscription without connection inputs: ask {% if bill.subscription.inputs.size > 0 %} first)` });
     else if (kind === 'invoice') {
       try {
         pdf = await renderPdf(parseLayout(filled.text!), pdfMeta(SAMPLE), SAMPLE_LIMITS.pages);

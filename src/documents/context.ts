@@ -144,3 +144,14 @@ export const SAMPLE: DocumentData = Object.freeze({
     },
   },
 }) as DocumentData;
+
+/**
+ * The sample with no connection inputs: a subscription may have none. A template is filled
+ * with both at save, so one that reads an input without asking whether there is one
+ * (`bill.subscription.inputs[0].value`) is refused then, not at that customer's bill (a
+ * reviewer's finding).
+ */
+export const SAMPLE_WITHOUT_INPUTS: DocumentData = Object.freeze({
+  ...SAMPLE,
+  bill: { ...SAMPLE.bill, subscription: { id: '502', connection: '', inputs: [] } },
+}) as DocumentData;

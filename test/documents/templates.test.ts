@@ -62,6 +62,8 @@ describe('invoice and e-mail templates', () => {
       [{ kind: 'invoice', name: 'x', body: '{% for i in (1..100000000) %}{{ i }}{% endfor %}' }, 'data.body', /limit exceeded/],
       [{ kind: 'email', name: 'x', subject: 'Bill {{ bill.number', body: 'hi' }, 'data.subject', /^line 1, column 6: output "\{\{ bill.number" not closed/],
       [{ kind: 'email', name: 'x', body: 'hi' }, 'data.subject', /needs a subject/],
+      // Filled for a subscription without connection inputs too (a reviewer's finding: it failed at that customer's bill).
+      [{ kind: 'invoice', name: 'x', body: 'Meter {{ bill.subscription.inputs[0].value }}' }, 'data.body', /filled for a subscription without connection inputs/],
     ];
     for (const [data, path, message] of cases) {
       const r = await make(data);
@@ -70,6 +72,9 @@ describe('invoice and e-mail templates', () => {
       const d = r.body.error.details.find((x: any) => x.path === path);
       assert.ok(d && message.test(d.message), `${JSON.stringify(data)}: ${JSON.stringify(r.body.error.details)}`);
     }
+    // Asked first, it is kept.
+    const asked = await make({ kind: 'invoice', name: 'meter', body: '{% if bill.subscription and bill.subscription.inputs.size > 0 %}Meter {{ bill.subscription.inputs[0].value }}{% endif %}' });
+    assert.equal(asked.status, 200, JSON.stringify(asked.body));
     const update = await call(h, 'update-document-template', 'Update', 'Update Document Template', { templateID: 999999, body: 'x' });
     assert.equal(update.status, 404);
   });

@@ -13,6 +13,7 @@ import { PaymentsTable } from './Payments.tsx';
 import { AddReading, CorrectReading } from './account/ReadingForms.tsx';
 import { EditAccount } from './account/EditAccount.tsx';
 import { useSession } from '../session.tsx';
+import { useTemplates } from '../api/queries.ts';
 
 type Subscription = Data<'/billing/accounts/get-account'>['subscriptions'][number];
 type Reading = Data<'/billing/readings/get-readings'>['readings'][number];
@@ -68,6 +69,7 @@ const entryColumns: Column<Entry>[] = [
 
 function Readings({ subscriptions }: { subscriptions: Subscription[] }) {
   const { can } = useSession();
+  const templates = useTemplates();
   const [correcting, setCorrecting] = useState<number | null>(null);
   const [chosen, setChosen] = useState<string | null>(subscriptions[0] ? String(subscriptions[0].subscriptionID) : null);
   const readings = useQuery({
@@ -79,6 +81,9 @@ function Readings({ subscriptions }: { subscriptions: Subscription[] }) {
   // Consumption is exact decimal text; the chart needs numbers, and only draws them.
   const chart = rows.filter((r) => r.effective && r.consumption !== null).map((r) => ({ date: r.readingDate, [r.inputCode]: Number(r.consumption) }));
   const meters = [...new Set(rows.map((r) => r.inputCode))];
+  // A reading is of one of the template's meters, read or not yet (the readings alone left out a meter never read).
+  const serviceCode = subscriptions.find((s) => String(s.subscriptionID) === chosen)?.serviceCode;
+  const templateMeters = (templates.data?.services.find((t) => t.serviceCode === serviceCode)?.meteredInputs ?? []).map((m) => m.code);
   const colors = ['teal.6', 'blue.6', 'grape.6', 'orange.6'];
   return (
     <Stack>
@@ -93,7 +98,7 @@ function Readings({ subscriptions }: { subscriptions: Subscription[] }) {
       ) : (
         <Text c="dimmed" size="sm">No consumption to chart yet (it needs two readings).</Text>
       )}
-      {can('biller') && chosen !== null && <AddReading key={chosen} subscriptionID={Number(chosen)} meters={meters} />}
+      {can('biller') && chosen !== null && <AddReading key={chosen} subscriptionID={Number(chosen)} meters={templateMeters.length ? templateMeters : meters} />}
       <DataTable columns={readingColumns(correcting, can('biller') ? setCorrecting : null)} data={readings.data?.readings} loading={readings.isLoading} empty="No reading." />
     </Stack>
   );

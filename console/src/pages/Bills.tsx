@@ -76,7 +76,7 @@ export function Bills() {
       <Group align="flex-end">
         <NumberInput label="Term" value={termID ?? ''} onChange={(v) => set('termID', v)} w={120} allowDecimal={false} />
         {/* The number the officer sees on bills and accounts, not the internal id (an officer typed 10007 and got no bill). */}
-        <TextInput label="Account number" defaultValue={accountNumber ?? ''} onBlur={(e) => set('accountNumber', e.currentTarget.value.trim())} onKeyDown={(e) => e.key === 'Enter' && set('accountNumber', e.currentTarget.value.trim())} w={150} />
+        <TextInput key={accountNumber ?? ''} label="Account number" defaultValue={accountNumber ?? ''} onBlur={(e) => set('accountNumber', e.currentTarget.value.trim())} onKeyDown={(e) => e.key === 'Enter' && set('accountNumber', e.currentTarget.value.trim())} w={150} />
         <NumberInput label="Bill number" value={billNumber ?? ''} onChange={(v) => set('billNumber', v)} w={140} allowDecimal={false} />
         <Select label="Status" clearable data={['draft', 'posted', 'withdrawn']} value={status ?? null} onChange={(v) => set('status', v)} w={140} />
       </Group>

@@ -27,7 +27,8 @@ export function Settings() {
   if (q.isLoading || !app) return <Loader />;
 
   const current: Fields = { name: app.name, address: app.address, timeZone: app.timeZone, currency: app.currency, minorUnits: String(app.minorUnits) };
-  const changed = (Object.keys(f) as (keyof Fields)[]).filter((k) => f[k] !== current[k]);
+  // An emptied number is not a 0 (it set a currency without decimals): left out, as unchanged.
+  const changed = (Object.keys(f) as (keyof Fields)[]).filter((k) => f[k] !== current[k] && !(k === 'minorUnits' && f[k].trim() === ''));
   const save = async (e: React.FormEvent) => {
     e.preventDefault();
     setBusy(true);

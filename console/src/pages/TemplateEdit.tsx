@@ -17,6 +17,7 @@ export function TemplateEdit() {
   const editing = code !== undefined;
   const navigate = useNavigate();
   const queryClient = useQueryClient();
+  const [renaming, setRenaming] = useState<{ index: number; from: string } | null>(null);
   const documents = useQuery({
     queryKey: ['document-templates'],
     queryFn: () => read('/billing/documents/get-document-templates', { method: 'Retrieve', action: 'Retrieve Document Templates', apiVersion: 'v2', data: {} }),
@@ -24,7 +25,10 @@ export function TemplateEdit() {
   // The standard template (id 0) is the empty choice: the body then names none.
   const documentChoices = (kind: 'invoice' | 'email') => [
     { value: '', label: 'Standard' },
-    ...(documents.data?.templates ?? []).filter((t) => t.kind === kind && t.templateID !== 0 && t.archiveStatus === 0).map((t) => ({ value: String(t.templateID), label: `${t.name} (${t.templateID})` })),
+    // An archived one still named by the template is listed, marked: a blank choice hid it, and the API's refusal of it.
+    ...(documents.data?.templates ?? [])
+      .filter((t) => t.kind === kind && t.templateID !== 0 && (t.archiveStatus === 0 || String(t.templateID) === (kind === 'invoice' ? v.invoiceTemplateID : v.emailTemplateID)))
+      .map((t) => ({ value: String(t.templateID), label: `${t.name} (${t.templateID})${t.archiveStatus === 0 ? '' : ', archived'}` })),
   ];
   const { can } = useSession();
   const templates = useTemplates();
@@ -61,6 +65,13 @@ export function TemplateEdit() {
     } catch (err) {
       if (err instanceof ApiError) {
         const { fields, other: rest } = formErrors(err, 'service.', () => true);
+        // The document templates are chosen by id in the form: their refusal goes under the choice.
+        for (const [from, to] of [['invoiceTemplate.templateID', 'invoiceTemplateID'], ['emailTemplate.templateID', 'emailTemplateID']] as const) {
+          if (fields[from] !== undefined) {
+            fields[to] = fields[from]!;
+            delete fields[from];
+          }
+        }
         form.setErrors(fields);
         // Messages on rows or arrays as a whole have no input of their own: listed above the buttons.
         setOther([...rest, ...Object.entries(fields).filter(([p]) => /(^|\.)\d+$|tiers$|components$|meteredInputs$|batches$|of$/.test(p)).map(([p, m]) => `${p}: ${m}`)]);
@@ -148,13 +159,16 @@ export function TemplateEdit() {
                     <TextInput
                       aria-label={`Meter ${i + 1} code`}
                       {...form.getInputProps(`meteredInputs.${i}.code`)}
-                      onChange={(e) => {
-                        // The components priced on this meter follow its new code: renamed, the meter left
-                        // them naming the old one, and the save refused it (an officer's walk).
-                        const before = v.meteredInputs[i]?.code;
-                        const after = e.currentTarget.value;
-                        form.setFieldValue(`meteredInputs.${i}.code`, after);
-                        v.components.forEach((c, j) => c.input === before && before !== '' && form.setFieldValue(`components.${j}.input`, after));
+                      // The components priced on this meter follow its new code once it is typed: renamed, the
+                      // meter left them naming the old one and the save refused it (an officer's walk). Followed
+                      // key by key, a code passing through another meter's took that meter's components too.
+                      onFocus={() => setRenaming({ index: i, from: v.meteredInputs[i]?.code ?? '' })}
+                      onBlur={(e) => {
+                        const to = e.currentTarget.value;
+                        if (renaming?.index === i && renaming.from !== '' && renaming.from !== to) {
+                          v.components.forEach((c, j) => c.input === renaming.from && form.setFieldValue(`components.${j}.input`, to));
+                        }
+                        setRenaming(null);
                       }}
                     />
                   </Table.Td>
