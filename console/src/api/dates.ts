@@ -26,9 +26,11 @@ export function previousMonth(today = new Date()): { start: string; end: string;
   return { start: `${y}-${mm}-01`, end: `${y}-${mm}-${String(last).padStart(2, '0')}`, period: y * 100 + m };
 }
 
-/** Today on this browser's calendar, dd/mm/yyyy (the server judges a date by the app's own). */
-export function todayApi(now = new Date()): string {
-  return `${String(now.getDate()).padStart(2, '0')}/${String(now.getMonth() + 1).padStart(2, '0')}/${now.getFullYear()}`;
+/** Today in the app's time zone (the server judges a reading's date by it), dd/mm/yyyy; the browser's own without one. */
+export function todayApi(timeZone?: string, now = new Date()): string {
+  const parts = new Intl.DateTimeFormat('en-GB', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(now);
+  const part = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+  return `${part('day')}/${part('month')}/${part('year')}`;
 }
 
 /** The earlier of two dd/mm/yyyy dates. */

@@ -9,16 +9,17 @@ import { useTemplates } from '../../api/queries.ts';
 import { notifyDone, notifyError } from '../../components/feedback.tsx';
 import { downloadCsv } from '../../components/download.ts';
 import { earlierDay, todayApi } from '../../api/dates.ts';
+import { useSession } from '../../session.tsx';
 import { ALLOWED, termSteps, type ReadingInput, type Term } from './actions.ts';
 
 export function meteredInputsOf(templates: ReturnType<typeof useTemplates>['data'], serviceCode: string) {
   return templates?.services.find((s) => s.serviceCode === serviceCode)?.meteredInputs ?? [];
 }
 
-async function rosterSheet(term: Term, meters: string[]): Promise<string> {
+async function rosterSheet(term: Term, meters: string[], timeZone: string | undefined): Promise<string> {
   // The term's last day, or today when the term has not ended: a reading cannot be dated in the
   // future, and a sheet of a running month failed on every row (an officer's walk).
-  const readingDay = earlierDay(term.endDate, todayApi());
+  const readingDay = earlierDay(term.endDate, todayApi(timeZone));
   const rows: string[][] = [['subscriptionID', 'accountNumber', 'inputCode', 'readingDate', 'value']];
   for (let offset = 0; ; offset += 1000) {
     const d = await read('/billing/subscriptions/get-subscriptions', {
@@ -37,6 +38,7 @@ async function rosterSheet(term: Term, meters: string[]): Promise<string> {
 type RowError = { row: number; column: string; message: string };
 
 export function ReadingsPanel({ term, canWrite }: { term: Term; canWrite: boolean }) {
+  const { app } = useSession();
   const queryClient = useQueryClient();
   const templates = useTemplates();
   const meters = meteredInputsOf(templates.data, term.serviceCode).map((m) => m.code);
@@ -47,7 +49,7 @@ export function ReadingsPanel({ term, canWrite }: { term: Term; canWrite: boolea
 
   const download = async () => {
     try {
-      downloadCsv(`readings-term-${term.termID}.csv`, await rosterSheet(term, meters));
+      downloadCsv(`readings-term-${term.termID}.csv`, await rosterSheet(term, meters, app?.timeZone));
     } catch (err) {
       notifyError(err);
     }
@@ -68,7 +70,7 @@ export function ReadingsPanel({ term, canWrite }: { term: Term; canWrite: boolea
         if (!r.value) return;
         const id = Number(r.subscriptionID);
         if (!Number.isInteger(id) || id < 1) local.push({ row: i + 2, column: 'subscriptionID', message: 'must be a subscription id' });
-        readings.push({ subscriptionID: id, inputCode: r.inputCode ?? '', readingDate: r.readingDate || earlierDay(term.endDate, todayApi()), value: r.value, ...(r.note ? { note: r.note } : {}) });
+        readings.push({ subscriptionID: id, inputCode: r.inputCode ?? '', readingDate: r.readingDate || earlierDay(term.endDate, todayApi(app?.timeZone)), value: r.value, ...(r.note ? { note: r.note } : {}) });
         fileRow.push(i + 2);
       });
       if (local.length) return setRowErrors(local);
