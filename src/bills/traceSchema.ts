@@ -232,7 +232,7 @@ const PercentageTrace = lineTrace('PercentageLineTrace', {
 const TotalRoundingTrace = lineTrace('TotalRoundingLineTrace', {
   model: Type.Literal('totalRounding'),
   increment: Text,
-  rounding: Type.Enum([...ROUNDING_MODES]),
+  rule: Type.Enum([...ROUNDING_MODES], { description: 'the rule the sum is rounded by (the line itself is rounded by rounding, the app\'s rule)' }),
   of: Type.Array(Type.Object({ code: Type.String(), amount: Text }), { description: 'the rounded amounts of the lines summed' }),
   sum: Text,
   rounded: Text,

@@ -11,7 +11,10 @@ export const CancelBillData = Type.Object(
     reason: Reason,
     rebill: Rebill,
     dryRun: Type.Optional(
-      Type.Boolean({ description: 'work the correction out and write nothing: the answer says what the credit note and the rebill would be (default false)' }),
+      Type.Boolean({
+        description:
+          'work the correction out and write nothing: the answer says what the credit note and the rebill would be; its ids and numbers are those they would have taken, and none exists (default false)',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -205,11 +205,16 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
   if (failure !== undefined && !(failure instanceof SourceError)) {
     // 23505: a unique row written meanwhile; CONFLICT: readings/write.ts broke a lock circle (40P01).
     const concurrent = ['23505', 'CONFLICT'].includes((failure as { code?: string }).code ?? '');
+    // The client went away mid-upload: its request stream ends with 'aborted' (ECONNRESET). Not
+    // an internal error: it was logged as one, and the import recorded as one (an attacker's test).
+    const interrupted = (failure as { code?: string }).code === 'ECONNRESET' || (failure as { message?: string }).message === 'aborted';
     const zero = { ...progress, accounts: 0, subscriptions: 0, readings: 0 };
-    await finishJob(db, importId, 'failed', zero, errors, concurrent ? 'a row was written meanwhile by another import or request' : 'the import stopped on an internal error').catch(() => {});
+    const why = concurrent ? 'a row was written meanwhile by another import or request' : interrupted ? 'the upload was interrupted before the end of the file' : 'the import stopped on an internal error';
+    await finishJob(db, importId, 'failed', zero, errors, why).catch(() => {});
     if (concurrent) {
       throw new AppError('CONFLICT', 'Another import or request wrote one of these records meanwhile; nothing of this import was written. Retry it.');
     }
+    if (interrupted) throw new AppError('MALFORMED_REQUEST', 'The upload ended before the file did; nothing of this import was written. Send the file again.');
     throw failure;
   }
   if (progress.errorCount > 0) {

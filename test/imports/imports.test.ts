@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -418,6 +419,27 @@ describe('a readings import whose source fails while a chunk is written', () => 
     await makeTemplate(h);
   });
   after(() => h.close());
+
+  test('a client that goes away mid-upload: the import is recorded as interrupted, not as an internal error, and writes nothing', async () => {
+    const before = await h.db.query<{ n: number }>('SELECT count(*)::int AS n FROM reading');
+    const url = new URL(`${h.url}/billing/imports/upload-import?kind=readings&apiVersion=v2&fileName=cut.csv`);
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'text/csv', 'content-length': '1000000', authorization: h.tokens.biller } });
+    req.on('error', () => {});
+    req.write('subscriptionID,inputCode,readingDate,value\n' + '1,METER,01/02/2025,10\n'.repeat(200));
+    await delay(500);
+    req.destroy();
+    let last: any;
+    for (let i = 0; i < 50; i++) {
+      await delay(100);
+      const r = await h.post('/billing/imports/get-imports', env('Retrieve', 'Retrieve Imports', { limit: 1 }), h.tokens.biller);
+      last = r.body.data.imports[0];
+      if (last?.fileName === 'cut.csv' && last.status !== 'running') break;
+    }
+    assert.equal(last.fileName, 'cut.csv');
+    assert.equal(last.status, 'failed');
+    assert.equal(last.message, 'the upload was interrupted before the end of the file');
+    assert.deepEqual((await h.db.query<{ n: number }>('SELECT count(*)::int AS n FROM reading')).rows, before.rows);
+  });
 
   for (const by of ['subscriptionID', 'accountNumber'] as const) {
     test(`by ${by}: nothing of the import is committed`, async () => {

@@ -187,7 +187,7 @@ describe('total rounding', () => {
     assert.deepEqual(r.trace, {
       model: 'totalRounding',
       increment: '1',
-      rounding: 'halfUp',
+      rule: 'halfUp',
       of: [
         { code: 'energy', amount: '3703.70' },
         { code: 'tax', amount: '165.17' },

@@ -65,6 +65,12 @@ describe("an app's rounding rule", () => {
     const round = bill.lines.at(-1);
     assert.equal(round.trace.model, 'totalRounding');
     assert.match(round.explanation, /3\.03 \(L0 1\.01 \+ L1 -1\.01 \+ L2 1\.00 \+ L3 1\.02 \+ L4 1\.01\) rounded half up to a multiple of 1: 3\.00, adjustment -0\.03/);
+    // Its own rule, not the app's, in the trace and the words (an attacker's test: every rule read "half up").
+    const down = await billOf('R-DOWN', [...FLATS, { code: 'ROUND', name: 'Rounding', model: 'totalRounding', increment: '1', rounding: 'ceil', of: FLATS.map((l) => l.code) }]);
+    assert.equal(down.total, '4.00');
+    assert.equal(down.lines.at(-1).trace.rule, 'ceil');
+    assert.equal(down.lines.at(-1).trace.rounding, 'halfUp');
+    assert.match(down.lines.at(-1).explanation, /rounded ceil to a multiple of 1: 4\.00, adjustment 0\.97/);
     // A limit on a rounding line is refused on its field.
     const refused = await h.post('/billing/services/make-service', {
       method: 'Create',

@@ -32,7 +32,12 @@ export type PreparedTotalRounding = PreparedBase & {
 export type TotalRoundingTrace = {
   model: 'totalRounding';
   increment: string;
-  rounding: RoundingMode;
+  /**
+   * The rule the sum is rounded by. Not `rounding`: every line's trace has that field for the
+   * app's rule, which overwrote this one (an attacker's test: "rounded half up" printed on a
+   * line rounded half to even).
+   */
+  rule: RoundingMode;
   /** The rounded amounts of the lines summed. */
   of: { code: string; amount: string }[];
   sum: string;
@@ -61,7 +66,7 @@ export function rateTotalRounding(component: PreparedTotalRounding, _quantity: D
   const trace = (sum: Dec, of: TotalRoundingTrace['of']): TotalRoundingTrace => ({
     model: 'totalRounding',
     increment: component.increment.toFixed(),
-    rounding: component.roundingMode,
+    rule: component.roundingMode,
     of,
     sum: sum.toFixed(context.minorUnits),
     rounded: sum.toFixed(context.minorUnits),
@@ -169,7 +174,7 @@ export const totalRounding = defineModel({
   explain: (t) => {
     const lines = [...(t.earlier ?? []).map((e) => `${e.code} ${e.amount} in version ${e.version}`), ...t.of.map((o) => `${o.code} ${o.amount}`)];
     if (t.measuredOn !== undefined) return `the bill is rounded once, on the line of version ${t.measuredOn.version} from ${apiDate(t.measuredOn.start)}`;
-    const mode = t.rounding === 'halfUp' ? 'half up' : t.rounding === 'halfEven' ? 'half to even' : t.rounding === 'halfDown' ? 'half down' : t.rounding;
+    const mode = t.rule === 'halfUp' ? 'half up' : t.rule === 'halfEven' ? 'half to even' : t.rule === 'halfDown' ? 'half down' : t.rule;
     return `${t.sum} (${lines.join(' + ')}) rounded ${mode} to a multiple of ${t.increment}: ${t.rounded}, adjustment ${t.adjustment}`;
   },
 });
