@@ -391,6 +391,26 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
   });
 
   // A phone (390 px): the 210 px menu left the pages 180 px and cut the header (a walk's screenshots).
+  // From a new tenant's walk: the billing period and the days went apart, and bills were found
+  // only by an internal account id.
+  test('a billing period typed sets the term to its month; bills are found by account number', async () => {
+    await page.evaluate(() => (globalThis as unknown as { localStorage: { clear(): void } }).localStorage.clear());
+    await signIn('admin@a.test');
+    await page.getByRole('link', { name: 'Bill runs' }).click();
+    await choose(page, 'Template', 'Domestic water (WATER)');
+    await page.getByRole('textbox', { name: 'Billing period' }).fill('202502');
+    await page.getByRole('button', { name: 'Make the term', exact: true }).click();
+    await page.getByRole('button', { name: 'Load subscriptions', exact: true }).waitFor();
+    const termID = Number(/#\/terms\/(\d+)/.exec(page.url())?.[1]);
+    const term = (await h.db.query("SELECT billing_period_id, to_char(start_date, 'YYYY-MM-DD') AS s, to_char(end_date, 'YYYY-MM-DD') AS e FROM term WHERE term_id = $1", [termID])).rows[0];
+    assert.deepEqual(term, { billing_period_id: 202502, s: '2025-02-01', e: '2025-02-28' });
+
+    await page.goto(`${h.url}/console/#/bills?accountNumber=C-042`);
+    await page.getByTestId('bills-table').getByRole('cell', { name: 'C-042' }).first().waitFor();
+    const numbers = await page.getByTestId('bills-table').getByRole('row').allInnerTexts();
+    assert.ok(numbers.length > 1 && numbers.slice(1).every((r) => r.includes('C-042')), numbers.join(' | '));
+  });
+
   // A new tenant's officer added users from the command line: the console had no page for them.
   test('an admin adds a biller, makes it a viewer, resets its password and disables it; the user signs in between', async () => {
     await page.evaluate(() => (globalThis as unknown as { localStorage: { clear(): void } }).localStorage.clear());
