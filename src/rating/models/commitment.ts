@@ -5,7 +5,7 @@ import { type Dec, ZERO } from '../money.ts';
 import type { ModelResult } from '../trace.ts';
 import { partOfBill, partsOf } from './billShare.ts';
 import type { ModelContext, SegmentContext } from './context.ts';
-import { checkOf, componentFields, defineModel, type PreparedBase } from './model.ts';
+import { checkOf, componentFields, defineModel, sumOfLines, type PreparedBase } from './model.ts';
 
 export const CommitmentComponent = Type.Object(
   {
@@ -72,7 +72,7 @@ export type CommitmentTrace = {
  * whose version has it (acrossSegments).
  */
 export function rateCommitment(component: PreparedCommitment, _quantity: Dec, context: ModelContext): ModelResult<CommitmentTrace> {
-  const { usage, of } = usageOf(component, context.amounts, context.minorUnits);
+  const { sum: usage, lines: of } = usageOf(component, context.amounts, context.minorUnits);
   const part = partOfBill(context);
   if (part !== undefined) return acrossSegments(component, context, part, usage, of);
   let committed = component.commitment;
@@ -89,20 +89,6 @@ export function rateCommitment(component: PreparedCommitment, _quantity: Dec, co
   const shortfall = committed.gt(usage) ? committed.minus(usage) : ZERO;
   trace.shortfall = shortfall.toFixed();
   return { amount: shortfall, rate: committed, quantity: usage, trace };
-}
-
-/** The rounded amounts of a commitment's `of` lines in one segment (or bill), and their sum. */
-function usageOf(component: PreparedCommitment, amounts: readonly (Dec | undefined)[], minorUnits: number): { usage: Dec; of: { code: string; amount: string }[] } {
-  let usage = ZERO;
-  const of: { code: string; amount: string }[] = [];
-  for (const ref of component.of) {
-    const amount = amounts[ref.index];
-    // Lines are rated in dependency order, segments in date order; a gap here is a bug, not bad data.
-    if (amount === undefined) throw new Error(`commitment ${component.code}: '${ref.code}' not rated yet`);
-    usage = usage.plus(amount);
-    of.push({ code: ref.code, amount: amount.toFixed(minorUnits) });
-  }
-  return { usage, of };
 }
 
 /**
@@ -143,8 +129,8 @@ function acrossSegments(
     billParts.push({ version: p.segment.version, commitment: p.component.commitment.toFixed(), days: p.segment.days, of: p.component.prorateCommitment ? context.termDays : seg.billDays });
     if (p.index === seg.index) continue;
     const before = usageOf(p.component, p.segment.amounts, minorUnits);
-    total = total.plus(before.usage);
-    for (const o of before.of) earlier.push({ version: p.segment.version, ...o });
+    total = total.plus(before.sum);
+    for (const o of before.lines) earlier.push({ version: p.segment.version, ...o });
   }
   const committed = overBillDays.div(seg.billDays).plus(overTermDays.div(context.termDays));
   const shortfall = committed.gt(total) ? committed.minus(total) : ZERO;
@@ -204,3 +190,7 @@ export const commitment = defineModel({
     return `minimum ${t.proratedCommitment === undefined ? t.commitment : `${t.commitment} x ${t.proratedCommitment.factor}`} less ${t.usage} (${lines.join(' + ')})`;
   },
 });
+
+/** The rounded amounts of a commitment's `of` lines in one segment (or bill), and their sum. */
+const usageOf = (component: PreparedCommitment, amounts: readonly (Dec | undefined)[], minorUnits: number) =>
+  sumOfLines(`commitment ${component.code}`, component.of, amounts, minorUnits);

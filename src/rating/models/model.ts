@@ -1,7 +1,7 @@
 import { Type, type Static, type TObject } from 'typebox';
 import type { Issue } from '../checkTariff.ts';
 import { Amount, Category, Code, Label } from '../fields.ts';
-import type { Dec } from '../money.ts';
+import { type Dec, ZERO } from '../money.ts';
 import type { PreparedInput } from '../prepareTariff.ts';
 import type { ModelResult } from '../trace.ts';
 import type { ModelContext, SegmentContext } from './context.ts';
@@ -45,6 +45,24 @@ export type ChargeModel<Name extends string, S extends TObject, P extends Prepar
 };
 
 export type Sign = 'any' | 'nonNegative' | 'positive';
+
+/**
+ * The already rounded amounts of the lines a component is computed from (`of`: a percentage's
+ * base, a commitment's usage, a rounding line's sum), each as the trace lists it, and their sum.
+ * `owner` names the component in the error a gap raises: lines are rated in dependency order,
+ * so one not rated yet is a bug, not bad data.
+ */
+export function sumOfLines(owner: string, of: readonly { code: string; index: number }[], amounts: readonly (Dec | undefined)[], minorUnits: number): { sum: Dec; lines: { code: string; amount: string }[] } {
+  let sum = ZERO;
+  const lines: { code: string; amount: string }[] = [];
+  for (const ref of of) {
+    const amount = amounts[ref.index];
+    if (amount === undefined) throw new Error(`${owner}: '${ref.code}' not rated yet`);
+    sum = sum.plus(amount);
+    lines.push({ code: ref.code, amount: amount.toFixed(minorUnits) });
+  }
+  return { sum, lines };
+}
 
 /**
  * The check of a component computed from others (`of`: a percentage, a commitment, a

@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { Amount, Code } from '../fields.ts';
-import { type Dec, HUNDRED, ZERO } from '../money.ts';
+import { type Dec, HUNDRED } from '../money.ts';
 import type { ModelResult } from '../trace.ts';
 import type { ModelContext } from './context.ts';
-import { checkOf, componentFields, defineModel, type PreparedBase } from './model.ts';
+import { checkOf, componentFields, defineModel, sumOfLines, type PreparedBase } from './model.ts';
 
 export const PercentageComponent = Type.Object(
   {
@@ -34,15 +34,7 @@ export type PercentageTrace = {
  * The quantity argument is not used: the base is the line's quantity.
  */
 export function ratePercentage(component: PreparedPercentage, _quantity: Dec, context: ModelContext): ModelResult<PercentageTrace> {
-  let base = ZERO;
-  const of: { code: string; amount: string }[] = [];
-  for (const ref of component.of) {
-    const amount = context.amounts[ref.index];
-    // rateBill evaluates in dependency order; a gap here is a bug, not bad data.
-    if (amount === undefined) throw new Error(`percentage ${component.code}: '${ref.code}' not rated yet`);
-    base = base.plus(amount);
-    of.push({ code: ref.code, amount: amount.toFixed(context.minorUnits) });
-  }
+  const { sum: base, lines: of } = sumOfLines(`percentage ${component.code}`, component.of, context.amounts, context.minorUnits);
   return {
     amount: base.times(component.percentage).div(HUNDRED),
     rate: component.percentage,

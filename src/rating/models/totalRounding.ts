@@ -5,7 +5,7 @@ import { type Dec, roundToIncrement, ROUNDING_MODES, type RoundingMode, ZERO } f
 import type { ModelResult } from '../trace.ts';
 import { partOfBill, partsOf } from './billShare.ts';
 import type { ModelContext, SegmentContext, SegmentOfBill } from './context.ts';
-import { checkOf, componentFields, defineModel, type PreparedBase } from './model.ts';
+import { checkOf, componentFields, defineModel, sumOfLines, type PreparedBase } from './model.ts';
 
 export const TotalRoundingComponent = Type.Object(
   {
@@ -72,14 +72,14 @@ export function rateTotalRounding(component: PreparedTotalRounding, _quantity: D
     rounded: sum.toFixed(context.minorUnits),
     adjustment: '0',
   });
-  const mine = sumOf(component, context.amounts, context.minorUnits);
+  const mine = sumOfLines(`totalRounding ${component.code}`, component.of, context.amounts, context.minorUnits);
   let sum = mine.sum;
   let earlier: TotalRoundingTrace['earlier'];
   if (part !== undefined) {
     const parts = roundingParts(component, part);
     const last = parts[parts.length - 1];
     if (last !== undefined && last.index !== part.index) {
-      return { amount: ZERO, quantity: sum, trace: { ...trace(sum, mine.of), measuredOn: { version: last.segment.version, start: last.segment.start } } };
+      return { amount: ZERO, quantity: sum, trace: { ...trace(sum, mine.lines), measuredOn: { version: last.segment.version, start: last.segment.start } } };
     }
     earlier = [];
     for (const [index, segment] of part.segments.entries()) {
@@ -92,25 +92,11 @@ export function rateTotalRounding(component: PreparedTotalRounding, _quantity: D
   }
   const rounded = roundToIncrement(sum, component.increment, component.roundingMode);
   const adjustment = rounded.minus(sum);
-  const t = trace(sum, mine.of);
+  const t = trace(sum, mine.lines);
   t.rounded = rounded.toFixed(context.minorUnits);
   t.adjustment = adjustment.toFixed();
   if (earlier !== undefined) t.earlier = earlier;
   return { amount: adjustment, quantity: sum, trace: t };
-}
-
-/** The rounded amounts of the `of` lines of one segment (or bill), and their sum. */
-function sumOf(component: PreparedTotalRounding, amounts: readonly (Dec | undefined)[], minorUnits: number): { sum: Dec; of: TotalRoundingTrace['of'] } {
-  let sum = ZERO;
-  const of: TotalRoundingTrace['of'] = [];
-  for (const ref of component.of) {
-    const amount = amounts[ref.index];
-    // Lines are rated in dependency order; a gap here is a bug, not bad data.
-    if (amount === undefined) throw new Error(`totalRounding ${component.code}: '${ref.code}' not rated yet`);
-    sum = sum.plus(amount);
-    of.push({ code: ref.code, amount: amount.toFixed(minorUnits) });
-  }
-  return { sum, of };
 }
 
 /**
