@@ -5,6 +5,7 @@ import { Dec, DECIMAL_TEXT, type RoundingMode } from '../rating/money.ts';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import { formatDate, nowSql, todaySql } from '../calendar/calendar.ts';
 import { readAmount } from '../ledger/common.ts';
+import { incrementIssues } from '../rating/models/totalRounding.ts';
 import { AppError, notFound, validationFailed, type ErrorDetail } from '../errors.ts';
 import { writeAudit, type Actor } from './audit.ts';
 import { CURRENCY_MESSAGE, isCurrency, isRounding, isTimeZone, MINOR_UNITS, ROUNDING_MESSAGE, TIME_ZONE_MESSAGE } from './appRules.ts';
@@ -161,6 +162,20 @@ export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: A
       // The stored late-charge amounts must still fit the new minor units.
       const kept = checkSettings({ lateCharge: before.lateCharge }, c.minorUnits);
       if (kept.length > 0) throw validationFailed(kept.map((d) => ({ path: d.path, message: `${d.message} (the stored late charge, with the new minorUnits)` })));
+      // And every pricing template's rounding increments (any version: an old one still bills its days).
+      const versions = await tx.query<{ code: string; version: number; definition: { components?: { model: string }[]; values?: { code: string; value: unknown }[] } }>(
+        `SELECT s.service_code AS code, v.version, v.definition FROM service s JOIN service_version v USING (service_id)
+          WHERE s.app_code = $1 AND v.definition->'components' @> '[{"model": "totalRounding"}]' ORDER BY s.code, v.version`,
+        [appCode],
+      );
+      for (const v of versions.rows) {
+        const finer = incrementIssues(v.definition.components ?? [], v.definition.values ?? [], c.minorUnits);
+        if (finer.length > 0) {
+          throw validationFailed([
+            { path: 'data.minorUnits', message: `pricing template ${v.code} (version ${v.version}) rounds to an increment finer than ${c.minorUnits} decimals: ${finer[0]!.message}` },
+          ]);
+        }
+      }
     }
     if (c.testApp === false && row.is_test && Number(row.ahead_seconds) > 0) {
       throw new AppError('INVALID_STATE', 'The app\'s clock is ahead of real time: a live app cannot run on it, so the app stays a test app.', [

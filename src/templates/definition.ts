@@ -5,6 +5,22 @@ import { checkLateCharge } from '../rating/lateCharge.ts';
 import { validationFailed } from '../errors.ts';
 import type { ServiceDefinition } from './schemas.ts';
 import type { StoredDefinition } from './store.ts';
+import type { Queryable } from '../db/pool.ts';
+import { appMoney } from '../ledger/common.ts';
+import { checkTemplateRefs } from '../documents/templateRefs.ts';
+import { incrementIssues } from '../rating/models/totalRounding.ts';
+
+/**
+ * What a definition is checked against in its app, inside the transaction that saves it:
+ * the document templates it names exist, and its rounding increments are whole steps of
+ * the app's currency.
+ */
+export async function checkDefinitionInApp(tx: Queryable, appCode: number, definition: StoredDefinition): Promise<void> {
+  await checkTemplateRefs(tx, appCode, definition);
+  const { minorUnits } = await appMoney(tx, appCode);
+  const issues = incrementIssues(definition.components, definition.values, minorUnits);
+  if (issues.length > 0) throw validationFailed(issues, 'The pricing template is not valid.');
+}
 
 export function normalizeDefinition(service: ServiceDefinition): StoredDefinition {
   const issues = checkTariff(service, 'service');

@@ -3,9 +3,8 @@ import { inTransaction } from '../db/pool.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import type { ServiceDefinition } from './schemas.ts';
-import { normalizeDefinition } from './definition.ts';
+import { checkDefinitionInApp, normalizeDefinition } from './definition.ts';
 import { insertVersion, linkBatches, lockService, setCurrentVersion } from './store.ts';
-import { checkTemplateRefs } from '../documents/templateRefs.ts';
 import { appToday, formatDate, parseDate } from '../calendar/calendar.ts';
 import { billedTermReached, validatedTermsReached, versionInForceOn } from './versions.ts';
 import { markTariffDated } from '../billRun/termStore.ts';
@@ -39,7 +38,7 @@ export async function updateService(db: pg.Pool, caller: Caller, service: Servic
   return inTransaction(db, async (tx) => {
     const current = await lockService(tx, caller.appCode, definition.code);
     if (!current) throw notFound('pricing template', 'service.code');
-    await checkTemplateRefs(tx, caller.appCode, definition);
+    await checkDefinitionInApp(tx, caller.appCode, definition);
     let effective: { from: string | null; dated: boolean };
     if (from !== null) {
       const term = await billedTermReached(tx, current.service_id, from);

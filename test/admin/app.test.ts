@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { ROUNDING_MODES } from '../../src/rating/money.ts';
+import { waterService } from '../fixtures/tariffs.ts';
 
 const body = (method: string, action: string, data?: unknown) => ({ method, action, apiVersion: 'v2', ...(data === undefined ? {} : { data }) });
 
@@ -136,6 +137,29 @@ describe("an app's settings through the admin API", () => {
     assert.deepEqual([a.currency, a.minorUnits, a.moneyRecorded], ['UGX', 0, false]);
     const back = await update({ currency: 'KES', minorUnits: 2, lateCharge: { graceDays: 0, kind: 'flat', amount: '250.00' } });
     assert.equal(back.status, 200, JSON.stringify(back.body));
+
+    // A pricing template rounding bills to 0.05 (cash rounding) keeps the app in cents: in whole
+    // units its increment would be finer than the currency (test/terms/rounding.test.ts).
+    const cash = await h.post('/billing/services/make-service', {
+      method: 'Create',
+      action: 'Create Package',
+      apiVersion: 'v2',
+      service: waterService('CASH-ROUND', {
+        values: [],
+        meteredInputs: [],
+        components: [
+          { code: 'FEE', name: 'Fee', model: 'flat', amount: '10.03' },
+          { code: 'ROUND', name: 'Rounding', model: 'totalRounding', increment: '0.05', of: ['FEE'] },
+        ],
+        batches: ['CASH'],
+      }),
+    });
+    assert.equal(cash.status, 200, JSON.stringify(cash.body));
+    const coarse = await update({ minorUnits: 0, lateCharge: { graceDays: 0, kind: 'flat', amount: '250' } });
+    assert.equal(coarse.status, 400, JSON.stringify(coarse.body));
+    assert.equal(coarse.body.error.details[0].path, 'data.minorUnits');
+    assert.match(coarse.body.error.details[0].message, /CASH-ROUND \(version 1\)/);
+    assert.equal((await appRow()).minor_units, 2);
 
     // A payment is money recorded in the currency: from now on both are fixed.
     const acc = await h.post('/billing/accounts/make-account', body('Create', 'Create Account', { accountNumber: 'ACC-1', name: 'Jane' }));

@@ -82,6 +82,29 @@ describe("an app's rounding rule", () => {
     assert.deepEqual(refused.body.error.details.map((d: { path: string }) => d.path), ['service.components[5].maximum']);
   });
 
+  // docs/rating.md said an increment finer than the currency "should not be" used and nothing
+  // refused it: 0.005 on cents leaves a total that is no multiple of 0.005 once the line is
+  // rounded to the cent. Refused on its field, given or named by a values entry, and nothing saved.
+  test('an increment finer than the currency is refused when the template is saved', async () => {
+    const save = (code: string, increment: unknown, values: { code: string; label: string; value: string }[] = []) =>
+      h.post('/billing/services/make-service', {
+        method: 'Create',
+        action: 'Create Package',
+        apiVersion: 'v2',
+        service: waterService(code, { values, meteredInputs: [], components: [...FLATS, { code: 'ROUND', name: 'Rounding', model: 'totalRounding', increment, of: ['L0'] } as Component], batches: ['R-TOTAL'] }),
+      });
+    const fine = await save('R-FINE', '0.005');
+    assert.equal(fine.status, 400, JSON.stringify(fine.body));
+    assert.equal(fine.body.error.code, 'VALIDATION_FAILED');
+    assert.deepEqual(fine.body.error.details.map((d: { path: string }) => d.path), ['service.components[5].increment']);
+    assert.match(fine.body.error.details[0].message, /smallest unit \(0\.01\)/);
+    const named = await save('R-FINE', { value: 'STEP' }, [{ code: 'STEP', label: 'Step', value: '0.001' }]);
+    assert.equal(named.status, 400, JSON.stringify(named.body));
+    assert.deepEqual(named.body.error.details.map((d: { path: string }) => d.path), ['service.components[5].increment.value']);
+    assert.equal((await h.db.query("SELECT 1 FROM service WHERE app_code = $1 AND service_code = 'R-FINE'", [h.appCode])).rowCount, 0);
+    assert.equal((await save('R-CASH', '0.05')).status, 200);
+  });
+
   test('a rule the core does not have is refused by the database', async () => {
     await assert.rejects(h.db.query("UPDATE app SET rounding_mode = 'nearest' WHERE app_code = $1", [h.appCode]), /app_rounding_mode_check/);
   });

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Amount, Code } from '../fields.ts';
 import { apiDate } from '../days.ts';
-import { type Dec, roundToIncrement, ROUNDING_MODES, type RoundingMode, ZERO } from '../money.ts';
+import { type Dec, parseDecimal, roundToIncrement, ROUNDING_MODES, type RoundingMode, ZERO } from '../money.ts';
 import type { ModelResult } from '../trace.ts';
 import { partOfBill, partsOf } from './billShare.ts';
 import type { ModelContext, SegmentContext, SegmentOfBill } from './context.ts';
@@ -49,6 +49,33 @@ export type TotalRoundingTrace = {
   /** On an earlier segment's line of such a bill: the segment whose line rounds the bill (this line is 0). */
   measuredOn?: { version: number; start: string };
 };
+
+/**
+ * Rounding lines whose increment is finer than the app's currency: a 0.005 step on a currency
+ * of cents rounds the sum to half-cents, and the line, itself rounded to the cent like every
+ * line, no longer makes the total a multiple of its increment. Checked when a template is
+ * saved, where the app's minor units are known (templates/: makeService, updateService).
+ */
+export function incrementIssues(
+  components: readonly { model: string; increment?: unknown }[],
+  values: readonly { code: string; value: unknown }[],
+  minorUnits: number,
+  root = 'service',
+): { path: string; message: string }[] {
+  const issues: { path: string; message: string }[] = [];
+  components.forEach((c, i) => {
+    if (c.model !== 'totalRounding') return;
+    const named = typeof c.increment === 'object' && c.increment !== null ? (c.increment as { value?: unknown }).value : undefined;
+    const increment = parseDecimal(named === undefined ? c.increment : values.find((v) => v.code === named)?.value);
+    if (increment === null || increment.decimalPlaces() <= minorUnits) return;
+    const unit = minorUnits === 0 ? '1' : `0.${'0'.repeat(minorUnits - 1)}1`;
+    issues.push({
+      path: `${root}.components[${i}].increment${named === undefined ? '' : '.value'}`,
+      message: `must be a multiple of the currency's smallest unit (${unit}): the line itself is rounded to it, so the total would not be a multiple of ${increment.toFixed()}`,
+    });
+  });
+  return issues;
+}
 
 /**
  * A bill's total rounded to a whole unit, or to a cash increment, on a line of its own: the
