@@ -127,8 +127,10 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
         const part = seg.consumption[inp.code];
         const trace = readingTraces.get(inp.code) as ReadingTrace;
         quantity = part?.quantity ?? ZERO;
-        source = { reading: trace, unit: inp.unit, decimals: inp.decimals, segment };
-        segment.consumption = { input: inp.code, quantity: quantity.toFixed(inp.decimals), by: part?.by ?? 'days' };
+        // A part shared by days has up to SPLIT_DECIMALS: shown as it is priced, at least to the meter's decimals.
+        const decimals = Math.max(inp.decimals, quantity.decimalPlaces());
+        source = { reading: trace, unit: inp.unit, decimals, segment };
+        segment.consumption = { input: inp.code, quantity: quantity.toFixed(decimals), by: part?.by ?? 'days' };
         if (part?.from !== undefined) segment.consumption.from = part.from;
         if (part?.to !== undefined) segment.consumption.to = part.to;
         // The whole bill's reading period: the tier bounds take the segment's share of it (models/tiers.ts).

@@ -94,6 +94,17 @@ export type SplitInput = {
 };
 
 /**
+ * Decimals a consumption shared by days keeps (halfUp, on the running total), whatever the
+ * meter reads to; the allowances given per bill (tier bounds, free units) are shared to the
+ * same, so a consumption on a bound is on it in every segment, and one past it is past it
+ * (models/billShare.ts consumptionPart). Shared to the meter's whole units, 11 kL in a 1-day
+ * segment of 31 was 0 and 25 kL was 1, a unit then compared with a bound rounded otherwise:
+ * a version identical to the one before billed 20 kL on a bound of 20 at the next tier
+ * (700.00 for 800.00; a peer check) and 21 kL at the tier below.
+ */
+export const SPLIT_DECIMALS = 6;
+
+/**
  * The billed interval cut at each version change inside it, one segment per version in
  * force, each with its billed days and its part of each meter's consumption:
  *
@@ -102,8 +113,8 @@ export type SplitInput = {
  *   segments', the rest the later ones'.
  * - By days: between two known points (the previous reading, a change-date reading, the
  *   current reading) the consumption is shared by billed days (suspended days use none),
- *   each share rounded halfUp to the meter's decimals on the running total, so the parts
- *   are never negative and add up exactly to the consumption.
+ *   each share rounded halfUp to SPLIT_DECIMALS on the running total, so the parts are
+ *   never negative and add up exactly to the consumption.
  *
  * A change-date reading outside the two readings around it (below the previous, above the
  * current) is INVALID_READING: splitting by it would bill a negative part.
@@ -185,7 +196,7 @@ function splitConsumption(code: string, meter: SplitMeter, segments: readonly Se
       running += s.days;
       const last = i === stretch.length - 1;
       // The running total rounded, minus what earlier segments took: never negative, exact sum.
-      const upTo = last ? share : days === 0 ? ZERO : roundMoney(share.times(running).div(days), meter.decimals, 'halfUp');
+      const upTo = last ? share : days === 0 ? ZERO : roundMoney(share.times(running).div(days), SPLIT_DECIMALS, 'halfUp');
       const part: SegmentConsumption = { quantity: upTo.minus(taken), by: byReadings && stretch.length === 1 ? 'readings' : 'days' };
       if (i === 0 && from.reading !== undefined) part.from = from.reading;
       if (last && to.reading !== undefined) part.to = to.reading;

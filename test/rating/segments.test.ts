@@ -10,6 +10,7 @@ import { splitSegments, versionTimeline, type TariffVersion } from '../../src/ra
 import type { Component, Tariff } from '../../src/rating/tariff.ts';
 import { type PreparedTier, tierBounds } from '../../src/rating/models/tiers.ts';
 import type { GraduatedTrace } from '../../src/rating/models/graduated.ts';
+import type { VolumeTrace } from '../../src/rating/models/volume.ts';
 import { prepareTariff } from '../../src/rating/prepareTariff.ts';
 import { checkTariff } from '../../src/rating/checkTariff.ts';
 import { ctx } from './fixtures.ts';
@@ -115,24 +116,25 @@ describe('splitSegments: days and consumption per version', () => {
     assert.deepEqual(s[0]?.consumption.water?.to, { date: '2025-01-16', value: '1100' });
   });
 
-  test('suspended days use nothing: 20/01 to 23/01 suspended, 310 x 15/27 = 172.2 -> 172, then 138', () => {
+  test('suspended days use nothing: 20/01 to 23/01 suspended, 310 x 15/27 = 172.222222, then 137.777778', () => {
     const s = splitSegments({ period: JANUARY, suspended: [{ start: '2025-01-20', end: '2025-01-23' }], versions: pieces, meters: { water: water() } });
     assert.deepEqual(q(s), [
-      [1, '2025-01-01', '2025-01-15', 15, '172', 'days'],
-      [2, '2025-01-16', '2025-01-31', 12, '138', 'days'],
+      [1, '2025-01-01', '2025-01-15', 15, '172.222222', 'days'],
+      [2, '2025-01-16', '2025-01-31', 12, '137.777778', 'days'],
     ]);
     assert.equal(s[1]?.suspendedDays, 4);
   });
 
-  test('shares rounded on the running total never go negative: 2 kL over four 1-day segments', () => {
+  test('shares rounded on the running total never go negative: 0.000002 kL over four 1-day segments', () => {
     const four = [1, 2, 3, 4].map((v) => ({ version: v, start: `2025-01-0${v}`, end: `2025-01-0${v}` }));
     const s = splitSegments({
       period: { start: '2025-01-01', end: '2025-01-04' },
       versions: four,
-      meters: { water: { previous: { date: '2024-12-31', value: new Dec(0) }, current: { date: '2025-01-04', value: new Dec(2) }, quantity: new Dec(2), decimals: 0 } },
+      meters: { water: { previous: { date: '2024-12-31', value: new Dec(0) }, current: { date: '2025-01-04', value: new Dec('0.000002') }, quantity: new Dec('0.000002'), decimals: 6 } },
     });
-    // running: 0.5 -> 1, 1 -> 1, 1.5 -> 2, 2: parts 1, 0, 1, 0
-    assert.deepEqual(s.map((x) => x.consumption.water?.quantity.toFixed()), ['1', '0', '1', '0']);
+    // Shared to 6 decimals (SPLIT_DECIMALS), on the running total: 0.0000005 -> 0.000001,
+    // 0.000001, 0.0000015 -> 0.000002, 0.000002: parts 0.000001, 0, 0.000001, 0
+    assert.deepEqual(s.map((x) => x.consumption.water?.quantity.toFixed()), ['0.000001', '0', '0.000001', '0']);
   });
 
   test('a change-date reading above the current one is refused, not billed negative', () => {
@@ -272,7 +274,7 @@ describe('tier proration by the reading period (the published example)', () => {
   test('the bounds: 300 x 90/365 = 73.97 -> 74 (halfUp or up, 0 decimals), 300 x 92/365 = 75.62 -> 76', () => {
     const component = prepareTariff(yearly('halfUp')).components[0]!;
     const bound = (days: number, rounding: 'halfUp' | 'down' | 'up') =>
-      tierBounds((component as unknown as { tiers: PreparedTier[] }).tiers, { period: 'readingPeriod', basisDays: 365, decimals: 0, rounding }, ctx({ readingDays: new Dec(days) })).bounds[0]?.toFixed();
+      tierBounds((component as unknown as { tiers: PreparedTier[] }).tiers, { period: 'readingPeriod', basisDays: 365, decimals: 0, rounding }, null, ctx({ readingDays: new Dec(days) })).bounds[0]?.toFixed();
     assert.equal(bound(90, 'halfUp'), '74');
     assert.equal(bound(90, 'up'), '74');
     assert.equal(bound(90, 'down'), '73');
@@ -595,4 +597,48 @@ describe('once-per-bill rules across a version change', () => {
     const tp = (b.lines[1]!.trace as GraduatedTrace).tierProration!;
     assert.deepEqual([tp.activeDays, tp.daysBefore, tp.bounds], [17, 14, [{ upTo: '10', scaled: '6' }]]);
   });
+});
+
+// A peer check (OpenMeter's and Kill Bill's tier cases) saved a version identical to the one
+// before inside a term, and the bill changed: the consumption was split to the meter's whole
+// units while the bounds were split to 6 decimals (20 kL on a bound of 20 became 10 against
+// 9.677419, and went to the next tier: 700.00 for 800.00), and a level (rooms, an unmetered
+// input) met bounds and free units shared by days although it was not (600.00 for 800.00;
+// a package carried blocks between segments). A version that changes nothing must bill what
+// one version bills: to the cent where each segment's line is exact, within a cent a segment
+// where a level's amount is shared by days.
+describe('a version identical to the one before leaves the bill as it was', () => {
+  const tiers = [{ upTo: 10, rate: '50' }, { upTo: 20, rate: '40', flat: '7' }, { upTo: null, rate: '30' }];
+  const models: [string, (input: string) => Component][] = [
+    ['volume', (input) => ({ code: 'c', name: 'C', model: 'volume', input, tiers })],
+    ['graduated', (input) => ({ code: 'c', name: 'C', model: 'graduated', input, tiers })],
+    ['package with free units', (input) => ({ code: 'c', name: 'C', model: 'package', input, size: 4, price: '5', freeUnits: 10 })],
+    ['perUnit', (input) => ({ code: 'c', name: 'C', model: 'perUnit', input, rate: '1.25' })],
+  ];
+  const inputs: [string, (c: Component) => Tariff, (q: string) => Partial<RateBillInput>, string[]][] = [
+    ['a meter read to whole kL', (c) => ({ meteredInputs: [{ code: 'w', label: 'W', unit: 'kL', decimals: 0 }], components: [c] }), (q) => ({ readings: { w: { previous: { date: '2024-12-31', value: '0' }, current: { date: '2025-01-31', value: q } } } }), ['9', '10', '11', '19', '20', '21', '37']],
+    ['a meter read to 0.001', (c) => ({ meteredInputs: [{ code: 'w', label: 'W', unit: 'kL', decimals: 3 }], components: [c] }), (q) => ({ readings: { w: { previous: { date: '2024-12-31', value: '0' }, current: { date: '2025-01-31', value: q } } } }), ['9.999', '10', '10.001', '19.999', '20', '20.001']],
+    ['a level (rooms)', (c) => ({ unmeteredInputs: [{ code: 'w', label: 'Rooms', default: 1 }], components: [c] }), (q) => ({ readings: {}, subscription: { startDate: '2020-01-01', unmetered: { w: q } } as RateBillInput['subscription'] }), ['9', '10', '11', '20', '21']],
+  ];
+  for (const [model, component] of models) {
+    for (const [what, tariffOf, quantity, quantities] of inputs) {
+      test(`${model} on ${what}`, () => {
+        const t = tariffOf(component('w'));
+        for (const q of quantities) {
+          const one = bill([{ version: 1, from: JANUARY.start, tariff: t }], { tariff: t, ...quantity(q) });
+          for (const change of ['2025-01-02', '2025-01-16', '2025-01-31']) {
+            const two = bill(changeOn(change, t, t), { tariff: t, ...quantity(q) });
+            assert.equal(two.lines.length, 2);
+            const off = new Dec(two.total).minus(one.total).abs();
+            assert.ok(off.lte("0.01"), `${q}, change on ${change}: ${two.total} against ${one.total} (${two.lines.map((l) => l.amount).join(' + ')})`);
+            if (model === 'volume') {
+              // Every segment at the tier the whole bill reaches.
+              const reached = (one.lines[0]!.trace as VolumeTrace).tier.tier;
+              assert.deepEqual(two.lines.map((l) => (l.trace as VolumeTrace).tier.tier), [reached, reached], `${q}, change on ${change}`);
+            }
+          }
+        }
+      });
+    }
+  }
 });

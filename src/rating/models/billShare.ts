@@ -7,6 +7,8 @@
 import { type Dec, roundMoney, type RoundingMode } from '../money.ts';
 import type { ModelContext, SegmentContext, SegmentOfBill } from './context.ts';
 import type { PreparedComponent } from './registry.ts';
+import type { PreparedInput } from '../prepareTariff.ts';
+import { SPLIT_DECIMALS } from '../segments.ts';
 
 /**
  * The segment a line is one part of its bill in, or undefined when the line is rated over
@@ -16,6 +18,28 @@ import type { PreparedComponent } from './registry.ts';
 export function partOfBill(context: ModelContext): SegmentContext | undefined {
   const seg = context.segment;
   return seg !== undefined && context.activeDays !== seg.billDays ? seg : undefined;
+}
+
+/**
+ * The segment a line's quantity is one part of, with the decimals that part was split to,
+ * when an allowance given per bill on the quantity (tier bounds, a tier's flat, free units,
+ * a package's started block) is to be shared over the bill's segments: only for a metered
+ * consumption, which segments.ts splits among them. Undefined otherwise, and then the model
+ * rates the line as over the whole bill:
+ * - a level (an unmetered input: rooms, seats) is the whole of itself in every segment, so
+ *   it meets the whole allowance there, and rateLine takes the segment's share of the amount
+ *   by days. Shared out, the allowance shrank while the level did not: a version identical
+ *   to the one before billed 20 rooms on a volume tier "up to 20" at the next tier's rate
+ *   (600.00 for 800.00), and a package's blocks were carried between segments (a peer check);
+ * - a line outside a segment.
+ * The decimals are those the consumption was split to (SPLIT_DECIMALS): the allowance is
+ * shared like the consumption (the running total of days, rounded half up to them), so a
+ * consumption on a bound is on the bound in every segment, and one past it past it.
+ */
+export function consumptionPart(input: PreparedInput | null, context: ModelContext): { seg: SegmentContext; decimals: number } | undefined {
+  if (input === null || input.kind !== 'metered') return undefined;
+  const seg = partOfBill(context);
+  return seg === undefined ? undefined : { seg, decimals: SPLIT_DECIMALS };
 }
 
 /** A segment of the bill whose version has the component asked for, and that component. */

@@ -40,7 +40,7 @@ export type GraduatedTrace = {
  * charged by the segment's share of the bill's days (tierFlat): once per bill.
  */
 export function rateGraduated(component: PreparedGraduated, quantity: Dec, context: ModelContext): ModelResult<GraduatedTrace> {
-  const { bounds, trace: tierProration, segment: segmentBounds } = tierBounds(component.tiers, component.tierProration, context);
+  const { bounds, trace: tierProration, segment: segmentBounds } = tierBounds(component.tiers, component.tierProration, component.input, context);
   let amount = ZERO;
   let lower = ZERO;
   const tiers: TierTrace[] = [];
@@ -51,7 +51,7 @@ export function rateGraduated(component: PreparedGraduated, quantity: Dec, conte
     const top = upper === null || quantity.lt(upper) ? quantity : upper;
     const inTier = top.gt(lower) ? top.minus(lower) : ZERO;
     let tierAmount = inTier.times(tier.rate);
-    const flat = tier.flat === null ? undefined : tierFlat(tier.flat, context);
+    const flat = tier.flat === null ? undefined : tierFlat(tier.flat, component.input, context);
     if (flat !== undefined) tierAmount = tierAmount.plus(flat.amount);
     amount = amount.plus(tierAmount);
     tiers.push(tierTrace(i, lower, upper, tier, inTier, tierAmount, flat?.share));

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import { Amount, DecimalValue } from '../fields.ts';
 import { type Dec, toDecimal, ZERO } from '../money.ts';
 import type { ModelResult } from '../trace.ts';
-import { partOfBill, partsOf, shareOfBill } from './billShare.ts';
+import { consumptionPart, partsOf, shareOfBill } from './billShare.ts';
 import type { ModelContext, SegmentContext } from './context.ts';
 import { componentFields, defineModel, inputField, type PreparedBase, prorateField } from './model.ts';
 
@@ -45,9 +45,6 @@ export type PackageTrace = {
   left?: string;
 };
 
-/** Decimals free units shared by days keep (rounded halfUp): as a tier bound shared by days. */
-const FREE_SHARE_DECIMALS = 6;
-
 /**
  * price per started block of `size` units, counted after the first `freeUnits` units:
  * 0 units is 0 blocks, 1 unit is 1 block, size + 1 units is 2. With 100 free units in
@@ -61,12 +58,14 @@ const FREE_SHARE_DECIMALS = 6;
  *   billed one block more per segment than the bill's units needed).
  */
 export function ratePackage(component: PreparedPackage, quantity: Dec, context: ModelContext): ModelResult<PackageTrace> {
-  const part = partOfBill(context);
+  // Shared over the segments on a metered consumption only (consumptionPart), to the meter's decimals like a tier bound.
+  const shared = consumptionPart(component.input, context);
+  const part = shared?.seg;
   let free = component.freeUnits;
   let carriedIn = ZERO;
   let passesOn = false;
-  if (part !== undefined) {
-    if (!free.isZero()) free = shareOfBill(free, part.billDays, part.billDays, context, FREE_SHARE_DECIMALS, 'halfUp');
+  if (shared !== undefined && part !== undefined) {
+    if (!free.isZero()) free = shareOfBill(free, part.billDays, part.billDays, context, shared.decimals, 'halfUp');
     const carry = carryOf(component, part);
     if (carry.left !== undefined) carriedIn = toDecimal(carry.left);
     passesOn = carry.passesOn;

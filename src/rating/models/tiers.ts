@@ -3,7 +3,8 @@ import { Amount, DecimalString } from '../fields.ts';
 import { type Dec, toDecimal } from '../money.ts';
 import type { ModelContext } from './context.ts';
 import { RatingError } from '../errors.ts';
-import { partOfBill, shareOfBill } from './billShare.ts';
+import { consumptionPart, shareOfBill } from './billShare.ts';
+import type { PreparedInput } from '../prepareTariff.ts';
 import { type CheckContext, componentFields, inputField, type PrepareContext, type PreparedBase, prorateField } from './model.ts';
 
 /**
@@ -127,9 +128,6 @@ export type TierProrationTrace = {
  */
 export type SegmentBoundsTrace = { days: number; billDays: number; daysBefore?: number; bounds: { upTo: string; scaled: string }[] };
 
-/** Decimals a bound scaled to a segment keeps (rounded halfUp): finer than any meter reads. */
-export const SEGMENT_BOUND_DECIMALS = 6;
-
 /** Tiers ascending, only the last open, rates and flats not negative; tier proration in range. */
 export function checkTiers(
   c: { tiers: readonly Tier[]; tierProration?: TierProration | undefined },
@@ -201,8 +199,8 @@ export function prepareTiers(
  * version change its share by billed days, so the segments together charge it once (the
  * first tier's flat, charged even for no consumption, was charged in every segment).
  */
-export function tierFlat(flat: Dec, context: ModelContext): { amount: Dec; share?: FlatShareTrace } {
-  const part = partOfBill(context);
+export function tierFlat(flat: Dec, input: PreparedInput | null, context: ModelContext): { amount: Dec; share?: FlatShareTrace } {
+  const part = consumptionPart(input, context)?.seg;
   if (part === undefined) return { amount: flat };
   const amount = flat.times(context.activeDays).div(part.billDays);
   return { amount, share: { days: context.activeDays, billDays: part.billDays, amount: amount.toFixed() } };
@@ -258,30 +256,37 @@ export function explainTier(t: TierTrace): string {
  * the tier between them is then empty).
  *
  * In a segment of a bill spanning a version change (context.segment), bounds
- * written per term (no tier proration) are scaled by the segment's billed days
- * over the bill's, to SEGMENT_BOUND_DECIMALS halfUp, so the segments together
- * have the allowance of one term; bounds with tier proration use the segment's
+ * on a metered consumption written per term (no tier proration) are scaled by the
+ * segment's billed days over the bill's, to SPLIT_DECIMALS halfUp, as the
+ * consumption is split, so the segments together have the allowance of one term and a
+ * consumption on a bound stays on it; bounds with tier proration use the segment's
  * days (by readingPeriod, its share of the reading period's days). Either way a
  * segment's bound is rounded on the running total of the bill's days
- * (shareOfBill), so the segments' bounds add up to the bound of the bill.
+ * (shareOfBill), so the segments' bounds add up to the bound of the bill. Bounds on
+ * a level (an unmetered input) are the whole bill's in every segment
+ * (consumptionPart, billShare.ts).
  */
 export function tierBounds(
   tiers: readonly PreparedTier[],
   proration: PreparedTierProration | null,
+  input: PreparedInput | null,
   context: ModelContext,
 ): { bounds: (Dec | null)[]; trace?: TierProrationTrace; segment?: SegmentBoundsTrace } {
-  const seg = context.segment;
+  const shared = consumptionPart(input, context);
   if (proration === null) {
-    const part = partOfBill(context);
-    if (part === undefined) return { bounds: tiers.map((t) => t.upTo) };
-    const { bounds, traced } = scaleBounds(tiers, (upTo) => shareOfBill(upTo, part.billDays, part.billDays, context, SEGMENT_BOUND_DECIMALS, 'halfUp'));
+    if (shared === undefined) return { bounds: tiers.map((t) => t.upTo) };
+    const { seg: part, decimals } = shared;
+    const { bounds, traced } = scaleBounds(tiers, (upTo) => shareOfBill(upTo, part.billDays, part.billDays, context, decimals, 'halfUp'));
     const segment: SegmentBoundsTrace = { days: context.activeDays, billDays: part.billDays, bounds: traced };
     if (part.daysBefore > 0) segment.daysBefore = part.daysBefore;
     return { bounds, segment };
   }
+  // A level's bounds are prorated by the whole bill's days in every segment.
+  const seg = shared === undefined ? undefined : context.segment;
+  const measured: ModelContext = seg === context.segment ? context : { ...context, activeDays: context.segment?.billDays ?? context.activeDays, segment: undefined };
   // The measure the bounds are scaled by, for the whole bill: its billed days, or the
   // days between its two readings; a segment takes its share of it (shareOfBill).
-  let total: Dec | number = seg === undefined ? context.activeDays : seg.billDays;
+  let total: Dec | number = seg === undefined ? measured.activeDays : seg.billDays;
   if (proration.period === 'readingPeriod') {
     if (context.readingDays === undefined) {
       throw new RatingError('INVALID_TARIFF', "tier proration by 'readingPeriod' needs a metered input: the component has no readings", [
@@ -290,10 +295,10 @@ export function tierBounds(
     }
     total = context.readingDays;
   }
-  const { bounds, traced } = scaleBounds(tiers, (upTo) => shareOfBill(upTo, total, proration.basisDays, context, proration.decimals, proration.rounding));
+  const { bounds, traced } = scaleBounds(tiers, (upTo) => shareOfBill(upTo, total, proration.basisDays, measured, proration.decimals, proration.rounding));
   const trace: TierProrationTrace = {
     basisDays: proration.basisDays,
-    activeDays: context.activeDays,
+    activeDays: measured.activeDays,
     decimals: proration.decimals,
     rounding: proration.rounding,
     bounds: traced,

@@ -38,7 +38,7 @@ export type VolumeTrace = {
  * spanning a version change, the segment's share of it by days: tierFlat).
  */
 export function rateVolume(component: PreparedVolume, quantity: Dec, context: ModelContext): ModelResult<VolumeTrace> {
-  const { bounds, trace: tierProration, segment: segmentBounds } = tierBounds(component.tiers, component.tierProration, context);
+  const { bounds, trace: tierProration, segment: segmentBounds } = tierBounds(component.tiers, component.tierProration, component.input, context);
   let lower = ZERO;
   let i = 0;
   for (; i < component.tiers.length - 1; i++) {
@@ -49,7 +49,7 @@ export function rateVolume(component: PreparedVolume, quantity: Dec, context: Mo
   const tier = component.tiers[i] as PreparedTier;
   const upper = bounds[i] ?? null;
   let amount = quantity.times(tier.rate);
-  const flat = tier.flat === null ? undefined : tierFlat(tier.flat, context);
+  const flat = tier.flat === null ? undefined : tierFlat(tier.flat, component.input, context);
   if (flat !== undefined) amount = amount.plus(flat.amount);
   const trace: VolumeTrace = { model: 'volume', quantity: quantity.toFixed(), tier: tierTrace(i, lower, upper, tier, quantity, amount, flat?.share) };
   if (tierProration !== undefined) trace.tierProration = tierProration;
