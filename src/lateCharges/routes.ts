@@ -63,9 +63,15 @@ export async function lateChargeRoutes(app: FastifyInstance, services: Services)
     summary: "Run today's late charges now",
     description:
       "Queues the app's late-charge run for its today (app time zone), the job the daily schedule runs. Bills already charged are never charged again, so running it again is harmless.",
+    // product.md: a create or process answers data {}; the day it is for is a header.
+    headers: { 'X-Billrun-Charge-Date': 'the day the run is for, dd/mm/yyyy' },
     body: requestSchema({ method: 'Create', action: 'Run Late Charges' }, { data: Type.Optional(Type.Object({}, { additionalProperties: false })) }),
-    data: Type.Object({ chargeDate: Type.String({ description: 'the day the run is for, dd/mm/yyyy' }) }),
-    handler: async (_body, ctx) => runLateCharges(ctx.db, ctx.caller),
+    data: Type.Object({}),
+    handler: async (_body, ctx) => {
+      const { chargeDate } = await runLateCharges(ctx.db, ctx.caller);
+      ctx.reply.header('x-billrun-charge-date', chargeDate);
+      return {};
+    },
   });
 
   operation(app, services, {

@@ -16,9 +16,16 @@ export async function scheduleRoutes(app: FastifyInstance, services: Services): 
     description:
       "One schedule per template and batch (CONFLICT), on the template's billingCycle: each period's term is made on the period's first day and loaded and validated the day after its last, then left for approval or, with autoProcess, approved and processed. Periods are counted from startDate; the first term is the one of the period holding the app's today (or the first period, when startDate is ahead).",
     idempotent: true,
+    // product.md: a create answers data {} and names what it made in a header only (it
+    // answered data.schedule, which a client written to the contract does not expect).
+    headers: { 'X-Billrun-Schedule-Id': 'the new scheduleID (get-schedules with it answers the schedule and its next period)' },
     body: requestSchema({ method: 'Create', action: 'Create Schedule' }, { data: MakeScheduleData }),
-    data: Type.Object({ schedule: ScheduleRecord }),
-    handler: async (body, ctx) => ({ schedule: await makeSchedule(ctx.db, ctx.caller, body.data) }),
+    data: Type.Object({}),
+    handler: async (body, ctx) => {
+      const made = await makeSchedule(ctx.db, ctx.caller, body.data);
+      ctx.reply.header('x-billrun-schedule-id', String(made.scheduleID));
+      return {};
+    },
   });
 
   operation(app, services, {
@@ -73,8 +80,13 @@ export async function scheduleRoutes(app: FastifyInstance, services: Services): 
     summary: "Run today's schedules now",
     description:
       "Queues the run of the app's schedules for its today (time zone and clock), the job the hourly tick queues on each new day. Running a day again makes nothing twice.",
+    headers: { 'X-Billrun-Run-Date': 'the day the run is for, dd/mm/yyyy (get-schedule-runs with it shows what it did)' },
     body: requestSchema({ method: 'Create', action: 'Run Schedules' }, { data: Type.Optional(Type.Object({}, { additionalProperties: false })) }),
-    data: Type.Object({ runDate: Type.String({ description: 'the day the run is for, dd/mm/yyyy' }) }),
-    handler: async (_body, ctx) => runSchedulesNow(ctx.db, ctx.caller),
+    data: Type.Object({}),
+    handler: async (_body, ctx) => {
+      const { runDate } = await runSchedulesNow(ctx.db, ctx.caller);
+      ctx.reply.header('x-billrun-run-date', runDate);
+      return {};
+    },
   });
 }

@@ -403,9 +403,9 @@ export async function setupRecords(
     await ok('/admin/make-user', env('Create', 'Create User', { email: `clerk-${prefix.toLowerCase()}@example.test`, password: 'long enough pw', role: 'viewer' })),
     'x-billrun-user-id',
   );
-  r.scheduleID = (
-    await ok('/billing/schedules/make-schedule', env('Create', 'Create Schedule', { serviceCode: r.serviceCode, batchCode: r.batchCode, startDate: '01/02/2027' }))
-  ).body.data.schedule.scheduleID;
+  r.scheduleID = Number(
+    header(await ok('/billing/schedules/make-schedule', env('Create', 'Create Schedule', { serviceCode: r.serviceCode, batchCode: r.batchCode, startDate: '01/02/2027' })), 'x-billrun-schedule-id'),
+  );
   const plant = await h.request('POST', '/sandbox/plants', { token: `Bearer ${token}`, body: { name: `${prefix} fern`, tag: prefix } });
   assert.equal(plant.status, 201, JSON.stringify(plant.body));
   r.plantId = plant.body.id;

@@ -12,7 +12,8 @@ export async function runOnce(h: Harness): Promise<void> {
   const since = (await h.db.query<{ now: Date }>('SELECT now() AS now')).rows[0]!.now;
   const r = await h.post('/billing/late-charges/run-late-charges', env('Create', 'Run Late Charges'));
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  assert.equal(r.body.data.chargeDate, '31/01/2027');
+  assert.deepEqual(r.body.data, {});
+  assert.equal(r.headers.get('x-billrun-charge-date'), '31/01/2027');
   await eventually(async () => {
     const d = await h.db.query(`SELECT 1 FROM late_charge_day WHERE app_code = $1 AND charge_date = '2027-01-31' AND finished_at > $2`, [h.appCode, since]);
     return d.rowCount === 1 ? true : undefined;
