@@ -131,6 +131,12 @@ export async function loadDocumentData(db: Queryable, appCode: number, billIds: 
   return r.rows.map(toSource);
 }
 
+/** Whether a total due is to be paid, or the credit it leaves (a positive amount): DocumentData's payable and credit. */
+export function payableOf(totalDue: string): { payable: boolean; credit: string } {
+  if (totalDue.startsWith('-') && /[1-9]/.test(totalDue)) return { payable: false, credit: totalDue.slice(1) };
+  return { payable: /[1-9]/.test(totalDue), credit: '' };
+}
+
 const lineData = (l: RatedLine) => ({
   name: l.name,
   category: l.category,
@@ -140,6 +146,9 @@ const lineData = (l: RatedLine) => ({
   rate: l.rate === undefined ? '' : l.trace.model === 'percentage' ? `${l.rate}%` : l.rate,
   amount: l.amount,
   explanation: explainLine(l),
+  periodStart: l.trace.segment === undefined ? '' : dmyFromIso(l.trace.segment.start),
+  periodEnd: l.trace.segment === undefined ? '' : dmyFromIso(l.trace.segment.end),
+  version: l.trace.segment?.version ?? 0,
 });
 
 /**
@@ -240,6 +249,7 @@ function toSource(b: Row): BillDocumentSource {
       total: m(b.total),
       balanceBroughtForward: m(b.balance_brought_forward),
       totalDue: m(b.total_due),
+      ...payableOf(m(b.total_due)),
       estimated: b.estimated,
       paymentReference: paymentReference(b.bill_number),
       lines: b.lines.map(lineData),

@@ -2,7 +2,23 @@
 // with (docs/documents.md lists it), built from a stored bill by billContext.ts, and
 // the sample bill that previews and the check at save time use.
 
-export type BillLineData = { name: string; category: string; quantity: string; unit: string; rate: string; amount: string; explanation: string };
+export type BillLineData = {
+  name: string;
+  category: string;
+  quantity: string;
+  unit: string;
+  rate: string;
+  amount: string;
+  explanation: string;
+  /**
+   * On a bill spanning a tariff change, the days the line is for (dd/mm/yyyy), and its
+   * version: each line is repeated per version, and printed undated the customer could not
+   * tell the two prices apart (an outside check). Empty, and version 0, on other lines.
+   */
+  periodStart: string;
+  periodEnd: string;
+  version: number;
+};
 export type ReadingData = {
   input: string;
   unit: string;
@@ -56,6 +72,14 @@ export type DocumentData = {
     total: string;
     balanceBroughtForward: string;
     totalDue: string;
+    /**
+     * Whether the customer has anything to pay: totalDue above zero. A bill whose balance
+     * brought forward exceeds its total leaves the account in credit; the standard bill said
+     * "Total due: -43.47 by 11/12/2026" and "How to pay" (an outside check).
+     */
+    payable: boolean;
+    /** The account's credit after this bill, as a positive amount, when totalDue is below zero; empty otherwise. */
+    credit: string;
     estimated: boolean;
     paymentReference: string;
     lines: BillLineData[];
@@ -112,10 +136,12 @@ export const SAMPLE: DocumentData = Object.freeze({
     total: '2151.80',
     balanceBroughtForward: '40.00',
     totalDue: '2191.80',
+    payable: true,
+    credit: '',
     estimated: false,
     paymentReference: 'RF40 0000 0010 01',
     lines: [
-      { name: 'Standing charge', category: 'charge', quantity: '1', unit: '', rate: '150.00', amount: '150.00', explanation: 'Standing charge: flat 150.00.' },
+      { name: 'Standing charge', category: 'charge', quantity: '1', unit: '', rate: '150.00', amount: '150.00', explanation: 'Standing charge: flat 150.00.', periodStart: '', periodEnd: '', version: 0 },
       {
         name: 'Water',
         category: 'charge',
@@ -124,8 +150,11 @@ export const SAMPLE: DocumentData = Object.freeze({
         rate: '',
         amount: '1550.00',
         explanation: 'Water: METER read 100 on 31/10/2026 and 125 on 30/11/2026: 25 used; tier 1: 10 x 50 = 500.00; tier 2: 15 x 70 = 1050.00.',
+        periodStart: '',
+        periodEnd: '',
+        version: 0,
       },
-      { name: 'VAT', category: 'tax', quantity: '1', unit: '', rate: '16%', amount: '296.80', explanation: 'VAT: 16% of 1855.00.' },
+      { name: 'VAT', category: 'tax', quantity: '1', unit: '', rate: '16%', amount: '296.80', explanation: 'VAT: 16% of 1855.00.', periodStart: '', periodEnd: '', version: 0 },
     ],
     subscriptions: [],
     subscription: { id: '501', connection: 'METER_NO: M-1042', inputs: [{ code: 'METER_NO', label: 'Meter number', value: 'M-1042' }] },

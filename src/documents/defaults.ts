@@ -25,12 +25,12 @@ export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
 {% if bill.subscriptions.size > 0 %}{% for s in bill.subscriptions %}**Subscription {{ s.id }}{% if s.connection != blank %} ({{ s.connection }}){% endif %}, {{ s.periodStart }} to {{ s.periodEnd }}{% if s.estimated %} (estimated){% endif %}**
 | Description | Quantity | Rate | Amount ({{ bill.currency }}) |
 |---|--:|--:|--:|
-{% for line in s.lines %}| {{ line.name }} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
+{% for line in s.lines %}| {{ line.name }}{% if line.periodStart != blank %} ({{ line.periodStart }} to {{ line.periodEnd }}){% endif %} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
 {% endfor %}| Subtotal of subscription {{ s.id }} | | | {{ s.total }} |
 
 {% endfor %}{% else %}| Description | Quantity | Rate | Amount ({{ bill.currency }}) |
 |---|--:|--:|--:|
-{% for line in bill.lines %}| {{ line.name }} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
+{% for line in bill.lines %}| {{ line.name }}{% if line.periodStart != blank %} ({{ line.periodStart }} to {{ line.periodEnd }}){% endif %} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
 {% endfor %}{% endif %}
 | Summary | Amount ({{ bill.currency }}) |
 |---|--:|
@@ -38,7 +38,7 @@ export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
 | Tax | {{ bill.tax }} |
 | Total of this bill | {{ bill.total }} |
 | Balance brought forward | {{ bill.balanceBroughtForward }} |
-| Total due by {{ bill.dueDate }} | {{ bill.totalDue }} |
+{% if bill.payable %}| Total due by {{ bill.dueDate }} | {{ bill.totalDue }} |{% elsif bill.credit != blank %}| In credit after this bill: nothing to pay | {{ bill.credit }} |{% else %}| Nothing to pay | {{ bill.totalDue }} |{% endif %}
 {% if bill.activity.entries.size > 0 %}
 ## Since your last bill
 | Account activity | Amount ({{ bill.currency }}) |
@@ -47,7 +47,7 @@ export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
 {% for e in bill.activity.entries %}| {{ e.date }} {{ e.description }} | {{ e.amount }} |
 {% endfor %}| Balance brought forward | {{ bill.balanceBroughtForward }} |
 {% endif %}
-**Total due: {{ bill.totalDue }} {{ bill.currency }} by {{ bill.dueDate }}**
+{% if bill.payable %}**Total due: {{ bill.totalDue }} {{ bill.currency }} by {{ bill.dueDate }}**{% elsif bill.credit != blank %}**Nothing to pay: your account is {{ bill.credit }} {{ bill.currency }} in credit, which is taken off your next bill.**{% else %}**Nothing to pay.**{% endif %}
 {% if bill.readings.size > 0 %}
 ## Meter readings
 | Meter | Previous reading | This reading | Used |
@@ -61,23 +61,26 @@ export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
 | Bill | Date | Period | Used | Total ({{ bill.currency }}) |
 |---|---|---|--:|--:|
 {% for h in bill.history %}| {{ h.number }} | {{ h.date }} | {{ h.periodStart }} to {{ h.periodEnd }} | {{ h.consumption }} | {{ h.total }} |
-{% endfor %}{% endif %}
+{% endfor %}{% endif %}{% if bill.payable %}
 ## How to pay
 **Payment reference: {{ bill.paymentReference }}**
 > Please quote the payment reference with every payment.
 {% if service.bankAccounts.size > 0 %}| Bank | Account name | Account number | Branch | SWIFT |
 |---|---|---|---|---|
 {% for b in service.bankAccounts %}| {{ b.bankName }} | {{ b.accountName }} | {{ b.accountNumber }} | {{ b.branch }} | {{ b.swift }} |
-{% endfor %}{% endif %}`;
+{% endfor %}{% endif %}{% endif %}`;
 
-export const DEFAULT_EMAIL_SUBJECT = 'Your {{ app.name }} bill {{ bill.number }}: {{ bill.totalDue }} {{ bill.currency }} due {{ bill.dueDate }}';
+export const DEFAULT_EMAIL_SUBJECT =
+  'Your {{ app.name }} bill {{ bill.number }}: {% if bill.payable %}{{ bill.totalDue }} {{ bill.currency }} due {{ bill.dueDate }}{% elsif bill.credit != blank %}nothing to pay, {{ bill.credit }} {{ bill.currency }} in credit{% else %}nothing to pay{% endif %}';
 
 export const DEFAULT_EMAIL_BODY = `Dear {{ account.name }},
 
 your bill {{ bill.number }} for {{ bill.periodStart }} to {{ bill.periodEnd }} (account {{ account.number }}) is attached.
-
-Total due: {{ bill.totalDue }} {{ bill.currency }} by {{ bill.dueDate }}.
-Payment reference: {{ bill.paymentReference }} (please quote it with every payment)
+{% if bill.replaces %}
+It replaces bill {{ bill.replaces.number }} of {{ bill.replaces.date }}, which credit note {{ bill.replaces.creditNoteNumber }} cancelled; what you paid towards that bill counts towards this one.
+{% endif %}
+{% if bill.payable %}Total due: {{ bill.totalDue }} {{ bill.currency }} by {{ bill.dueDate }}.
+Payment reference: {{ bill.paymentReference }} (please quote it with every payment){% elsif bill.credit != blank %}Nothing to pay: your account is {{ bill.credit }} {{ bill.currency }} in credit, which is taken off your next bill.{% else %}Nothing to pay.{% endif %}
 
 {{ app.name }}
 `;

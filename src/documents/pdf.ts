@@ -203,14 +203,15 @@ function drawTable(doc: Doc, t: Extract<Block, { kind: 'table' }>): void {
   // Loops, not Math.max(...rows): a table of 400,000 rows overflowed the call stack (a 500).
   let columns = 0;
   for (const r of all) columns = Math.max(columns, r.length);
-  const widths = columnWidths(doc, all, columns);
-  const drawRow = (row: string[], header: boolean) => {
+  const widths = columnWidths(doc, t.header, t.rows, columns);
+  const heightOf = (row: string[], header: boolean) => {
     doc.fontSize(SIZE.text);
     useFont(doc, header ? 'bold' : 'regular');
-    let estimate = 0;
-    row.forEach((c, i) => (estimate = Math.max(estimate, doc.heightOfString(c || ' ', { width: widths[i]! - 2 * PAD }))));
-    estimate += 2 * VPAD;
-    ensure(doc, estimate);
+    let h = 0;
+    row.forEach((c, i) => (h = Math.max(h, doc.heightOfString(c || ' ', { width: widths[i]! - 2 * PAD }))));
+    return h + 2 * VPAD;
+  };
+  const drawRow = (row: string[], header: boolean) => {
     const top = doc.y;
     let x = MARGIN;
     let bottom = top;
@@ -224,20 +225,47 @@ function drawTable(doc: Doc, t: Extract<Block, { kind: 'table' }>): void {
     doc.moveTo(MARGIN, doc.y).lineTo(MARGIN + WIDTH, doc.y).lineWidth(header ? 0.8 : 0.3).strokeColor(header ? '#444444' : '#cccccc').stroke();
     doc.x = MARGIN;
   };
-  if (t.header) drawRow(t.header, true);
-  for (const r of t.rows) drawRow(r, false);
+  // A header is never left alone at the foot of a page: it goes over with the first row
+  // (an outside check found a bank table's headings on page 1 and its one row on page 2),
+  // and is drawn again at the top of each page the table runs on to.
+  const headerHeight = t.header ? heightOf(t.header, true) : 0;
+  if (t.header) {
+    ensure(doc, headerHeight + (t.rows.length > 0 ? heightOf(t.rows[0]!, false) : 0));
+    drawRow(t.header, true);
+  }
+  for (const r of t.rows) {
+    const h = heightOf(r, false);
+    if (doc.y + h > BOTTOM) {
+      doc.addPage();
+      if (t.header && headerHeight + h <= BOTTOM - MARGIN) drawRow(t.header, true);
+    }
+    drawRow(r, false);
+  }
   doc.y += 4;
 }
 
-/** Widths by each column's widest cell, scaled to the page; no column below a minimum. */
-function columnWidths(doc: Doc, rows: string[][], columns: number): number[] {
+/**
+ * Widths by each column's widest cell, scaled to the page; no column below a minimum. A
+ * column is never narrower than its longest word (in bold for the header): scaled below it,
+ * a heading was broken inside a word ("Subscripti" / "on", an outside check's finding).
+ */
+function columnWidths(doc: Doc, header: string[] | null, rows: string[][], columns: number): number[] {
   doc.fontSize(SIZE.text);
-  useFont(doc, 'regular');
-  const natural = Array.from({ length: columns }, (_, i) => {
+  const natural: number[] = [];
+  const least: number[] = [];
+  for (let i = 0; i < columns; i++) {
     let widest = 24;
-    for (const r of rows) widest = Math.max(widest, Math.min(doc.widthOfString(r[i] ?? '') + 2 * PAD + 2, WIDTH * 0.7));
-    return widest;
-  });
+    let word = 24;
+    const measure = (text: string, weight: FontName) => {
+      useFont(doc, weight);
+      widest = Math.max(widest, Math.min(doc.widthOfString(text) + 2 * PAD + 2, WIDTH * 0.7));
+      for (const w of text.split(/\s+/)) if (w !== '') word = Math.max(word, Math.min(doc.widthOfString(w) + 2 * PAD + 2, WIDTH * 0.35));
+    };
+    if (header) measure(header[i] ?? '', 'bold');
+    for (const r of rows) measure(r[i] ?? '', 'regular');
+    natural.push(widest);
+    least.push(word);
+  }
   const total = natural.reduce((a, b) => a + b, 0);
   if (total <= WIDTH) {
     // Spare room is shared: half to the first column (where descriptions are), half evenly,
@@ -245,5 +273,9 @@ function columnWidths(doc: Doc, rows: string[][], columns: number): number[] {
     const spare = WIDTH - total;
     return natural.map((w, i) => w + (columns === 1 ? spare : spare / 2 / columns + (i === 0 ? spare / 2 : 0)));
   }
-  return natural.map((w) => (w / total) * WIDTH);
+  const floor = least.reduce((a, b) => a + b, 0);
+  if (floor >= WIDTH) return least.map((w) => (w / floor) * WIDTH);
+  // Each column keeps its longest word; what is left is shared by what each needs beyond it.
+  const scale = (WIDTH - floor) / (total - floor);
+  return natural.map((w, i) => least[i]! + (w - least[i]!) * scale);
 }
