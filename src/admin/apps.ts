@@ -162,10 +162,12 @@ export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: A
       // The stored late-charge amounts must still fit the new minor units.
       const kept = checkSettings({ lateCharge: before.lateCharge }, c.minorUnits);
       if (kept.length > 0) throw validationFailed(kept.map((d) => ({ path: d.path, message: `${d.message} (the stored late charge, with the new minorUnits)` })));
-      // And every pricing template's rounding increments (any version: an old one still bills its days).
+    }
+    if (c.minorUnits !== undefined && c.minorUnits < row.minor_units) {
+      // Every pricing template's rounding increments (any version: an old one still bills its days).
       const versions = await tx.query<{ code: string; version: number; definition: { components?: { model: string }[]; values?: { code: string; value: unknown }[] } }>(
         `SELECT s.service_code AS code, v.version, v.definition FROM service s JOIN service_version v USING (service_id)
-          WHERE s.app_code = $1 AND v.definition->'components' @> '[{"model": "totalRounding"}]' ORDER BY s.code, v.version`,
+          WHERE s.app_code = $1 AND v.definition->'components' @> '[{"model": "totalRounding"}]' ORDER BY s.service_code, v.version`,
         [appCode],
       );
       for (const v of versions.rows) {
