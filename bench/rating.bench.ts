@@ -66,10 +66,13 @@ const inputs = (withChange: boolean): RosterInput[] =>
   });
 const term = { termId: '1', appCode: 1, start: '2026-11-01', end: '2026-11-30', dueDate: '2026-12-14', watermark: null, meteredCodes: ['METER'], minorUnits: 2, rounding: 'halfUp' as const };
 const terms: { name: string; ctx: RunContext; inputs: RosterInput[] }[] = [
-  { name: 'one version', ctx: { ...term, tariff: v1 }, inputs: inputs(false) },
+  { name: 'one version', ctx: { ...term, tariff: v1, inForce: [{ version: 1, from: '2026-11-01', tariff: v1 }] }, inputs: inputs(false) },
   {
     name: 'version change',
-    ctx: { ...term, tariff: v1, versions: [{ version: 1, from: '2026-11-01', tariff: v1 }, { version: 2, from: '2026-11-16', tariff: v2 }] },
+    ctx: (() => {
+      const versions = [{ version: 1, from: '2026-11-01', tariff: v1 }, { version: 2, from: '2026-11-16', tariff: v2 }];
+      return { ...term, tariff: v1, versions, inForce: versions };
+    })(),
     inputs: inputs(true),
   },
 ];

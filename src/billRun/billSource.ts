@@ -12,6 +12,8 @@ export type BillSource = {
   endDate: string | null;
   unmetered: Record<string, string | number>;
   suspended?: { start: string; end: string | null }[];
+  /** Values the unmetered inputs took from a day inside the bill (levels.ts); absent when none. */
+  levels?: { from: string; unmetered: Record<string, string | number> }[];
   /** The account's balance the run read: the bill's balance brought forward. */
   balance: string;
   rounding: RoundingMode;
@@ -36,6 +38,7 @@ export function billSource(ctx: RunContext, input: RosterInput, bill?: RatedBill
     readings: input.readingIds ?? {},
   };
   if (input.suspended !== undefined) s.suspended = input.suspended;
+  if (input.levels !== undefined) s.levels = input.levels;
   if (input.changeReadings !== undefined) s.changeReadings = input.changeReadings;
   const prepaid = bill === undefined ? undefined : prepaidSource(input, bill);
   if (prepaid !== undefined) s.prepaid = prepaid;
@@ -65,6 +68,7 @@ export function inputOfSource(
     readings: {},
   };
   if (source.suspended !== undefined) input.suspended = source.suspended;
+  if (source.levels !== undefined) input.levels = source.levels;
   if (source.changeReadings !== undefined) input.changeReadings = source.changeReadings;
   if (source.prepaid !== undefined) input.prepaid = source.prepaid.advances;
   const missing: { path: string; id: string }[] = [];

@@ -6,6 +6,7 @@ import { loadPrepaidAdvances, prepaidContext, type PrepaidContext } from './prep
 import { termVersions } from './versions.ts';
 import type { TermRow } from './termStore.ts';
 import { suspendedPeriods, suspensionPeriodsSql } from './suspensions.ts';
+import { levelChangesSql, levelsOver, type LevelChange, type Levels } from './levels.ts';
 import { effectiveSql } from '../readings/store.ts';
 
 export type RunContext = {
@@ -23,6 +24,8 @@ export type RunContext = {
    * in date order, each from its first day in the term. Absent when one version is in force.
    */
   versions?: TariffVersion[];
+  /** The versions in force over the term, one or more: a bill whose unmetered inputs change inside it is rated in segments named by them. */
+  inForce: TariffVersion[];
   /** Metered inputs any version in force uses. */
   meteredCodes: string[];
   minorUnits: number;
@@ -39,6 +42,8 @@ export type RosterInput = {
   unmetered: Record<string, string | number>;
   /** Suspensions from its history (first and last suspended day; end null while suspended); absent when none. */
   suspended?: { start: string; end: string | null }[];
+  /** Values its unmetered inputs take from a day inside the bill (levels.ts); `unmetered` is the first billed day's. Absent when none. */
+  levels?: { from: string; unmetered: Record<string, string | number> }[];
   balance: string;
   /** Per metered input: both readings, or only the previous one (the rating names it in MISSING_READING), or none. */
   readings: Record<string, MeterReadings | LastReadingOnly | undefined>;
@@ -76,6 +81,7 @@ export async function runContext(db: Queryable, term: TermRow, watermark: string
     dueDate: term.due_date,
     watermark,
     tariff,
+    inForce: versions,
     meteredCodes: [...meteredCodes],
     minorUnits: term.minor_units,
     rounding: term.rounding_mode as RoundingMode,
@@ -164,6 +170,7 @@ export async function loadRosterInputs(
   if (inputs.length === 0) return inputs;
   const byId = new Map(inputs.map((i) => [i.subscriptionId, i]));
   await loadSuspensions(db, byId, fromId, toId, o.ids);
+  await loadLevels(db, ctx, byId, fromId, toId, o.ids);
   await loadPrepaidAdvances(db, ctx, byId, fromId, toId);
   if (ctx.meteredCodes.length === 0) return inputs;
   // A term spanning a version change also reads each meter's readings on the change dates,
@@ -208,6 +215,32 @@ async function loadSuspensions(db: Queryable, byId: Map<string, RosterInput>, fr
     if (input === undefined) continue;
     const suspended = suspendedPeriods(row.periods, input.startDate);
     if (suspended !== undefined) input.suspended = suspended;
+  }
+}
+
+/**
+ * The unmetered inputs' values over each bill's days, for the subscriptions that changed them
+ * (levels.ts): one probe of the history's index per chunk, rows only for those with changes.
+ */
+async function loadLevels(db: Queryable, ctx: RunContext, byId: Map<string, RosterInput>, fromId: string, toId: string, ids?: string[]): Promise<void> {
+  const r = await db.query<{ subscription_id: string; event_id: string; date: string; before: Levels | null; after: Levels | null }>(
+    levelChangesSql(ids === undefined ? 'e.subscription_id BETWEEN $1 AND $2' : 'e.subscription_id = ANY($1::bigint[])'),
+    ids === undefined ? [fromId, toId] : [ids],
+  );
+  const bySubscription = new Map<string, LevelChange[]>();
+  for (const row of r.rows) {
+    let list = bySubscription.get(row.subscription_id);
+    if (list === undefined) bySubscription.set(row.subscription_id, (list = []));
+    list.push({ date: row.date, eventId: row.event_id, before: row.before, after: row.after });
+  }
+  for (const [id, changes] of bySubscription) {
+    const input = byId.get(id);
+    if (input === undefined) continue;
+    const first = input.startDate > ctx.start ? input.startDate : ctx.start;
+    const last = input.endDate !== null && input.endDate < ctx.end ? input.endDate : ctx.end;
+    const over = levelsOver(changes, input.unmetered, first, last);
+    input.unmetered = over.unmetered;
+    if (over.levels !== undefined) input.levels = over.levels;
   }
 }
 
@@ -332,15 +365,22 @@ export async function rateEach(ctx: RunContext, inputs: RosterInput[], onRated: 
       const billInput: Parameters<typeof rateBill>[0] = {
         tariff: ctx.tariff,
         term: { start: ctx.start, end: ctx.end },
-        subscription:
-          input.suspended === undefined
-            ? { startDate: input.startDate, endDate: input.endDate, unmetered: input.unmetered }
-            : { startDate: input.startDate, endDate: input.endDate, unmetered: input.unmetered, suspended: input.suspended },
+        subscription: {
+          startDate: input.startDate,
+          endDate: input.endDate,
+          unmetered: input.unmetered,
+          ...(input.suspended === undefined ? {} : { suspended: input.suspended }),
+          ...(input.levels === undefined ? {} : { levels: input.levels }),
+        },
         readings: input.readings,
         minorUnits: ctx.minorUnits,
         rounding: ctx.rounding,
         balanceBroughtForward: input.balance,
-        ...(ctx.versions === undefined ? {} : { versions: ctx.versions, ...(input.changeReadings === undefined ? {} : { changeReadings: input.changeReadings }) }),
+        ...(ctx.versions === undefined
+          ? input.levels === undefined
+            ? {}
+            : { versions: ctx.inForce }
+          : { versions: ctx.versions, ...(input.changeReadings === undefined ? {} : { changeReadings: input.changeReadings }) }),
       };
       // A Prepaid term's advance is priced by the version in force on its last day.
       bill =

@@ -194,7 +194,11 @@ const periodsOf = (rs: readonly Range[]): SuspendedPeriod[] => rs.map(([a, b]) =
  * paid in advance, the credits for prepaid days not used, the fixed section in advance
  * for the coming period. Each line's trace.prepaid says which.
  */
-export function ratePrepaidBill(input: RateBillInput, p: PrepaidInput): PrepaidRatedBill {
+export function ratePrepaidBill(given: RateBillInput, p: PrepaidInput): PrepaidRatedBill {
+  // A Prepaid bill is not cut at a change of its unmetered inputs: it is rated at the values
+  // in force on its last day, which also price the advance for the coming period (docs/accounts.md).
+  const { levels, ...kept } = given.subscription;
+  const input: RateBillInput = levels === undefined || levels.length === 0 ? given : { ...given, subscription: { ...kept, unmetered: levels[levels.length - 1]!.unmetered } };
   const minorUnits = input.minorUnits;
   const rounding = input.rounding ?? 'halfUp';
   const termStart = dayNumber(input.term.start, 'term.start');

@@ -34,6 +34,15 @@ export type RateBillInput = {
      * billed: they are taken off activeDays. They may overlap or reach outside the term.
      */
     suspended?: readonly { start: string; end?: string | null }[];
+    /**
+     * Values the unmetered inputs take from a later day of the bill (update-subscription's
+     * date), 'YYYY-MM-DD', in date order: `unmetered` holds on the first billed day, each of
+     * these from its day on. The bill is then rated in segments cut at those days (5 seats
+     * then 10 from the 15th: each part its days), like a version change; a day outside the
+     * billed days changes nothing. Needs `versions` (one version is enough) for the segments'
+     * version numbers.
+     */
+    levels?: readonly { from: string; unmetered: Readonly<Record<string, string | number>> }[];
   };
   /** Readings by metered input code. A metered input some component uses must have them. */
   readings?: Readonly<Record<string, MeterReadings | LastReadingOnly | undefined>>;
@@ -131,7 +140,14 @@ export function rateBill(input: RateBillInput): RatedBill {
     throw new RatingError('NOT_ACTIVE', `the subscription is suspended on every day it is connected between ${apiDate(input.term.start)} and ${apiDate(input.term.end)}`);
   }
 
-  if (versions !== undefined && versions.length > 1) {
+  const levelChanges = (sub.levels ?? []).filter((l) => {
+    const day = dayNumber(l.from, 'subscription.levels.from');
+    return day > activeStart && day <= activeEnd;
+  });
+  if (levelChanges.length > 0 && (versions === undefined || versions.length === 0)) {
+    throw new RatingError('INVALID_TARIFF', 'unmetered inputs that change inside the bill need the versions in force (their numbers name the segments)');
+  }
+  if (versions !== undefined && (versions.length > 1 || levelChanges.length > 0)) {
     return rateSegmentedBill(input, versions, settings, {
       termStart,
       termEnd,

@@ -53,10 +53,47 @@ function prepareVersions(versions: readonly TariffVersion[], termStart: number, 
   return made;
 }
 
+/**
+ * The version pieces cut again at each day the unmetered inputs change inside the billed
+ * days (rateBill's levels), each part with the values in force over it: a change of rooms or
+ * seats from the 15th bills each value for its own days, as a version change does.
+ */
+function cutAtLevels(pieces: readonly VersionDays[], sub: RateBillInput['subscription'], activeStart: number, activeEnd: number): readonly VersionDays[] {
+  const levels = sub.levels;
+  if (levels === undefined || levels.length === 0) return pieces;
+  // Only the changes inside the billed days: `unmetered` is the value on the first of them.
+  const changes = levels
+    .map((l) => ({ day: dayNumber(l.from, 'subscription.levels.from'), unmetered: l.unmetered }))
+    .filter((c) => c.day > activeStart && c.day <= activeEnd)
+    .sort((a, b) => a.day - b.day);
+  const valueOn = (day: number) => {
+    let value = sub.unmetered ?? {};
+    for (const c of changes) if (c.day <= day) value = c.unmetered;
+    return value;
+  };
+  const out: VersionDays[] = [];
+  for (const p of pieces) {
+    let start = Math.max(p.start, activeStart);
+    const end = Math.min(p.end, activeEnd);
+    for (const c of changes) {
+      if (c.day <= start || c.day > end) continue;
+      out.push({ version: p.version, start, end: c.day - 1, unmetered: valueOn(start) });
+      start = c.day;
+    }
+    out.push({ version: p.version, start, end, unmetered: valueOn(start) });
+  }
+  return out;
+}
+
 export function rateSegmentedBill(input: RateBillInput, versions: readonly TariffVersion[], settings: LineSettings, d: BillDays): RatedBill {
   const { prepared, pieces } = prepareVersions(versions, d.termStart, d.termEnd);
   const activePeriod = { start: dateOfDay(d.activeStart), end: dateOfDay(d.activeEnd) };
-  const inPeriod = pieces.filter((p) => p.end >= d.activeStart && p.start <= d.activeEnd);
+  const inPeriod = cutAtLevels(
+    pieces.filter((p) => p.end >= d.activeStart && p.start <= d.activeEnd),
+    input.subscription,
+    d.activeStart,
+    d.activeEnd,
+  );
 
   // ---- each meter any segment's version uses: its consumption once, for the whole bill
   const meters: Record<string, SplitMeter> = {};
@@ -136,7 +173,7 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
         // The whole bill's reading period: the tier bounds take the segment's share of it (models/tiers.ts).
         if (byReadingPeriod) context.readingDays = readingDays(trace);
       } else if (inp !== null) {
-        const u = unmeteredQuantity(inp, sub.unmetered?.[inp.code]);
+        const u = unmeteredQuantity(inp, (seg.unmetered ?? sub.unmetered)?.[inp.code]);
         quantity = u.quantity;
         source = { input: u.trace, segment };
       } else source = { segment };

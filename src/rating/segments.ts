@@ -81,6 +81,8 @@ export type Segment = {
   suspended: SuspendedPeriod[];
   /** Per metered input code. */
   consumption: Record<string, SegmentConsumption>;
+  /** The unmetered inputs' values in this segment, when they change inside the bill; absent: the subscription's. */
+  unmetered?: Readonly<Record<string, string | number>>;
 };
 
 export type SplitInput = {
@@ -126,7 +128,13 @@ export function splitSegments(input: SplitInput): Segment[] {
 }
 
 /** A version piece in day numbers (the rating's cached form of VersionPiece). */
-export type VersionDays = { version: number; start: number; end: number };
+export type VersionDays = {
+  version: number;
+  start: number;
+  end: number;
+  /** The unmetered inputs' values over the piece, when they change inside the bill (rateBill's levels). */
+  unmetered?: Readonly<Record<string, string | number>>;
+};
 
 /** splitSegments on day numbers: the bill run's path, with the term's pieces parsed once. */
 export function splitSegmentDays(
@@ -150,7 +158,9 @@ export function splitSegmentDays(
       suspendedDays += y - x + 1;
       periods.push({ start: dateOfDay(x), end: dateOfDay(y) });
     }
-    segments.push({ version: piece.version, start: dateOfDay(a), end: dateOfDay(b), days: b - a + 1 - suspendedDays, suspendedDays, suspended: periods, consumption: {} });
+    const segment: Segment = { version: piece.version, start: dateOfDay(a), end: dateOfDay(b), days: b - a + 1 - suspendedDays, suspendedDays, suspended: periods, consumption: {} };
+    if (piece.unmetered !== undefined) segment.unmetered = piece.unmetered;
+    segments.push(segment);
   }
   if (meters !== undefined) {
     for (const code in meters) {

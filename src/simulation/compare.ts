@@ -33,14 +33,16 @@ export function billConsumption(bill: RatedBill): Dec {
 /**
  * The context the draft side is rated by: the term's, with the draft as its one tariff over
  * the whole term, in place of every version in force (docs/simulation.md, "A term that spans
- * a version change"). The term's `versions` must go: rateBill rates by them when a term has
+ * a version change"). The term's `versions` must go, and `inForce` be the draft alone: rateBill rates by them when a term has
  * them and never reads `tariff`, so a draft set beside them was ignored and every difference
  * on such a term was zero (issue 13). Every rating of the draft (the chunks, a page of
  * results rated again, the solve's tries) takes its context from here.
  */
 export function draftContext(ctx: RunContext, draft: Tariff): RunContext {
   const { versions: _termVersions, ...rest } = ctx;
-  return { ...rest, tariff: draft };
+  // A bill whose unmetered inputs change inside it is rated in segments named by inForce:
+  // the draft is then its one version too (numbered as the first in force).
+  return { ...rest, tariff: draft, inForce: [{ version: ctx.inForce[0]?.version ?? 1, from: ctx.start, tariff: draft }] };
 }
 
 /** Each input rated by the term's tariff (its versions in force) and by the draft, in the inputs' order. */

@@ -107,6 +107,7 @@ export function rosterInputOf(row: { subscription_id: string; account_id: string
 const storedInput = (i: RosterInput): string => {
   const kept: StoredInput = { startDate: i.startDate, endDate: i.endDate, unmetered: i.unmetered, balance: i.balance, readings: i.readings };
   if (i.suspended !== undefined) kept.suspended = i.suspended;
+  if (i.levels !== undefined) kept.levels = i.levels;
   if (i.changeReadings !== undefined) kept.changeReadings = i.changeReadings;
   return JSON.stringify(kept);
 };

@@ -642,3 +642,55 @@ describe('a version identical to the one before leaves the bill as it was', () =
     }
   }
 });
+
+// A peer check (Flexprice's proration cases): update-subscription's date was recorded and
+// ignored, so 5 seats that became 10 on 15/03 were billed 10 for the whole month (100.00).
+// Unmetered inputs that change inside a bill cut it into segments like a version change.
+describe('unmetered inputs that change inside the bill', () => {
+  const MARCH = { start: '2024-03-01', end: '2024-03-31' };
+  const seats = (c: Partial<Component> = {}): Tariff => ({
+    unmeteredInputs: [{ code: 'seats', label: 'Seats', default: 1 }],
+    components: [{ code: 'seats', name: 'Seats', model: 'perUnit', input: 'seats', rate: '10', prorate: true, ...c } as Component],
+  });
+  const rate = (t: Tariff, levels: { from: string; unmetered: Record<string, number> }[], over: Partial<RateBillInput['subscription']> = {}) =>
+    rateBill({
+      tariff: t,
+      versions: [{ version: 3, from: MARCH.start, tariff: t }],
+      term: MARCH,
+      subscription: { startDate: '2024-02-01', unmetered: { seats: 5 }, levels, ...over },
+      minorUnits: 2,
+    });
+
+  test('5 seats, 10 from 15/03: 5 x 10 x 14/31 + 10 x 10 x 17/31 = 22.58 + 54.84 = 77.42', () => {
+    const b = rate(seats(), [{ from: '2024-03-15', unmetered: { seats: 10 } }]);
+    assert.deepEqual(b.lines.map((l) => [l.quantity, l.amount, l.trace.segment?.start, l.trace.segment?.end, l.trace.segment?.version]), [
+      ['5', '22.58', '2024-03-01', '2024-03-14', 3],
+      ['10', '54.84', '2024-03-15', '2024-03-31', 3],
+    ]);
+    assert.equal(b.total, '77.42');
+  });
+
+  test('a change before the bill or after it changes nothing here; two changes make three parts', () => {
+    assert.equal(rate(seats(), [{ from: '2024-04-15', unmetered: { seats: 10 } }]).total, '50.00');
+    assert.equal(rate(seats(), [{ from: '2024-03-01', unmetered: { seats: 10 } }]).total, '50.00'); // on the first day: `unmetered` is that day's value
+    const three = rate(seats(), [
+      { from: '2024-03-11', unmetered: { seats: 10 } },
+      { from: '2024-03-21', unmetered: { seats: 2 } },
+    ]);
+    // 5 x 10 x 10/31 = 16.13; 10 x 10 x 10/31 = 32.26; 2 x 10 x 11/31 = 7.10
+    assert.deepEqual(three.lines.map((l) => l.amount), ['16.13', '32.26', '7.10']);
+  });
+
+  test('a level on tiers meets the whole tiers in each part, its amount by days', () => {
+    const t = seats({ model: 'volume', tiers: [{ upTo: 5, rate: '10' }, { upTo: null, rate: '8' }] } as Partial<Component>);
+    const b = rate(t, [{ from: '2024-03-15', unmetered: { seats: 10 } }]);
+    // 5 seats at 10 (tier 1) x 14/31 = 22.58; 10 seats at 8 (tier 2) x 17/31 = 43.87
+    assert.deepEqual(b.lines.map((l) => l.amount), ['22.58', '43.87']);
+  });
+
+  test('a subscription starting after the change date is rated whole at its own values', () => {
+    const b = rate(seats(), [{ from: '2024-03-15', unmetered: { seats: 10 } }], { startDate: '2024-03-20', unmetered: { seats: 10 } });
+    assert.equal(b.lines.length, 1);
+    assert.equal(b.total, '38.71'); // 10 x 10 x 12/31
+  });
+});

@@ -1,0 +1,70 @@
+// update-subscription replaces unmetered inputs "from date" (interface.md: subscriptionID,
+// date). A peer check (Flexprice's quantity-change cases) found the date recorded and
+// ignored: 5 seats that became 10 on 15/11 were billed 10 for the whole month, and a
+// change dated after the term billed from it. Through HTTP: the preview, the bill and
+// verify-bill agree on the bill cut at the change.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Harness } from '../support/harness.ts';
+import { waterService } from '../fixtures/tariffs.ts';
+import { makeTemplate, makeTerm, startRun, step, subscriptions, waitForStatus } from './fixtures.ts';
+
+const SEATS = waterService('SEATS', {
+  values: [],
+  meteredInputs: [],
+  unmeteredInputs: [{ code: 'SEATS', label: 'Seats', default: 1 }],
+  components: [{ code: 'SEATS', name: 'Seats', model: 'perUnit', input: 'SEATS', rate: '10', prorate: true }],
+  batches: ['SEATS'],
+});
+
+describe('unmetered inputs changed from a date', () => {
+  let h: Harness;
+  let close: () => Promise<void>;
+  before(async () => {
+    ({ h, close } = await startRun());
+    await makeTemplate(h, SEATS);
+  });
+  after(() => close());
+
+  const update = (subscriptionID: string, date: string, seats: number) =>
+    h.post('/billing/subscriptions/update-subscription', { method: 'Update', action: 'Update Subscription', apiVersion: 'v2', data: { subscriptionID: Number(subscriptionID), date, unmeteredInputs: { SEATS: seats } } });
+
+  test('a change inside the term bills each value for its days; one dated after it does not reach it; preview, bill and verify-bill agree', async () => {
+    const subs = await subscriptions(h, { n: 4, serviceCode: 'SEATS', batchCode: 'SEATS', readings: [] });
+    for (const s of subs) await h.db.query(`UPDATE subscription SET unmetered_inputs = '{"SEATS": 5}' WHERE subscription_id = $1`, [s.subscriptionId]);
+    const [mid, later, twice, none] = subs.map((s) => s.subscriptionId) as [string, string, string, string];
+    assert.equal((await update(mid, '15/11/2026', 10)).status, 200);
+    assert.equal((await update(later, '15/12/2026', 10)).status, 200);
+    // Recorded out of date order: the later date first, then an earlier one.
+    assert.equal((await update(twice, '21/11/2026', 2)).status, 200);
+    assert.equal((await update(twice, '11/11/2026', 10)).status, 200);
+
+    const termID = await makeTerm(h, { serviceCode: 'SEATS', batchCode: 'SEATS' });
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
+    const validated = await step(h, 'validate-term', 'Validate Term', { termID });
+    assert.equal(validated.status, 200, JSON.stringify(validated.body));
+    const preview = new Map<string, string>(validated.body.data.previewBills.map((b: any) => [String(b.subscriptionID), b.total]));
+    assert.equal((await step(h, 'approve-term', 'Approve Term', { termID })).status, 200);
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID })).status, 200);
+    await waitForStatus(h, termID, ['Processed']);
+    const bills = (await h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { termID } })).body.data.bills as any[];
+    const bill = (id: string) => bills.find((b) => String(b.subscriptionID) === id);
+
+    // 5 x 10 x 14/30 = 23.33; 10 x 10 x 16/30 = 53.33
+    assert.deepEqual(bill(mid).lines.map((l: any) => [l.quantity, l.amount]), [['5', '23.33'], ['10', '53.33']]);
+    assert.equal(bill(mid).total, '76.66');
+    assert.match(bill(mid).lines[1].explanation, /15\/11\/2026 to 30\/11\/2026 \(16 day\(s\) billed\); Seats 10|SEATS 10/);
+    // Dated in December: November is billed at 5 seats.
+    assert.equal(bill(later).total, '50.00');
+    // 5 until 10/11 (10 days), 10 from 11/11 to 20/11 (10 days), 2 from 21/11 (10 days): 16.67 + 33.33 + 6.67
+    assert.deepEqual(bill(twice).lines.map((l: any) => [l.quantity, l.amount]), [['5', '16.67'], ['10', '33.33'], ['2', '6.67']]);
+    assert.equal(bill(none).total, '50.00');
+
+    for (const b of bills) {
+      assert.equal(preview.get(String(b.subscriptionID)), b.total, `preview of ${b.subscriptionID}`);
+      const v = await h.post('/billing/bills/verify-bill', { method: 'Retrieve', action: 'Verify Bill', apiVersion: 'v2', data: { billID: b.billID } });
+      assert.equal(v.status, 200, JSON.stringify(v.body));
+      assert.equal(v.body.data.matches, true, JSON.stringify(v.body.data));
+    }
+  });
+});
