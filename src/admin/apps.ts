@@ -164,10 +164,12 @@ export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: A
       if (kept.length > 0) throw validationFailed(kept.map((d) => ({ path: d.path, message: `${d.message} (the stored late charge, with the new minorUnits)` })));
     }
     if (c.minorUnits !== undefined && c.minorUnits < row.minor_units) {
-      // Every pricing template's rounding increments (any version: an old one still bills its days).
+      // Every pricing template's rounding increments (any version: an old one still bills its
+      // days), archived templates left out: they bill no new term, and a version cannot be
+      // changed, so one would block the change for good (a reviewer's finding).
       const versions = await tx.query<{ code: string; version: number; definition: { components?: { model: string }[]; values?: { code: string; value: unknown }[] } }>(
         `SELECT s.service_code AS code, v.version, v.definition FROM service s JOIN service_version v USING (service_id)
-          WHERE s.app_code = $1 AND v.definition->'components' @> '[{"model": "totalRounding"}]' ORDER BY s.service_code, v.version`,
+          WHERE s.app_code = $1 AND s.archive_status = 0 AND v.definition->'components' @> '[{"model": "totalRounding"}]' ORDER BY s.service_code, v.version`,
         [appCode],
       );
       for (const v of versions.rows) {

@@ -10,6 +10,8 @@
 // (of two changes dated alike, the one recorded last); before every change's date, the
 // `before` of the first change recorded (the values the subscription was made with).
 
+import { parseDecimal } from '../rating/money.ts';
+
 export type LevelChange = { date: string; eventId: string; before: Record<string, string | number> | null; after: Record<string, string | number> | null };
 export type Levels = Record<string, string | number>;
 
@@ -32,10 +34,37 @@ export function levelsOver(
     for (const c of dated) if (c.date <= day) value = c.after ?? value;
     return value;
   };
-  const days = [...new Set(dated.map((c) => c.date).filter((d) => d > firstDay && d <= lastDay))];
   const unmetered = on(firstDay);
-  if (days.length === 0) return { unmetered };
-  return { unmetered, levels: days.map((d) => ({ from: d, unmetered: on(d) })) };
+  // A day cuts the bill only when the values in force change on it: a change of the
+  // connection inputs alone (a meter number), or one put back to what it was, records an
+  // event with the same unmetered values, and cut there a bill's lines were split for nothing
+  // (a reviewer's finding: 2 lines became 4, and a cent moved under rounding 'up').
+  const levels: { from: string; unmetered: Levels }[] = [];
+  let before = unmetered;
+  for (const d of [...new Set(dated.map((c) => c.date))].filter((d) => d > firstDay && d <= lastDay)) {
+    const value = on(d);
+    if (sameLevels(value, before)) continue;
+    levels.push({ from: d, unmetered: value });
+    before = value;
+  }
+  return levels.length === 0 ? { unmetered } : { unmetered, levels };
+}
+
+/** The same values, key by key, read as decimals ("5" and 5 and "5.0" alike). */
+function sameLevels(a: Levels, b: Levels): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) {
+    const x = a[k];
+    const y = b[k];
+    if (x === undefined || y === undefined) {
+      if (x !== y) return false;
+      continue;
+    }
+    const dx = parseDecimal(String(x));
+    const dy = parseDecimal(String(y));
+    if (dx === null || dy === null ? String(x) !== String(y) : !dx.eq(dy)) return false;
+  }
+  return true;
 }
 
 /** SQL: the changes of unmetered inputs of the subscriptions `filter` selects (a condition on `e`), in the order recorded. */

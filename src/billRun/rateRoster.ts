@@ -24,8 +24,12 @@ export type RunContext = {
    * in date order, each from its first day in the term. Absent when one version is in force.
    */
   versions?: TariffVersion[];
-  /** The versions in force over the term, one or more: a bill whose unmetered inputs change inside it is rated in segments named by them. */
-  inForce: TariffVersion[];
+  /**
+   * The versions in force over the term, one or more: a bill whose unmetered inputs change
+   * inside it is rated in segments named by them. Absent from a context stored before
+   * 2026-11-27 (a simulation's): inForceOf supplies it.
+   */
+  inForce?: TariffVersion[];
   /** Metered inputs any version in force uses. */
   meteredCodes: string[];
   minorUnits: number;
@@ -61,6 +65,11 @@ export type FailedEntry = { input: RosterInput; code: string; reason: string; de
 // A template version's definition never changes, so its parsed tariff (and the rating core's
 // preparation, cached by object identity) is kept for the life of the process.
 const tariffs = new Map<string, Tariff>();
+
+/** The versions in force of a context, also of one stored before it kept them (its one tariff, numbered 1). */
+export function inForceOf(ctx: RunContext): TariffVersion[] {
+  return ctx.inForce ?? ctx.versions ?? [{ version: 1, from: ctx.start, tariff: ctx.tariff }];
+}
 
 export async function runContext(db: Queryable, term: TermRow, watermark: string | null = term.reading_watermark): Promise<RunContext> {
   const pieces = await termVersions(db, term);
@@ -379,7 +388,7 @@ export async function rateEach(ctx: RunContext, inputs: RosterInput[], onRated: 
         ...(ctx.versions === undefined
           ? input.levels === undefined
             ? {}
-            : { versions: ctx.inForce }
+            : { versions: inForceOf(ctx) }
           : { versions: ctx.versions, ...(input.changeReadings === undefined ? {} : { changeReadings: input.changeReadings }) }),
       };
       // A Prepaid term's advance is priced by the version in force on its last day.

@@ -47,7 +47,12 @@ export function explainLine(line: RatedLine): string {
   }
   // In words a customer reads on the bill (a new user's check found "rounded halfUp" on every
   // line): the rounding is said only where it changed the amount.
-  parts.push(new Dec(t.unrounded).eq(line.amount) ? `amount ${line.amount}` : `${t.unrounded} rounded ${ROUNDING_WORDS[t.rounding]} to ${line.amount}`);
+  if (t.carried !== undefined) {
+    // Rounded on the running total of the charge's lines over the bill (rateLine).
+    const total = new Dec(t.carried.unrounded).plus(t.unrounded).toFixed();
+    const whole = new Dec(t.carried.rounded).plus(line.amount).toFixed(decimalsOf(line.amount));
+    parts.push(`${t.unrounded} with the ${t.carried.unrounded} of the earlier parts: ${total} rounded ${ROUNDING_WORDS[t.rounding]} to ${whole}, less ${t.carried.rounded} billed in them: ${line.amount}`);
+  } else parts.push(new Dec(t.unrounded).eq(line.amount) ? `amount ${line.amount}` : `${t.unrounded} rounded ${ROUNDING_WORDS[t.rounding]} to ${line.amount}`);
   return shortFractions(`${line.name}: ${parts.join('; ')}.`);
 }
 
@@ -70,3 +75,6 @@ const ROUNDING_WORDS: Record<RoundingMode, string> = {
   floor: 'down',
 };
 const shortFractions = (words: string): string => words.replace(LONG_FRACTION, '$1…');
+
+/** The decimals an amount is written with ("12.30": 2). */
+const decimalsOf = (amount: string): number => amount.split('.')[1]?.length ?? 0;

@@ -143,6 +143,15 @@ const COMMON = {
     ),
   ),
   unrounded: Type.String({ description: "the amount before rounding to the currency's minor unit" }),
+  carried: Type.Optional(
+    Type.Object(
+      { unrounded: Text, rounded: Text },
+      {
+        description:
+          "in a segment of a bill spanning a version change: the component's lines in the earlier segments, unrounded and rounded; this line is round(carried.unrounded + unrounded) less carried.rounded, so the lines of one charge add up to it rounded once over the bill",
+      },
+    ),
+  ),
   rounding: Type.Enum([...ROUNDING_MODES]),
 };
 

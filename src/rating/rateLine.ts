@@ -64,6 +64,7 @@ function newLine(component: PreparedComponent, core: LineCore, settings: LineSet
   if (core.proration !== undefined) trace.proration = core.proration;
   if (core.limit !== undefined) trace.limit = core.limit;
   trace.unrounded = core.unrounded;
+  if (core.carried !== undefined) trace.carried = core.carried;
   trace.rounding = settings.rounding;
   if (source.segment !== undefined) trace.segment = source.segment;
   const line = { componentCode: component.code, name: component.name, category: component.category, quantity: core.quantity } as RatedLine;
@@ -80,6 +81,8 @@ type LineCore = {
   proration?: LineTrace['proration'];
   limit?: LineTrace['limit'];
   unrounded: string;
+  /** In a segment, the component's earlier lines it was rounded with (LineTrace.carried). */
+  carried?: LineTrace['carried'];
   quantity: string;
   rate?: string;
   amount: Dec;
@@ -140,6 +143,8 @@ function lineKey(component: PreparedComponent, quantity: Dec, context: ModelCont
   if (context.readingDays !== undefined) key += `|r${context.readingDays.toString()}`;
   const part = partOfBill(context);
   if (part !== undefined) {
+    const carry = earlierOfLine(component, context);
+    if (carry !== undefined) key += `|c${carry.unrounded.toString()},${carry.rounded.toString()}`;
     if (component.minimum !== null || component.maximum !== null) key += `|l${limitKey(component, part)}`;
     const model = chargeModel(component.model) as Dispatch;
     if (model.segmentKey !== undefined) key += `|m${model.segmentKey(component, context, part)}`;
@@ -234,7 +239,20 @@ function rateCore(component: PreparedComponent, quantity: Dec, context: ModelCon
     amount = maximum.at;
   }
   core.unrounded = amount.toFixed();
-  const rounded = roundMoney(amount, settings.minorUnits, settings.rounding);
+  // In a segment, the component's line is rounded on the running total of its lines in the
+  // bill: round(earlier unrounded + this) less the earlier lines as rounded, so the lines of
+  // one charge add up to what it comes to over the bill, as a bill without segments rounds
+  // it once. Rounded alone, each part moved the charge a cent: a standing charge of 100.00
+  // over three parts billed 100.01, one unit at 0.333 split in two 0.34, VAT 84.27 for 84.26
+  // (a reviewer's finding and an outside check of a UK bill across the price-cap change).
+  // A line held to a limit is that limit, exact, and is not carried.
+  const carry = core.limit === undefined ? earlierOfLine(component, context) : undefined;
+  let rounded: Dec;
+  if (carry === undefined) rounded = roundMoney(amount, settings.minorUnits, settings.rounding);
+  else {
+    rounded = roundMoney(carry.unrounded.plus(amount), settings.minorUnits, settings.rounding).minus(carry.rounded);
+    core.carried = { unrounded: carry.unrounded.toFixed(), rounded: formatMoney(carry.rounded, settings.minorUnits) };
+  }
 
   const shown = result.quantity ?? quantity;
   core.quantity = model.lineQuantity === 'base' ? formatMoney(shown, settings.minorUnits) : model.lineQuantity === 'one' ? '1' : shown.toFixed(decimals);
@@ -243,6 +261,32 @@ function rateCore(component: PreparedComponent, quantity: Dec, context: ModelCon
   core.amountText = formatMoney(rounded, settings.minorUnits);
   core.minor = minorUnitsOf(core.amountText, settings.minorUnits) as bigint;
   return core;
+}
+
+/**
+ * In a segment of a bill, the unrounded and rounded sums of the component's lines (by its
+ * code) in the segments before this one; undefined when there are none, or outside a segment.
+ */
+function earlierOfLine(component: PreparedComponent, context: ModelContext): { unrounded: Dec; rounded: Dec } | undefined {
+  const seg = partOfBill(context);
+  if (seg === undefined) return undefined;
+  let unrounded = ZERO;
+  let rounded = ZERO;
+  let found = false;
+  for (let i = 0; i < seg.index; i++) {
+    const s = seg.segments[i]!;
+    if (s.days === 0) continue;
+    const c = s.components.get(component.code);
+    if (c === undefined) continue;
+    const trace = s.traces[c.index];
+    const amount = s.amounts[c.index];
+    if (trace === undefined || amount === undefined) continue;
+    unrounded = unrounded.plus(trace.unrounded);
+    rounded = rounded.plus(amount);
+    found = true;
+  }
+  // Earlier lines with nothing left over from their rounding leave this one to round alone.
+  return found && !unrounded.eq(rounded) ? { unrounded, rounded } : undefined;
 }
 
 /**

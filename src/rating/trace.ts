@@ -106,6 +106,12 @@ export type LineTrace = ModelTrace & {
   prepaid?: PrepaidTrace;
   /** The amount before rounding to the currency's minor unit. */
   unrounded: string;
+  /**
+   * In a segment of a bill spanning a version change: the component's lines in the earlier
+   * segments, unrounded and as rounded. The line is round(carried.unrounded + unrounded) less
+   * carried.rounded, so the component's lines add up to its amount over the bill rounded once.
+   */
+  carried?: { unrounded: string; rounded: string };
   rounding: RoundingMode;
 };
 

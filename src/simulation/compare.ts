@@ -2,7 +2,7 @@
 // the bill run's own rateRoster: the amounts a simulation shows are the amounts a run
 // with either tariff would bill. No I/O of its own.
 import { Dec, type RatedBill, type Tariff } from '../rating/index.ts';
-import { rateRoster, type FailedEntry, type RosterInput, type RunContext } from '../billRun/rateRoster.ts';
+import { inForceOf, rateRoster, type FailedEntry, type RosterInput, type RunContext } from '../billRun/rateRoster.ts';
 
 export type Refusal = { code: string; reason: string; details: { path: string; message: string }[] };
 
@@ -42,7 +42,7 @@ export function draftContext(ctx: RunContext, draft: Tariff): RunContext {
   const { versions: _termVersions, ...rest } = ctx;
   // A bill whose unmetered inputs change inside it is rated in segments named by inForce:
   // the draft is then its one version too (numbered as the first in force).
-  return { ...rest, tariff: draft, inForce: [{ version: ctx.inForce[0]?.version ?? 1, from: ctx.start, tariff: draft }] };
+  return { ...rest, tariff: draft, inForce: [{ version: inForceOf(ctx)[0]?.version ?? 1, from: ctx.start, tariff: draft }] };
 }
 
 /** Each input rated by the term's tariff (its versions in force) and by the draft, in the inputs' order. */

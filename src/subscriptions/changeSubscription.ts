@@ -88,6 +88,15 @@ export async function changeInputs(
   await inTransaction(db, async (tx) => {
     const s = await lockOrNotFound(tx, caller.appCode, d.subscriptionID);
     if (s.status === 'terminated') throw notWhen(s, 'changed', 'an active or a suspended');
+    // The values apply from the date (billRun/levels.ts): a date outside the subscription's
+    // days bills nothing, and one before the last change's would leave the record showing
+    // values that no later day bills (a reviewer's finding), so both are refused.
+    withinDates(s, date, 'data.date');
+    const latest = await tx.query<{ d: string | null }>("SELECT max(effective_date) AS d FROM subscription_event WHERE subscription_id = $1 AND kind = 'inputs_changed'", [s.subscription_id]);
+    const last = latest.rows[0]?.d ?? undefined;
+    if (last !== undefined && date < last) {
+      throw validationFailed([{ path: 'data.date', message: `must not be before the last change of the inputs, from ${formatDate(last)}: change from that date or later` }]);
+    }
     const [t] = await loadTemplates(tx, caller.appCode, { ids: [s.service_id] });
     if (!t) throw new AppError('INTERNAL', 'the subscription has no template');
     const next = { connectionInputs: d.connectionInputs ?? s.connection_inputs, unmeteredInputs: d.unmeteredInputs ?? s.unmetered_inputs };

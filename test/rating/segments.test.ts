@@ -605,8 +605,8 @@ describe('once-per-bill rules across a version change', () => {
 // 9.677419, and went to the next tier: 700.00 for 800.00), and a level (rooms, an unmetered
 // input) met bounds and free units shared by days although it was not (600.00 for 800.00;
 // a package carried blocks between segments). A version that changes nothing must bill what
-// one version bills: to the cent where each segment's line is exact, within a cent a segment
-// where a level's amount is shared by days.
+// one version bills, to the cent: each charge's lines are rounded on their running total
+// over the bill (rateLine), so a level's amount shared by days adds up to its whole.
 describe('a version identical to the one before leaves the bill as it was', () => {
   const tiers = [{ upTo: 10, rate: '50' }, { upTo: 20, rate: '40', flat: '7' }, { upTo: null, rate: '30' }];
   const models: [string, (input: string) => Component][] = [
@@ -630,7 +630,7 @@ describe('a version identical to the one before leaves the bill as it was', () =
             const two = bill(changeOn(change, t, t), { tariff: t, ...quantity(q) });
             assert.equal(two.lines.length, 2);
             const off = new Dec(two.total).minus(one.total).abs();
-            assert.ok(off.lte("0.01"), `${q}, change on ${change}: ${two.total} against ${one.total} (${two.lines.map((l) => l.amount).join(' + ')})`);
+            assert.ok(off.isZero(), `${q}, change on ${change}: ${two.total} against ${one.total} (${two.lines.map((l) => l.amount).join(' + ')})`);
             if (model === 'volume') {
               // Every segment at the tier the whole bill reaches.
               const reached = (one.lines[0]!.trace as VolumeTrace).tier.tier;
@@ -677,8 +677,11 @@ describe('unmetered inputs that change inside the bill', () => {
       { from: '2024-03-11', unmetered: { seats: 10 } },
       { from: '2024-03-21', unmetered: { seats: 2 } },
     ]);
-    // 5 x 10 x 10/31 = 16.13; 10 x 10 x 10/31 = 32.26; 2 x 10 x 11/31 = 7.10
-    assert.deepEqual(three.lines.map((l) => l.amount), ['16.13', '32.26', '7.10']);
+    // 5 x 10 x 10/31 = 16.129..., 10 x 10 x 10/31 = 32.258..., 2 x 10 x 11/31 = 7.096...: rounded
+    // on the running total, 16.13; 48.387... -> 48.39, less 16.13 = 32.26; 55.483... -> 55.48,
+    // less 48.39 = 7.09 (rounded alone 7.10, and the charge 55.49 for its 55.48).
+    assert.deepEqual(three.lines.map((l) => l.amount), ['16.13', '32.26', '7.09']);
+    assert.deepEqual(three.lines[2]!.trace.carried, { unrounded: new Dec(50).times(10).div(31).plus(new Dec(100).times(10).div(31)).toFixed(), rounded: '48.39' });
   });
 
   test('a level on tiers meets the whole tiers in each part, its amount by days', () => {
@@ -692,5 +695,32 @@ describe('unmetered inputs that change inside the bill', () => {
     const b = rate(seats(), [{ from: '2024-03-15', unmetered: { seats: 10 } }], { startDate: '2024-03-20', unmetered: { seats: 10 } });
     assert.equal(b.lines.length, 1);
     assert.equal(b.total, '38.71'); // 10 x 10 x 12/31
+  });
+});
+
+describe("a charge's lines are rounded on their running total over the bill", () => {
+  test('a 100.00 fee over parts of 1, 1 and 29 days: 3.23 + 3.22 + 93.55, not 100.01; explained', () => {
+    const t: Tariff = {
+      unmeteredInputs: [{ code: 'seats', label: 'Seats', default: 1 }],
+      components: [{ code: 'fee', name: 'Fee', model: 'flat', amount: '100' }, { code: 'seats', name: 'Seats', model: 'perUnit', input: 'seats', rate: '10' }],
+    };
+    const b = rateBill({
+      tariff: t,
+      versions: [{ version: 1, from: JANUARY.start, tariff: t }],
+      term: JANUARY,
+      subscription: { startDate: '2020-01-01', unmetered: { seats: 1 }, levels: [{ from: '2025-01-02', unmetered: { seats: 2 } }, { from: '2025-01-03', unmetered: { seats: 3 } }] },
+      minorUnits: 2,
+    });
+    const fee = b.lines.filter((l) => l.componentCode === 'fee');
+    assert.deepEqual(fee.map((l) => l.amount), ['3.23', '3.22', '93.55']);
+    assert.equal(fee[0]!.trace.carried, undefined);
+    assert.match(explainLine(fee[1]!), /3\.225806… with the 3\.225806… of the earlier parts: 6\.451612… rounded half up to 6\.45, less 3\.23 billed in them: 3\.22\.$/);
+  });
+
+  test('one unit at 0.333 split by days over a version that changes nothing: 0.33, as one bill', () => {
+    const t: Tariff = { meteredInputs: [{ code: 'water', label: 'Water', unit: 'kL', decimals: 0 }], components: [{ code: 'water', name: 'Water', model: 'perUnit', input: 'water', rate: '0.333' }] };
+    const readings = { water: { previous: { date: '2024-12-31', value: '0' }, current: { date: '2025-01-31', value: '1' } } };
+    const b = bill(changeOn('2025-01-16', t, t), { readings });
+    assert.equal(b.total, '0.33');
   });
 });

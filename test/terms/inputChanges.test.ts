@@ -30,14 +30,24 @@ describe('unmetered inputs changed from a date', () => {
     h.post('/billing/subscriptions/update-subscription', { method: 'Update', action: 'Update Subscription', apiVersion: 'v2', data: { subscriptionID: Number(subscriptionID), date, unmeteredInputs: { SEATS: seats } } });
 
   test('a change inside the term bills each value for its days; one dated after it does not reach it; preview, bill and verify-bill agree', async () => {
-    const subs = await subscriptions(h, { n: 4, serviceCode: 'SEATS', batchCode: 'SEATS', readings: [] });
+    const subs = await subscriptions(h, { n: 5, serviceCode: 'SEATS', batchCode: 'SEATS', readings: [], startDate: '2026-01-01' });
     for (const s of subs) await h.db.query(`UPDATE subscription SET unmetered_inputs = '{"SEATS": 5}' WHERE subscription_id = $1`, [s.subscriptionId]);
-    const [mid, later, twice, none] = subs.map((s) => s.subscriptionId) as [string, string, string, string];
+    const [mid, later, twice, none, same] = subs.map((s) => s.subscriptionId) as [string, string, string, string, string];
     assert.equal((await update(mid, '15/11/2026', 10)).status, 200);
     assert.equal((await update(later, '15/12/2026', 10)).status, 200);
-    // Recorded out of date order: the later date first, then an earlier one.
-    assert.equal((await update(twice, '21/11/2026', 2)).status, 200);
     assert.equal((await update(twice, '11/11/2026', 10)).status, 200);
+    assert.equal((await update(twice, '21/11/2026', 2)).status, 200);
+    // A date before the last change's is refused on its field: the record would show values
+    // no later day bills. So is one before the subscription's start.
+    const back = await update(twice, '15/11/2026', 7);
+    assert.equal(back.status, 400, JSON.stringify(back.body));
+    assert.deepEqual(back.body.error.details.map((d: any) => d.path), ['data.date']);
+    assert.match(back.body.error.details[0].message, /21\/11\/2026/);
+    const early = await update(none, '31/12/2025', 7);
+    assert.equal(early.status, 400, JSON.stringify(early.body));
+    assert.deepEqual(early.body.error.details.map((d: any) => d.path), ['data.date']);
+    // The same values again (as a change of connection inputs alone records them) cut nothing.
+    assert.equal((await update(same, '15/11/2026', 5)).status, 200);
 
     const termID = await makeTerm(h, { serviceCode: 'SEATS', batchCode: 'SEATS' });
     assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
@@ -50,15 +60,17 @@ describe('unmetered inputs changed from a date', () => {
     const bills = (await h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { termID } })).body.data.bills as any[];
     const bill = (id: string) => bills.find((b) => String(b.subscriptionID) === id);
 
-    // 5 x 10 x 14/30 = 23.33; 10 x 10 x 16/30 = 53.33
-    assert.deepEqual(bill(mid).lines.map((l: any) => [l.quantity, l.amount]), [['5', '23.33'], ['10', '53.33']]);
-    assert.equal(bill(mid).total, '76.66');
+    // 5 x 10 x 14/30 = 23.333...; 10 x 10 x 16/30 = 53.333...: the seats over the month come to
+    // 76.666... -> 76.67, the second line what is left of it, 53.34 (rounded alone, 76.66)
+    assert.deepEqual(bill(mid).lines.map((l: any) => [l.quantity, l.amount]), [['5', '23.33'], ['10', '53.34']]);
+    assert.equal(bill(mid).total, '76.67');
     assert.match(bill(mid).lines[1].explanation, /15\/11\/2026 to 30\/11\/2026 \(16 day\(s\) billed\); Seats 10|SEATS 10/);
     // Dated in December: November is billed at 5 seats.
     assert.equal(bill(later).total, '50.00');
     // 5 until 10/11 (10 days), 10 from 11/11 to 20/11 (10 days), 2 from 21/11 (10 days): 16.67 + 33.33 + 6.67
     assert.deepEqual(bill(twice).lines.map((l: any) => [l.quantity, l.amount]), [['5', '16.67'], ['10', '33.33'], ['2', '6.67']]);
     assert.equal(bill(none).total, '50.00');
+    assert.deepEqual(bill(same).lines.map((l: any) => [l.quantity, l.amount]), [['5', '50.00']]);
 
     for (const b of bills) {
       assert.equal(preview.get(String(b.subscriptionID)), b.total, `preview of ${b.subscriptionID}`);
