@@ -143,8 +143,9 @@ function lineKey(component: PreparedComponent, quantity: Dec, context: ModelCont
   if (context.readingDays !== undefined) key += `|r${context.readingDays.toString()}`;
   const part = partOfBill(context);
   if (part !== undefined) {
-    const carry = earlierOfLine(component, context);
-    if (carry !== undefined) key += `|c${carry.unrounded.toString()},${carry.rounded.toString()}`;
+    // What the carry reads, as text: no sums here, where every line of a segment passes
+    // (issue 12: the sums cost a two-segment bill microseconds on every cached line).
+    for (const earlier of earlierLines(component, part)) key += `|c${earlier.trace.unrounded},${earlier.amount.toString()}`;
     if (component.minimum !== null || component.maximum !== null) key += `|l${limitKey(component, part)}`;
     const model = chargeModel(component.model) as Dispatch;
     if (model.segmentKey !== undefined) key += `|m${model.segmentKey(component, context, part)}`;
@@ -246,12 +247,16 @@ function rateCore(component: PreparedComponent, quantity: Dec, context: ModelCon
   // over three parts billed 100.01, one unit at 0.333 split in two 0.34, VAT 84.27 for 84.26
   // (a reviewer's finding and an outside check of a UK bill across the price-cap change).
   // A line held to a limit is that limit, exact, and is not carried.
+  // The trace keeps the carry only where it changed the line: elsewhere "rounded to" is
+  // the whole truth, and every such field is packed and stored with the bill.
   const carry = core.limit === undefined ? earlierOfLine(component, context) : undefined;
-  let rounded: Dec;
-  if (carry === undefined) rounded = roundMoney(amount, settings.minorUnits, settings.rounding);
-  else {
-    rounded = roundMoney(carry.unrounded.plus(amount), settings.minorUnits, settings.rounding).minus(carry.rounded);
-    core.carried = { unrounded: carry.unrounded.toFixed(), rounded: formatMoney(carry.rounded, settings.minorUnits) };
+  let rounded = roundMoney(amount, settings.minorUnits, settings.rounding);
+  if (carry !== undefined) {
+    const carried = roundMoney(carry.unrounded.plus(amount), settings.minorUnits, settings.rounding).minus(carry.rounded);
+    if (!carried.eq(rounded)) {
+      rounded = carried;
+      core.carried = { unrounded: carry.unrounded.toFixed(), rounded: formatMoney(carry.rounded, settings.minorUnits) };
+    }
   }
 
   const shown = result.quantity ?? quantity;
@@ -273,6 +278,17 @@ function earlierOfLine(component: PreparedComponent, context: ModelContext): { u
   let unrounded = ZERO;
   let rounded = ZERO;
   let found = false;
+  for (const earlier of earlierLines(component, seg)) {
+    unrounded = unrounded.plus(earlier.trace.unrounded);
+    rounded = rounded.plus(earlier.amount);
+    found = true;
+  }
+  // Earlier lines with nothing left over from their rounding leave this one to round alone.
+  return found && !unrounded.eq(rounded) ? { unrounded, rounded } : undefined;
+}
+
+/** The component's lines (by its code) in the segments of the bill before this one. */
+function* earlierLines(component: PreparedComponent, seg: SegmentContext): Generator<{ trace: LineTrace; amount: Dec }> {
   for (let i = 0; i < seg.index; i++) {
     const s = seg.segments[i]!;
     if (s.days === 0) continue;
@@ -280,13 +296,8 @@ function earlierOfLine(component: PreparedComponent, context: ModelContext): { u
     if (c === undefined) continue;
     const trace = s.traces[c.index];
     const amount = s.amounts[c.index];
-    if (trace === undefined || amount === undefined) continue;
-    unrounded = unrounded.plus(trace.unrounded);
-    rounded = rounded.plus(amount);
-    found = true;
+    if (trace !== undefined && amount !== undefined) yield { trace, amount };
   }
-  // Earlier lines with nothing left over from their rounding leave this one to round alone.
-  return found && !unrounded.eq(rounded) ? { unrounded, rounded } : undefined;
 }
 
 /**

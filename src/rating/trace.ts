@@ -110,6 +110,7 @@ export type LineTrace = ModelTrace & {
    * In a segment of a bill spanning a version change: the component's lines in the earlier
    * segments, unrounded and as rounded. The line is round(carried.unrounded + unrounded) less
    * carried.rounded, so the component's lines add up to its amount over the bill rounded once.
+   * Present only where that differs from the line rounded alone.
    */
   carried?: { unrounded: string; rounded: string };
   rounding: RoundingMode;
