@@ -51,7 +51,7 @@ export function levelsOver(
 }
 
 /** The same values, key by key, read as decimals ("5" and 5 and "5.0" alike). */
-function sameLevels(a: Levels, b: Levels): boolean {
+export function sameLevels(a: Levels, b: Levels): boolean {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   for (const k of keys) {
     const x = a[k];

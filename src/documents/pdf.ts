@@ -156,7 +156,9 @@ function drawBlock(doc: Doc, b: Block): void {
     default: {
       const weight = b.kind === 'text' || b.kind === 'note' ? 'regular' : 'bold';
       if (b.kind === 'heading') doc.y += 4;
-      ensure(doc, SIZE[b.kind] * 1.6);
+      // A heading goes over with the start of what it heads: left alone at a page's foot, "Your
+      // last bills" sat on page 1 and its table on page 2 (a new user's walk).
+      ensure(doc, SIZE[b.kind] * 1.6 + (b.kind === 'heading' ? KEEP_WITH_HEADING : 0));
       doc.fillColor(b.kind === 'note' ? '#555555' : '#000000');
       drawText(doc, b.text, MARGIN, doc.y, WIDTH, 'left', weight, SIZE[b.kind]);
       doc.fillColor('#000000');
@@ -164,6 +166,9 @@ function drawBlock(doc: Doc, b: Block): void {
     }
   }
 }
+
+/** Room kept below a heading for what follows it: a table's header and first row, or two lines of text. */
+const KEEP_WITH_HEADING = 40;
 
 function ensure(doc: Doc, height: number): void {
   if (doc.y + height > BOTTOM) doc.addPage();

@@ -2,7 +2,11 @@
 // recorded in subscription_event with the date it takes effect.
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/pool.ts';
-import { AppError, invalidState, notFound, validationFailed } from '../errors.ts';
+import { AppError, conflict, invalidState, notFound, validationFailed } from '../errors.ts';
+import { FROZEN_TERM_STATUSES } from '../templates/versions.ts';
+import { markTariffDated } from '../billRun/termStore.ts';
+import { canMove, moveTerm, type TermStatus } from '../billRun/termStates.ts';
+import { sameLevels, type Levels } from '../billRun/levels.ts';
 import type { Caller } from '../auth/roles.ts';
 import { checkInputs, jsonAccess, raiseIssues, type Issue } from './check.ts';
 import { formatDate, parseRecordDate, RECORD_DATE_MESSAGE } from '../calendar/calendar.ts';
@@ -97,6 +101,7 @@ export async function changeInputs(
     if (last !== undefined && date < last) {
       throw validationFailed([{ path: 'data.date', message: `must not be before the last change of the inputs, from ${formatDate(last)}: change from that date or later` }]);
     }
+    if (d.unmeteredInputs !== undefined && !sameLevels(d.unmeteredInputs as Levels, s.unmetered_inputs as Levels)) await inputsReachTerms(tx, s.subscription_id, date, caller.email);
     const [t] = await loadTemplates(tx, caller.appCode, { ids: [s.service_id] });
     if (!t) throw new AppError('INTERNAL', 'the subscription has no template');
     const next = { connectionInputs: d.connectionInputs ?? s.connection_inputs, unmeteredInputs: d.unmeteredInputs ?? s.unmetered_inputs };
@@ -114,6 +119,37 @@ export async function changeInputs(
       caller.email,
     );
   });
+}
+
+/**
+ * New unmetered values from `date` reach the terms of the subscription ending on or after it,
+ * as a dated template version does (templates/updateService.ts): a term approved or billed is
+ * refused (its bills, or the preview it was approved on, would no longer match the
+ * subscription), and a validated one goes back to Loaded, to be validated again. A new user
+ * changed rooms into an approved term: it billed 221.79 on a preview of 192.56.
+ */
+async function inputsReachTerms(tx: Queryable, subscriptionId: string, date: string, by: string): Promise<void> {
+  const r = await tx
+    .query<{ term_id: string; end_date: string; status: TermStatus }>(
+      `SELECT t.term_id, to_char(t.end_date, 'YYYY-MM-DD') AS end_date, t.status FROM term t
+         JOIN term_subscription ts ON ts.term_id = t.term_id
+        WHERE ts.subscription_id = $1 AND t.end_date >= $2::date AND t.status = ANY($3::text[])
+        ORDER BY t.term_id FOR UPDATE OF t`,
+      [subscriptionId, date, [...FROZEN_TERM_STATUSES, 'Validated']],
+    )
+    .catch((err: { code?: string }) => {
+      // The subscription is locked first here, a term first by a term's own steps: PostgreSQL breaks such a circle by refusing one.
+      if (err.code === '40P01') throw conflict('A term of this subscription was changing at the same time; nothing was changed. Retry it.', 'data.date');
+      throw err;
+    });
+  const frozen = r.rows.filter((t) => t.status !== 'Validated').sort((a, b) => (a.end_date < b.end_date ? 1 : -1))[0];
+  if (frozen !== undefined) {
+    throw conflict(
+      `date ${formatDate(date)} is on or before the end (${formatDate(frozen.end_date)}) of term ${frozen.term_id}, which is ${frozen.status} with this subscription: its bills (or the preview it was approved on) would no longer match. Date the change after ${formatDate(frozen.end_date)}${canMove(frozen.status, 'reverse') ? ', or reverse the term first' : canMove(frozen.status, 'cancel') ? ', or cancel the term first' : ''}.`,
+      'data.date',
+    );
+  }
+  for (const t of r.rows) await markTariffDated(tx, t.term_id, moveTerm(t.status, 'invalidate'), by);
 }
 
 export async function latestReadingDate(db: Queryable, subscriptionId: string): Promise<string | undefined> {

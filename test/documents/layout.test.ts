@@ -106,6 +106,16 @@ describe('tables over pages', { skip: needsPoppler() }, () => {
     }
   });
 
+  test('a heading is never left alone at the foot of a page: it goes over with its table', async () => {
+    for (let before = 40; before <= 75; before++) {
+      const text = `${Array.from({ length: before }, (_, i) => `Line ${i + 1} of the letter.`).join('\n')}\n\n## Your banks\n${table(2)}`;
+      for (const p of await pages(text)) {
+        if (!/Your banks/.test(p)) continue;
+        assert.match(p, /Account name/, `${before} lines before: the heading ends a page without its table:\n${p.slice(-300)}`);
+      }
+    }
+  });
+
   test('a column is never narrower than its longest word: headings are not broken inside a word', async () => {
     const wide = `| Description of the charge in this period | Subscription | Consumption | Rate | Amount (KES) |\n|---|---|--:|--:|--:|\n| ${'A long description of a charge that needs the room '.repeat(3)}| 1234567 | 12345.678 kWh | 0.123456 | 1234567.89 |\n`;
     const text = (await pages(wide)).join('\n');

@@ -7,14 +7,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { waterService } from '../fixtures/tariffs.ts';
-import { makeTemplate, makeTerm, startRun, step, subscriptions, waitForStatus } from './fixtures.ts';
+import { makeTemplate, makeTerm, startRun, step, subscriptions, termOf, waitForStatus } from './fixtures.ts';
 
 const SEATS = waterService('SEATS', {
   values: [],
   meteredInputs: [],
   unmeteredInputs: [{ code: 'SEATS', label: 'Seats', default: 1 }],
   components: [{ code: 'SEATS', name: 'Seats', model: 'perUnit', input: 'SEATS', rate: '10', prorate: true }],
-  batches: ['SEATS'],
+  batches: ['SEATS', 'SEATS2'],
 });
 
 describe('unmetered inputs changed from a date', () => {
@@ -78,5 +78,29 @@ describe('unmetered inputs changed from a date', () => {
       assert.equal(v.status, 200, JSON.stringify(v.body));
       assert.equal(v.body.data.matches, true, JSON.stringify(v.body.data));
     }
+
+    // New values dated into the processed term would no longer match its bills: refused, as a
+    // dated template version is, naming the term; dated after it, accepted. The same values
+    // again change nothing and are accepted.
+    const into = await update(none, '20/11/2026', 8);
+    assert.equal(into.status, 409, JSON.stringify(into.body));
+    assert.deepEqual(into.body.error.details.map((d: any) => d.path), ['data.date']);
+    assert.match(JSON.stringify(into.body), new RegExp(`term ${termID}, which is Processed`));
+    assert.equal((await update(none, '01/12/2026', 8)).status, 200);
+  });
+
+  test('a change dated into a validated term sends it back to be validated again', async () => {
+    const [sub] = await subscriptions(h, { n: 1, serviceCode: 'SEATS', batchCode: 'SEATS2', readings: [], startDate: '2026-01-01', prefix: 'V' });
+    await h.db.query(`UPDATE subscription SET unmetered_inputs = '{"SEATS": 5}' WHERE subscription_id = $1`, [sub!.subscriptionId]);
+    const termID = await makeTerm(h, { serviceCode: 'SEATS', batchCode: 'SEATS2', billingPeriodID: 202612, startDate: '01/12/2026', endDate: '31/12/2026' });
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
+    const first = await step(h, 'validate-term', 'Validate Term', { termID });
+    assert.equal(first.body.data.preview.totals.total, '50.00');
+    assert.equal((await termOf(h, { termID })).status, 'Validated');
+    assert.equal((await update(sub!.subscriptionId, '16/12/2026', 10)).status, 200);
+    assert.equal((await termOf(h, { termID })).status, 'Loaded');
+    // 5 x 10 x 15/31 = 24.19; 10 x 10 x 16/31 = 51.61 (75.81 rounded once)
+    const again = await step(h, 'validate-term', 'Validate Term', { termID });
+    assert.equal(again.body.data.preview.totals.total, '75.81');
   });
 });
