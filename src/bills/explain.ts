@@ -9,9 +9,11 @@ export function explainLine(line: RatedLine): string {
   const parts: string[] = [];
   if (t.prepaid) parts.push(explainPrepaid(t.prepaid, t.model));
   if (t.segment) {
+    // "version 1, 15/09 to 19/09": a segment is cut where a version or the unmetered inputs'
+    // values change; "version 1 in force 15/09 ..." read as if the version began there (a new user's walk).
     const g = t.segment;
     parts.push(
-      `version ${g.version} in force ${day(g.start)} to ${day(g.end)} (${g.days} day(s) billed)` +
+      `version ${g.version}, ${day(g.start)} to ${day(g.end)} (${g.days} day(s) billed)` +
         (g.consumption
           ? `, ${g.consumption.quantity} of the consumption ${g.consumption.by === 'readings' ? `by the reading${g.consumption.from ? ` of ${day(g.consumption.from.date)} (${g.consumption.from.value})` : ''}${g.consumption.to ? ` of ${day(g.consumption.to.date)} (${g.consumption.to.value})` : ''}` : 'shared by days'}`
           : ''),

@@ -100,10 +100,10 @@ describe('a tariff change in the middle of a term', () => {
     }
     const ba = made.find((x) => x.subscriptionID === Number(a!.subscriptionId));
     assert.deepEqual(ba.lines[1].trace.segment, { version: 1, start: '2018-04-01', end: '2018-04-15', days: 15, consumption: { input: 'METER', quantity: '15', by: 'days' } });
-    assert.match(ba.lines[1].explanation, /^Water: version 1 in force 01\/04\/2018 to 15\/04\/2018 \(15 day\(s\) billed\), 15 of the consumption shared by days; /);
-    assert.match(ba.lines[4].explanation, /^Standing charge: version 2 in force 16\/04\/2018 to 30\/04\/2018 \(15 day\(s\) billed\); flat 300; prorated 15\/30 days: 300 to 150; /);
+    assert.match(ba.lines[1].explanation, /^Water: version 1, 01\/04\/2018 to 15\/04\/2018 \(15 day\(s\) billed\), 15 of the consumption shared by days; /);
+    assert.match(ba.lines[4].explanation, /^Standing charge: version 2, 16\/04\/2018 to 30\/04\/2018 \(15 day\(s\) billed\); flat 300; prorated 15\/30 days: 300 to 150; /);
     const bb = made.find((x) => x.subscriptionID === Number(b!.subscriptionId));
-    assert.match(bb.lines[5].explanation, /version 2 in force 16\/04\/2018 to 30\/04\/2018 \(15 day\(s\) billed\), 20 of the consumption by the reading of 16\/04\/2018 \(110\)/);
+    assert.match(bb.lines[5].explanation, /version 2, 16\/04\/2018 to 30\/04\/2018 \(15 day\(s\) billed\), 20 of the consumption by the reading of 16\/04\/2018 \(110\)/);
     // verify-bill re-rates each from what it was made from, segments and the change-date reading included.
     for (const bill of made) {
       const v = await h.post('/billing/bills/verify-bill', { method: 'Retrieve', action: 'Verify Bill', apiVersion: 'v2', data: { billID: bill.billID } });

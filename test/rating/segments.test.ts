@@ -434,7 +434,7 @@ describe('once-per-bill rules across a version change', () => {
       assert.deepEqual((earlier!.trace as any).measuredOn, { version: 2, start: '2025-01-16' });
       assert.equal(
         explainLine(earlier!),
-        'Minimum spend: version 1 in force 01/01/2025 to 15/01/2025 (15 day(s) billed); minimum measured once for the whole bill, on the line of version 2 from 16/01/2025: usage here 300.00 (usage 300.00); amount 0.00.',
+        'Minimum spend: version 1, 01/01/2025 to 15/01/2025 (15 day(s) billed); minimum measured once for the whole bill, on the line of version 2 from 16/01/2025: usage here 300.00 (usage 300.00); amount 0.00.',
       );
       const t = last!.trace as any;
       assert.deepEqual(t.bill, {
@@ -449,7 +449,7 @@ describe('once-per-bill rules across a version change', () => {
       assert.equal(last!.quantity, '600.00');
       assert.match(
         explainLine(last!),
-        /^Minimum spend: version 2 in force 16\/01\/2025 to 31\/01\/2025 \(16 day\(s\) billed\); minimum for the whole bill 1000 x 15\/31 \(version 1\) \+ 1240 x 16\/31 \(version 2\) less 600\.00 \(usage 300\.00 in version 1 \+ usage 300\.00\); 523\.870967… rounded half up to 523\.87\.$/,
+        /^Minimum spend: version 2, 16\/01\/2025 to 31\/01\/2025 \(16 day\(s\) billed\); minimum for the whole bill 1000 x 15\/31 \(version 1\) \+ 1240 x 16\/31 \(version 2\) less 600\.00 \(usage 300\.00 in version 1 \+ usage 300\.00\); 523\.870967… rounded half up to 523\.87\.$/,
       );
     });
   });
