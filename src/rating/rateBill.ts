@@ -8,7 +8,7 @@ import { type LineSettings, type RatedLine, rateLine } from './rateLine.ts';
 import type { Tariff } from './tariff.ts';
 import type { InputTrace, ReadingTrace, SuspendedPeriod } from './trace.ts';
 import type { TariffVersion } from './segments.ts';
-import { rateSegmentedBill } from './rateSegments.ts';
+import { levelChangesWithin, rateSegmentedBill } from './rateSegments.ts';
 
 export type { ReadingPoint, MeterReadings, LastReadingOnly } from './meterReadings.ts';
 
@@ -140,10 +140,7 @@ export function rateBill(input: RateBillInput): RatedBill {
     throw new RatingError('NOT_ACTIVE', `the subscription is suspended on every day it is connected between ${apiDate(input.term.start)} and ${apiDate(input.term.end)}`);
   }
 
-  const levelChanges = (sub.levels ?? []).filter((l) => {
-    const day = dayNumber(l.from, 'subscription.levels.from');
-    return day > activeStart && day <= activeEnd;
-  });
+  const levelChanges = levelChangesWithin(sub.levels, activeStart, activeEnd);
   if (levelChanges.length > 0 && (versions === undefined || versions.length === 0)) {
     throw new RatingError('INVALID_TARIFF', 'unmetered inputs that change inside the bill need the versions in force (their numbers name the segments)');
   }
@@ -157,6 +154,7 @@ export function rateBill(input: RateBillInput): RatedBill {
       termDays,
       suspension,
       balance: balanceBroughtForward(input.balanceBroughtForward, minorUnits),
+      levelChanges,
     });
   }
 

@@ -22,7 +22,21 @@ export type BillDays = {
   suspension: { days: number; periods: SuspendedPeriod[] };
   /** In minor units (money.ts, minorUnitsOf). */
   balance: bigint;
+  /** The days inside the billed days on which the unmetered inputs change (rateBill's levels), in date order. */
+  levelChanges: readonly LevelChange[];
 };
+
+/** A day the unmetered inputs take new values on, as a day number. */
+export type LevelChange = { day: number; unmetered: Readonly<Record<string, string | number>> };
+
+/** The subscription's level changes inside the billed days, parsed and in date order: empty when none. */
+export function levelChangesWithin(levels: RateBillInput['subscription']['levels'], activeStart: number, activeEnd: number): LevelChange[] {
+  if (levels === undefined || levels.length === 0) return [];
+  return levels
+    .map((l) => ({ day: dayNumber(l.from, 'subscription.levels.from'), unmetered: l.unmetered }))
+    .filter((c) => c.day > activeStart && c.day <= activeEnd)
+    .sort((a, b) => a.day - b.day);
+}
 
 /** The term's version pieces from the versions in force (each from its `from` to the day before the next's). */
 export function versionPieces(versions: readonly TariffVersion[], termStart: number, termEnd: number): VersionPiece[] {
@@ -58,16 +72,10 @@ function prepareVersions(versions: readonly TariffVersion[], termStart: number, 
  * days (rateBill's levels), each part with the values in force over it: a change of rooms or
  * seats from the 15th bills each value for its own days, as a version change does.
  */
-function cutAtLevels(pieces: readonly VersionDays[], sub: RateBillInput['subscription'], activeStart: number, activeEnd: number): readonly VersionDays[] {
-  const levels = sub.levels;
-  if (levels === undefined || levels.length === 0) return pieces;
-  // Only the changes inside the billed days: `unmetered` is the value on the first of them.
-  const changes = levels
-    .map((l) => ({ day: dayNumber(l.from, 'subscription.levels.from'), unmetered: l.unmetered }))
-    .filter((c) => c.day > activeStart && c.day <= activeEnd)
-    .sort((a, b) => a.day - b.day);
+function cutAtLevels(pieces: readonly VersionDays[], changes: readonly LevelChange[], first: Readonly<Record<string, string | number>>, activeStart: number, activeEnd: number): readonly VersionDays[] {
+  if (changes.length === 0) return pieces;
   const valueOn = (day: number) => {
-    let value = sub.unmetered ?? {};
+    let value = first;
     for (const c of changes) if (c.day <= day) value = c.unmetered;
     return value;
   };
@@ -90,7 +98,8 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
   const activePeriod = { start: dateOfDay(d.activeStart), end: dateOfDay(d.activeEnd) };
   const inPeriod = cutAtLevels(
     pieces.filter((p) => p.end >= d.activeStart && p.start <= d.activeEnd),
-    input.subscription,
+    d.levelChanges,
+    input.subscription.unmetered ?? {},
     d.activeStart,
     d.activeEnd,
   );

@@ -11,7 +11,7 @@ import type { Caller } from '../auth/roles.ts';
 import { checkInputs, jsonAccess, raiseIssues, type Issue } from './check.ts';
 import { formatDate, parseRecordDate, RECORD_DATE_MESSAGE } from '../calendar/calendar.ts';
 import { loadTemplates } from '../templates/context.ts';
-import { insertEvent, lastEventDate, lockSubscription, setInputs, setSubscriptionState, type LockedSubscription } from './store.ts';
+import { insertEvent, lastEventDate, latestEventDate, lockSubscription, setInputs, setSubscriptionState, type LockedSubscription } from './store.ts';
 import { effectiveSql } from '../readings/store.ts';
 import { depositsOnTermination, lockFinalTerms } from '../deposits/deposits.ts';
 
@@ -96,8 +96,7 @@ export async function changeInputs(
     // days bills nothing, and one before the last change's would leave the record showing
     // values that no later day bills (a reviewer's finding), so both are refused.
     withinDates(s, date, 'data.date');
-    const latest = await tx.query<{ d: string | null }>("SELECT max(effective_date) AS d FROM subscription_event WHERE subscription_id = $1 AND kind = 'inputs_changed'", [s.subscription_id]);
-    const last = latest.rows[0]?.d ?? undefined;
+    const last = await latestEventDate(tx, s.subscription_id, 'inputs_changed');
     if (last !== undefined && date < last) {
       throw validationFailed([{ path: 'data.date', message: `must not be before the last change of the inputs, from ${formatDate(last)}: change from that date or later` }]);
     }

@@ -121,6 +121,12 @@ export async function lastEventDate(db: Queryable, subscriptionId: string, kind:
   return r.rows[0]?.effective_date;
 }
 
+/** The latest date an event of this kind takes effect (whatever the order they were written in), 'YYYY-MM-DD'. */
+export async function latestEventDate(db: Queryable, subscriptionId: string, kind: string): Promise<string | undefined> {
+  const r = await db.query<{ d: string | null }>('SELECT max(effective_date) AS d FROM subscription_event WHERE subscription_id = $1 AND kind = $2', [subscriptionId, kind]);
+  return r.rows[0]?.d ?? undefined;
+}
+
 export type SubscriptionRow = {
   subscription_id: string;
   app_code: number;

@@ -281,9 +281,12 @@ export function tierBounds(
     if (part.daysBefore > 0) segment.daysBefore = part.daysBefore;
     return { bounds, segment };
   }
-  // A level's bounds are prorated by the whole bill's days in every segment.
-  const seg = shared === undefined ? undefined : context.segment;
-  const measured: ModelContext = seg === context.segment ? context : { ...context, activeDays: context.segment?.billDays ?? context.activeDays, segment: undefined };
+  // A level's bounds are prorated by the whole bill's days in every segment; a consumption's
+  // segment takes its share of them. (Keyed on the input, not on `shared`: the only segment of a
+  // bill with billed days keeps its trace's billDays, as before levels were told apart.)
+  const level = input === null || input.kind !== 'metered';
+  const seg = level ? undefined : context.segment;
+  const measured: ModelContext = level && context.segment !== undefined ? { ...context, activeDays: context.segment.billDays, segment: undefined } : context;
   // The measure the bounds are scaled by, for the whole bill: its billed days, or the
   // days between its two readings; a segment takes its share of it (shareOfBill).
   let total: Dec | number = seg === undefined ? measured.activeDays : seg.billDays;
