@@ -6,13 +6,16 @@ import type { FastifyInstance } from 'fastify';
 import { operation, type Services } from '../http/operation.ts';
 import { AppError } from '../errors.ts';
 
-const Plant = Type.Object({ id: Type.Integer(), name: Type.String(), tag: Type.Optional(Type.String()) });
+// interface.md's plant is `name` string, `tag` string: a plant made without a tag answers
+// tag "" (it was left out, and a client written from interface.md read undefined where it
+// expects a string: an outside check).
+const Plant = Type.Object({ id: Type.Integer(), name: Type.String(), tag: Type.String({ description: '"" when the plant was made without one' }) });
 const TAG = 'sandbox';
 // Ids are positive integers; anything else is simply no plant.
 const IdParam = Type.Object({ id: Type.String({ maxLength: 30 }) });
 
 type PlantRow = { plant_id: string; name: string; tag: string | null };
-const toPlant = (r: PlantRow) => (r.tag === null ? { id: Number(r.plant_id), name: r.name } : { id: Number(r.plant_id), name: r.name, tag: r.tag });
+const toPlant = (r: PlantRow) => ({ id: Number(r.plant_id), name: r.name, tag: r.tag ?? '' });
 const plantId = (raw: string) => (/^[1-9]\d{0,15}$/.test(raw) ? raw : undefined);
 const noPlant = () => new AppError('NOT_FOUND', 'There is no such plant.');
 

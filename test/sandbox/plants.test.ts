@@ -18,7 +18,10 @@ describe('sandbox plants', () => {
       made.push(r.body);
     }
     const untagged = await h.request('POST', '/sandbox/plants', { token: bearer(h.tokens.biller), body: { name: 'bare' } });
-    assert.deepEqual(Object.keys(untagged.body).sort(), ['id', 'name']);
+    // interface.md: a plant's tag is a string, so one made without a tag answers "" (not left out).
+    assert.deepEqual(untagged.body, { id: untagged.body.id, name: 'bare', tag: '' });
+    const bare = await h.request('GET', `/sandbox/plants/${untagged.body.id}`, { token: bearer(h.tokens.viewer) });
+    assert.equal(bare.body.tag, '');
 
     const list = await h.request('GET', '/sandbox/plants', { token: bearer(h.tokens.viewer) });
     assert.equal(list.status, 200);
