@@ -23,7 +23,7 @@ import { loadRosterInputs, rateRoster, runContext, type RosterInput, type RunCon
 import { ACCOUNT_HELD_BACK, accountBillSource, loadAccountInputs, rateAccounts } from '../billRun/accountRun.ts';
 import { billSource } from '../billRun/billSource.ts';
 import type { TermRow } from '../billRun/termStore.ts';
-import { queueTermDeliveries } from '../delivery/store.ts';
+import { queueCreditNoteDeliveries, queueTermDeliveries } from '../delivery/store.ts';
 import { addDocumentPlanJob } from '../documents/jobs.ts';
 import { compareIds } from '../settlement/core.ts';
 import { reverseLateCharges } from '../lateCharges/reverseLateCharges.ts';
@@ -132,6 +132,9 @@ export async function correctBills(tx: pg.PoolClient, groups: readonly TermBills
       await queueTermDeliveries(tx, g.term.term_id, o.by);
     }
   }
+  // The customer is told: a rebill's e-mail (above) carries its credit note; a note with no
+  // rebill gets an e-mail of its own (docs/corrections.md, "The credit note to the customer").
+  await queueCreditNoteDeliveries(tx, [...noteIds.values()], o.by);
   // Per-bill events, written when an endpoint subscribes (docs/webhooks.md): each credit
   // note, and each rebill as the bill run's postings announce theirs.
   await recordPerBillEvents(

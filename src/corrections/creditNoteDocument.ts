@@ -83,25 +83,36 @@ async function readStored(db: Queryable, appCode: number, creditNoteId: number):
 }
 
 /**
- * get-credit-note-document: the stored PDF, made and kept at the first read; its checksum
- * checked as it is read, like a bill's document. Two first reads at once both render the
- * same bytes; the first insert is kept.
+ * The credit note's PDF: the stored one, or made now and kept (the first insert wins; two
+ * first reads at once render the same bytes). Undefined when the app has no such note.
+ * get-credit-note-document and the note's e-mail (delivery/sendDelivery.ts) both read it here.
  */
-export async function getCreditNoteDocument(db: Queryable, appCode: number, creditNoteId: number, setHeader: (k: string, v: string) => void): Promise<RawAnswer> {
-  let stored = await readStored(db, appCode, creditNoteId);
-  if (!stored) {
-    const data = await creditNoteData(db, appCode, creditNoteId);
-    if (!data) throw notFound('credit note', 'data.creditNoteID');
-    const pdf = await renderCreditNote(data);
-    const sha256 = crypto.createHash('sha256').update(pdf).digest('hex');
-    await db.query(
-      `INSERT INTO credit_note_document (credit_note_id, app_code, pdf, sha256, bytes) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (credit_note_id) DO NOTHING`,
-      [creditNoteId, appCode, pdf, sha256, pdf.length],
-    );
-    stored = (await readStored(db, appCode, creditNoteId))!;
-  }
+export async function creditNotePdf(db: Queryable, appCode: number, creditNoteId: number): Promise<Stored | undefined> {
+  const stored = await readStored(db, appCode, creditNoteId);
+  if (stored) return stored;
+  const data = await creditNoteData(db, appCode, creditNoteId);
+  if (!data) return undefined;
+  const pdf = await renderCreditNote(data);
+  const sha256 = crypto.createHash('sha256').update(pdf).digest('hex');
+  await db.query(
+    `INSERT INTO credit_note_document (credit_note_id, app_code, pdf, sha256, bytes) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (credit_note_id) DO NOTHING`,
+    [creditNoteId, appCode, pdf, sha256, pdf.length],
+  );
+  return readStored(db, appCode, creditNoteId);
+}
+
+/** The stored PDF's bytes, checked against its checksum as they are read, like a bill's document. */
+export function checkedPdf(stored: Stored, creditNoteId: number | string): Buffer {
   const sha256 = crypto.createHash('sha256').update(stored.pdf).digest('hex');
   if (sha256 !== stored.sha256) throw new AppError('INTERNAL', `The stored document of credit note ${creditNoteId} does not match its checksum.`);
-  setHeader('x-billrun-document-sha256', sha256);
-  return { type: 'application/pdf', payload: stored.pdf };
+  return stored.pdf;
+}
+
+/** get-credit-note-document: the stored PDF, made and kept at the first read. */
+export async function getCreditNoteDocument(db: Queryable, appCode: number, creditNoteId: number, setHeader: (k: string, v: string) => void): Promise<RawAnswer> {
+  const stored = await creditNotePdf(db, appCode, creditNoteId);
+  if (!stored) throw notFound('credit note', 'data.creditNoteID');
+  const pdf = checkedPdf(stored, creditNoteId);
+  setHeader('x-billrun-document-sha256', stored.sha256);
+  return { type: 'application/pdf', payload: pdf };
 }

@@ -380,15 +380,21 @@ TABLE delivery
   sent_at timestamp with time zone
   failed_at timestamp with time zone
   created_by text NOT NULL
+  document text NOT NULL DEFAULT 'bill'::text
+  credit_note_id bigint
   CONSTRAINT delivery_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
   CONSTRAINT delivery_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT delivery_bill_id_fkey FOREIGN KEY (bill_id) REFERENCES bill(bill_id)
+  CONSTRAINT delivery_credit_note_id_fkey FOREIGN KEY (credit_note_id) REFERENCES credit_note(credit_note_id)
+  CONSTRAINT delivery_credit_note_named CHECK (((document = 'bill'::text) OR (credit_note_id IS NOT NULL)))
+  CONSTRAINT delivery_document_check CHECK ((document = ANY (ARRAY['bill'::text, 'credit note'::text])))
   CONSTRAINT delivery_message_id_key UNIQUE (message_id)
   CONSTRAINT delivery_pkey PRIMARY KEY (delivery_id)
   CONSTRAINT delivery_resend_of_fkey FOREIGN KEY (resend_of) REFERENCES delivery(delivery_id)
   CONSTRAINT delivery_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'sending'::text, 'sent'::text, 'failed'::text])))
   CREATE INDEX delivery_app_idx ON delivery (app_code, term_id, delivery_id)
-  CREATE UNIQUE INDEX delivery_one_per_bill ON delivery (bill_id) WHERE (resend_of IS NULL)
+  CREATE UNIQUE INDEX delivery_one_per_bill ON delivery (bill_id) WHERE ((resend_of IS NULL) AND (document = 'bill'::text))
+  CREATE UNIQUE INDEX delivery_one_per_credit_note ON delivery (credit_note_id) WHERE ((resend_of IS NULL) AND (document = 'credit note'::text))
 
 TABLE deposit
   deposit_id bigint NOT NULL IDENTITY

@@ -5,14 +5,18 @@ import { operation, requestSchema, type Services } from '../http/operation.ts';
 import { notFound } from '../errors.ts';
 import { inTransaction } from '../db/pool.ts';
 import { EMAIL } from '../accounts/rules.ts';
-import { insertResend, listDeliveries } from './store.ts';
+import { deliveryIds, insertResend, listDeliveries } from './store.ts';
 import { named } from '../http/openapi.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: 9007199254740991 });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const DeliveryRecord = named('Delivery', Type.Object({
   deliveryID: Type.Integer(),
+  document: Type.Enum(['bill', 'credit note'], {
+    description: "bill: a bill's e-mail (a rebill's carries the credit note that cancelled the bill it replaces, creditNoteID); credit note: the e-mail of a credit note whose bill was cancelled without a rebill (billID is the cancelled bill)",
+  }),
   billID: Type.Integer(),
+  creditNoteID: Nullable(Type.Integer({ description: 'the credit note this e-mail is of or carries' })),
   termID: Type.Integer(),
   accountID: Type.Integer(),
   recipient: Type.String(),
@@ -31,8 +35,8 @@ export async function deliveryRoutes(app: FastifyInstance, services: Services): 
     path: '/billing/deliveries/get-deliveries',
     role: 'viewer',
     tag: 'deliveries',
-    summary: 'List bill e-mails and their state',
-    description: 'By term, bill, delivery or status, in deliveryID order, 1000 at a time (afterDeliveryID pages).',
+    summary: 'List bill and credit-note e-mails and their state',
+    description: 'By term, bill, credit note, delivery or status, in deliveryID order, 1000 at a time (afterDeliveryID pages).',
     body: requestSchema(
       { method: 'Retrieve', action: 'Retrieve Deliveries' },
       {
@@ -40,6 +44,7 @@ export async function deliveryRoutes(app: FastifyInstance, services: Services): 
           {
             termID: Type.Optional(Id),
             billID: Type.Optional(Id),
+            creditNoteID: Type.Optional(Id),
             deliveryID: Type.Optional(Id),
             status: Type.Optional(Type.Enum(['queued', 'sending', 'sent', 'failed'])),
             afterDeliveryID: Type.Optional(Type.Integer({ minimum: 0, maximum: 9007199254740991 })),
@@ -52,17 +57,12 @@ export async function deliveryRoutes(app: FastifyInstance, services: Services): 
     data: Type.Object({ deliveries: Type.Array(DeliveryRecord) }),
     handler: async (body, ctx) => ({
       deliveries: (await listDeliveries(ctx.db, ctx.caller.appCode, body.data)).map((d) => ({
-        deliveryID: Number(d.delivery_id),
-        billID: Number(d.bill_id),
-        termID: Number(d.term_id),
-        accountID: Number(d.account_id),
-        recipient: d.recipient,
+        ...deliveryIds(d),
         status: d.status,
         messageID: d.message_id,
         attempts: d.attempts,
         lastError: d.last_error,
         transport: d.transport,
-        resendOf: d.resend_of === null ? null : Number(d.resend_of),
         queuedAt: d.queued_text,
         sentAt: d.sent_text,
       })),
@@ -74,9 +74,9 @@ export async function deliveryRoutes(app: FastifyInstance, services: Services): 
     headers: { 'X-Billrun-Delivery-Id': 'the new deliveryID' },
     role: 'biller',
     tag: 'deliveries',
-    summary: 'Send a bill e-mail again',
+    summary: 'Send a bill or credit-note e-mail again',
     description:
-      "A new delivery of the same bill (to `recipient`, or the account's address now), with its own Message-ID: the product never sends a delivery twice by itself, so a second copy is always a person's decision. The new deliveryID is in the X-Billrun-Delivery-Id header.",
+      "A new delivery of the same bill or credit note (to `recipient`, or the account's address now), with its own Message-ID: the product never sends a delivery twice by itself, so a second copy is always a person's decision. The new deliveryID is in the X-Billrun-Delivery-Id header.",
     body: requestSchema(
       { method: 'Update', action: 'Resend Delivery' },
       { data: Type.Object({ deliveryID: Id, recipient: Type.Optional(Type.String(EMAIL)) }, { additionalProperties: false }) },

@@ -1,5 +1,5 @@
 // Sends one delivery: claim it (committed), build the message (the e-mail template's
-// subject and body, the bill's PDF attached), send, record. What is guaranteed is in
+// subject and body, the bill's PDF attached; a credit note's: docs/corrections.md), send, record. What is guaranteed is in
 // docs/documents.md: the product's own retries never send a delivery that is recorded
 // as sent, every attempt carries the same Message-ID, and an attempt that died
 // mid-send is finished by the next one.
@@ -9,10 +9,12 @@ import { loadDocumentData } from '../documents/billContext.ts';
 import { readDocument } from '../documents/documentStore.ts';
 import { resolveTemplate } from '../documents/resolveTemplate.ts';
 import { renderEmail, renderInvoice } from '../documents/render.ts';
-import { claimDelivery, markFailed, markSent, MAX_ATTEMPTS, type DeliveryRow } from './store.ts';
+import { claimDelivery, deliveryIds, markFailed, markSent, MAX_ATTEMPTS, type DeliveryRow } from './store.ts';
 import { inTransaction } from '../db/pool.ts';
 import { recordEvent } from '../events/record.ts';
 import { PermanentFailure, sendMessage } from './mailer.ts';
+import { checkedPdf, creditNoteData, creditNotePdf } from '../corrections/creditNoteDocument.ts';
+import { DEFAULT_CREDIT_NOTE_EMAIL_BODY, DEFAULT_CREDIT_NOTE_EMAIL_SUBJECT } from '../documents/defaults.ts';
 
 export type SendOutcome = 'sent' | 'already sent' | 'failed' | 'missing';
 
@@ -24,30 +26,19 @@ export async function sendDelivery(db: pg.Pool, config: Pick<Config, 'smtpUrl' |
   }
   const d = claimed.row;
   try {
-    // Two reads at once: a message waits on the database, not on the CPU (docs/documents.md, "Speed").
-    const [[source], stored] = await Promise.all([loadDocumentData(db, d.app_code, [d.bill_id]), readDocument(db, d.app_code, Number(d.bill_id))]);
-    if (!source) throw new PermanentFailure('the bill was not found');
-    let pdf = stored?.status === 'rendered' ? stored.pdf : null;
-    if (!pdf) {
-      // Not rendered yet: rendered now with the term's template, to the bytes the
-      // document job will store (rendering is deterministic).
-      const invoice = await resolveTemplate(db, d.app_code, 'invoice', source.invoiceTemplateId);
-      pdf = await renderInvoice({ body: invoice.body }, source.data);
-    }
-    const email = await resolveTemplate(db, d.app_code, 'email', source.emailTemplateId);
-    const mail = await renderEmail({ subject: email.subject ?? '', body: email.body }, source.data);
+    const message = d.document === 'credit note' ? await creditNoteMessage(db, d) : await billMessage(db, d);
     const sent = await sendMessage(config, {
       from: config.mailFrom,
       to: d.recipient,
-      subject: mail.subject,
-      text: mail.text,
+      subject: message.subject,
+      text: message.text,
       messageId: d.message_id,
       date: new Date(d.queued_at),
-      attachments: [{ filename: `bill-${source.data.bill.number}.pdf`, content: pdf, contentType: 'application/pdf' }],
+      attachments: message.attachments,
     });
     await inTransaction(db, async (tx) => {
       await markSent(tx, deliveryId, sent.transport);
-      await recordEvent(tx, d.app_code, 'bill.delivered', `bill:${d.bill_id}`, { ...deliveryData(d), transport: sent.transport });
+      await recordEvent(tx, d.app_code, delivered(d), `bill:${d.bill_id}`, { ...deliveryIds(d), transport: sent.transport });
     });
     return 'sent';
   } catch (err) {
@@ -56,14 +47,58 @@ export async function sendDelivery(db: pg.Pool, config: Pick<Config, 'smtpUrl' |
     const final = err instanceof PermanentFailure || d.attempts >= MAX_ATTEMPTS;
     await inTransaction(db, async (tx) => {
       await markFailed(tx, deliveryId, reason);
-      if (final) await recordEvent(tx, d.app_code, 'bill.delivery_failed', `bill:${d.bill_id}`, { ...deliveryData(d), attempts: d.attempts, reason: reason.slice(0, 1000) });
+      if (final) await recordEvent(tx, d.app_code, deliveryFailed(d), `bill:${d.bill_id}`, { ...deliveryIds(d), attempts: d.attempts, reason: reason.slice(0, 1000) });
     });
     if (err instanceof PermanentFailure) return 'failed';
     throw err; // the queue retries it with backoff
   }
 }
 
-/** What a bill.delivered or bill.delivery_failed event says of the delivery. */
-function deliveryData(d: DeliveryRow): Record<string, unknown> {
-  return { deliveryID: Number(d.delivery_id), billID: Number(d.bill_id), termID: Number(d.term_id), accountID: Number(d.account_id), recipient: d.recipient, resendOf: d.resend_of === null ? null : Number(d.resend_of) };
+type Message = { subject: string; text: string; attachments: { filename: string; content: Buffer; contentType: string }[] };
+
+const pdfFile = (filename: string, content: Buffer) => ({ filename, content, contentType: 'application/pdf' });
+
+/**
+ * A bill's e-mail: its template's subject and body, its PDF (the stored one, or rendered now
+ * to the same bytes), and on a rebill the PDF of the credit note that cancelled the bill it
+ * replaces (the delivery's credit_note_id; a rebill's delivery queued before that column
+ * finds its note by the rebill).
+ */
+async function billMessage(db: pg.Pool, d: DeliveryRow): Promise<Message> {
+  // Two reads at once: a message waits on the database, not on the CPU (docs/documents.md, "Speed").
+  const [[source], stored] = await Promise.all([loadDocumentData(db, d.app_code, [d.bill_id]), readDocument(db, d.app_code, Number(d.bill_id))]);
+  if (!source) throw new PermanentFailure('the bill was not found');
+  let pdf = stored?.status === 'rendered' ? stored.pdf : null;
+  if (!pdf) {
+    // Not rendered yet: rendered now with the term's template, to the bytes the
+    // document job will store (rendering is deterministic).
+    const invoice = await resolveTemplate(db, d.app_code, 'invoice', source.invoiceTemplateId);
+    pdf = await renderInvoice({ body: invoice.body }, source.data);
+  }
+  const email = await resolveTemplate(db, d.app_code, 'email', source.emailTemplateId);
+  const mail = await renderEmail({ subject: email.subject ?? '', body: email.body }, source.data);
+  const attachments = [pdfFile(`bill-${source.data.bill.number}.pdf`, pdf)];
+  if (source.data.bill.replaces) {
+    const noteId = d.credit_note_id ?? (await db.query<{ id: string }>('SELECT credit_note_id AS id FROM credit_note WHERE rebill_id = $1', [d.bill_id])).rows[0]?.id;
+    if (noteId !== undefined) attachments.push(await creditNoteFile(db, d.app_code, noteId, source.data.bill.replaces.creditNoteNumber));
+  }
+  return { ...mail, attachments };
 }
+
+/** A credit note's own e-mail (its bill cancelled without a rebill): the product's subject and body, the note's PDF. */
+async function creditNoteMessage(db: pg.Pool, d: DeliveryRow): Promise<Message> {
+  const data = await creditNoteData(db, d.app_code, Number(d.credit_note_id));
+  if (!data) throw new PermanentFailure('the credit note was not found');
+  const mail = await renderEmail({ subject: DEFAULT_CREDIT_NOTE_EMAIL_SUBJECT, body: DEFAULT_CREDIT_NOTE_EMAIL_BODY }, data);
+  return { ...mail, attachments: [await creditNoteFile(db, d.app_code, d.credit_note_id!, data.creditNote.number)] };
+}
+
+async function creditNoteFile(db: pg.Pool, appCode: number, creditNoteId: string, number: string) {
+  const stored = await creditNotePdf(db, appCode, Number(creditNoteId));
+  if (!stored) throw new PermanentFailure(`credit note ${creditNoteId} was not found`);
+  return pdfFile(`credit-note-${number}.pdf`, checkedPdf(stored, creditNoteId));
+}
+
+const delivered = (d: DeliveryRow) => (d.document === 'credit note' ? 'credit_note.delivered' : 'bill.delivered');
+const deliveryFailed = (d: DeliveryRow) => (d.document === 'credit note' ? 'credit_note.delivery_failed' : 'bill.delivery_failed');
+

@@ -77,7 +77,7 @@ export const DEFAULT_EMAIL_BODY = `Dear {{ account.name }},
 
 your bill {{ bill.number }} for {{ bill.periodStart }} to {{ bill.periodEnd }} (account {{ account.number }}) is attached.
 {% if bill.replaces %}
-It replaces bill {{ bill.replaces.number }} of {{ bill.replaces.date }}, which credit note {{ bill.replaces.creditNoteNumber }} cancelled; what you paid towards that bill counts towards this one.
+It replaces bill {{ bill.replaces.number }} of {{ bill.replaces.date }}, which credit note {{ bill.replaces.creditNoteNumber }} cancelled (the credit note is attached too); what you paid towards that bill counts towards this one.
 {% endif %}
 {% if bill.payable %}Total due: {{ bill.totalDue }} {{ bill.currency }} by {{ bill.dueDate }}.
 Payment reference: {{ bill.paymentReference }} (please quote it with every payment){% elsif bill.credit != blank %}Nothing to pay: your account is {{ bill.credit }} {{ bill.currency }} in credit, which is taken off your next bill.{% else %}Nothing to pay.{% endif %}
@@ -120,3 +120,23 @@ export const DEFAULT_CREDIT_NOTE_BODY = `# {{ app.name }}
 {% if creditNote.rebillNumber != blank %}
 > Bill {{ creditNote.rebillNumber }} replaces bill {{ bill.number }}; payments made against bill {{ bill.number }} count towards it.
 {% endif %}`;
+
+
+/**
+ * The e-mail of a credit note whose bill was cancelled without a rebill (delivery/
+ * sendDelivery.ts), the note's PDF attached: the data of the note's document
+ * (creditNoteDocument.ts). Shipped with the product like the note's layout; a rebill's
+ * e-mail is the bill's own template, with the note attached beside the bill.
+ */
+export const DEFAULT_CREDIT_NOTE_EMAIL_SUBJECT = 'Your {{ app.name }} credit note {{ creditNote.number }}: bill {{ bill.number }} cancelled';
+
+export const DEFAULT_CREDIT_NOTE_EMAIL_BODY = `Dear {{ account.name }},
+
+credit note {{ creditNote.number }} of {{ creditNote.date }} (account {{ account.number }}) cancels your bill {{ bill.number }} of {{ bill.date }} for {{ bill.periodStart }} to {{ bill.periodEnd }}. It is attached.
+
+Reason: {{ creditNote.reason }}
+
+The bill's total, {{ bill.total }} {{ bill.currency }}, is taken off your account; what you paid towards that bill stays on your account and goes to your other open bills, or to your next one.
+
+{{ app.name }}
+`;

@@ -15,6 +15,8 @@ export const EVENT_TYPES = [
   'payment.reversed',
   'import.finished',
   'credit_note.made',
+  'credit_note.delivered',
+  'credit_note.delivery_failed',
   'late_charge.made',
   'webhook.endpoint_disabled',
 ] as const;

@@ -102,6 +102,89 @@ describe('delivery by e-mail through SMTP', () => {
     // posting is not repeated, and a bill is queued once
     assert.equal((await step(h, 'post-term', 'Post Term', { termID })).status, 409);
   });
+
+  // A credit note reaches the customer by e-mail (docs/corrections.md, "The credit note to the customer").
+  const cancel = (billID: number, rebill: boolean) =>
+    h.post('/billing/bills/cancel-bill', docEnv('Update', 'Cancel Bill', { billID, reason: 'meter misread', rebill }), h.tokens.biller);
+  const sentOne = (filter: Record<string, unknown>, what: string) =>
+    eventually(async () => {
+      const [d, more] = await deliveries(h, filter);
+      return d?.status === 'sent' && more === undefined ? d : undefined;
+    }, what);
+  const billsSent = (termID: number) =>
+    eventually(async () => {
+      const l = await deliveries(h, { termID });
+      return l.length === 2 && l.every((d) => d.status === 'sent') ? l : undefined;
+    }, 'the bills sent');
+  const noteDocument = async (creditNoteID: number) => {
+    const f = await fetchFile(h, '/billing/documents/get-credit-note-document', docEnv('Retrieve', 'Retrieve Credit Note Document', { creditNoteID }));
+    assert.equal(f.status, 200);
+    return f.bytes;
+  };
+
+  test('a bill cancelled without a rebill: the credit note goes in an e-mail of its own, once; the print-only account gets none', async () => {
+    const { termID } = await postedTermWithEmails(h, 'N', 'Z1');
+    const first = await billsSent(termID);
+    const bills = (await h.post('/billing/bills/get-bills', docEnv('Retrieve', 'Retrieve Bills', { termID }))).body.data.bills as any[];
+    const printed = bills.find((b) => !first.some((d) => d.billID === b.billID));
+    for (const b of [bills.find((x) => x.billID === first[0].billID), printed]) {
+      const r = await cancel(b.billID, false);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    }
+    const notes = (await h.post('/billing/bills/get-credit-notes', docEnv('Retrieve', 'Retrieve Credit Notes', { termID }))).body.data.creditNotes as any[];
+    const note = notes.find((n) => n.billID === first[0].billID);
+    const d = await sentOne({ creditNoteID: note.creditNoteID }, "the credit note's e-mail");
+    assert.equal(d.document, 'credit note');
+    assert.equal(d.billID, first[0].billID, 'the cancelled bill');
+    assert.equal(d.recipient, first[0].recipient);
+    assert.match(d.messageID, /^<credit-note-/);
+    const raw = smtp.received.filter((m) => m.toString().includes(d.messageID));
+    assert.equal(raw.length, 1);
+    const mail = await simpleParser(raw[0]!);
+    const bill = bills.find((b) => b.billID === d.billID);
+    assert.equal(mail.subject, `Your App A credit note ${note.creditNoteNumber}: bill ${bill.billNumber} cancelled`);
+    assert.match(mail.text ?? '', new RegExp(`credit note ${note.creditNoteNumber} of \\d\\d/\\d\\d/\\d{4} \\(account [^)]+\\) cancels your bill ${bill.billNumber} of ${bill.billDate}`));
+    assert.match(mail.text ?? '', /Reason: meter misread/);
+    assert.match(mail.text ?? '', new RegExp(`The bill's total, ${bill.total} KES, is taken off your account`));
+    assert.equal(mail.attachments.length, 1);
+    assert.equal(mail.attachments[0]!.filename, `credit-note-${note.creditNoteNumber}.pdf`);
+    assert.ok(mail.attachments[0]!.content.equals(await noteDocument(note.creditNoteID)), 'the attachment is the stored credit note');
+    // The account that takes paper: no e-mail of its credit note.
+    const other = notes.find((n) => n.billID === printed.billID);
+    assert.deepEqual(await deliveries(h, { creditNoteID: other.creditNoteID }), []);
+    // Resent on request: a new delivery of the same note, with its own Message-ID.
+    const resend = await h.post('/billing/deliveries/resend-delivery', docEnv('Update', 'Resend Delivery', { deliveryID: d.deliveryID }));
+    assert.equal(resend.status, 200, JSON.stringify(resend.body));
+    const again = await eventually(async () => {
+      const [x] = await deliveries(h, { deliveryID: Number(resend.headers.get('x-billrun-delivery-id')) });
+      return x?.status === 'sent' ? x : undefined;
+    }, 'the resend');
+    assert.equal(again.document, 'credit note');
+    assert.equal(again.creditNoteID, note.creditNoteID);
+    assert.equal(again.resendOf, d.deliveryID);
+    const resent = await simpleParser(smtp.received.find((m) => m.toString().includes(again.messageID))!);
+    assert.equal(resent.subject, mail.subject);
+  });
+
+  test('a bill cancelled and rebilled: one e-mail, the rebill with the credit note attached beside it', async () => {
+    const { termID } = await postedTermWithEmails(h, 'Q', 'Z2');
+    const first = await billsSent(termID);
+    const before = smtp.received.length;
+    const r = await cancel(first[1].billID, true);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const [note] = (await h.post('/billing/bills/get-credit-notes', docEnv('Retrieve', 'Retrieve Credit Notes', { billID: first[1].billID }))).body.data.creditNotes as any[];
+    const d = await sentOne({ billID: note.rebillID }, "the rebill's e-mail");
+    assert.equal(d.document, 'bill');
+    assert.equal(d.creditNoteID, note.creditNoteID);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(smtp.received.length - before, 1, 'one message for the correction');
+    assert.deepEqual((await deliveries(h, { creditNoteID: note.creditNoteID })).map((x) => x.deliveryID), [d.deliveryID]);
+    const mail = await simpleParser(smtp.received.find((m) => m.toString().includes(d.messageID))!);
+    assert.match(mail.text ?? '', new RegExp(`which credit note ${note.creditNoteNumber} cancelled \\(the credit note is attached too\\)`));
+    const [rebill] = (await h.post('/billing/bills/get-bills', docEnv('Retrieve', 'Retrieve Bills', { billID: note.rebillID }))).body.data.bills as any[];
+    assert.deepEqual(mail.attachments.map((a) => a.filename), [`bill-${rebill.billNumber}.pdf`, `credit-note-${note.creditNoteNumber}.pdf`]);
+    assert.ok(mail.attachments[1]!.content.equals(await noteDocument(note.creditNoteID)));
+  });
 });
 
 describe('delivery with no SMTP configured: .eml files under the mail folder', () => {

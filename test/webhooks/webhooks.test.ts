@@ -201,6 +201,12 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
     const target = termBills.find((b) => b.subscriptionID === Number(subs[2]!.subscriptionId));
     const cancel = await h.post('/billing/bills/cancel-bill', { method: 'Update', action: 'Cancel Bill', apiVersion: 'v2', data: { billID: target.billID, reason: 'meter misread' } }, h.tokens.biller);
     assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
+    // Two cancelled without a rebill: each credit note is e-mailed on its own, one delivered, one bounced.
+    for (const s of [subs[0]!, subs[1]!]) {
+      const b = termBills.find((x) => x.subscriptionID === Number(s.subscriptionId));
+      const r = await h.post('/billing/bills/cancel-bill', { method: 'Update', action: 'Cancel Bill', apiVersion: 'v2', data: { billID: b.billID, reason: 'closed', rebill: false } }, h.tokens.biller);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    }
     // A late charge: the app's default on a bill overdue since December.
     const world = (await h.db.query(
       `SELECT s.service_id AS "serviceId", v.service_version_id AS "versionId", (SELECT min(batch_id) FROM service_batch sb WHERE sb.service_id = s.service_id) AS "batchId"
@@ -250,7 +256,7 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
     const bills = parsed.filter((e) => e.type === 'bill.posted');
     // Three posted with the term, and the rebill of the cancelled one.
     assert.equal(bills.length, 4);
-    const note = parsed.find((e) => e.type === 'credit_note.made')!;
+    const note = parsed.find((e) => e.type === 'credit_note.made' && e.data.billID === target.billID)!;
     assert.equal(note.data.billID, target.billID);
     assert.equal(note.data.reason, 'meter misread');
     assert.deepEqual(bills.map((b) => b.data.billID).filter((id) => id === note.data.rebillID).length, 1, 'the rebill is announced as posted');
@@ -268,6 +274,10 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
     assert.equal(delivered.data.accountID, Number(subs[0]!.accountId));
     const bounced = parsed.find((e) => e.type === 'bill.delivery_failed')!;
     assert.equal(bounced.data.accountID, Number(subs[1]!.accountId));
+    const noteDelivered = parsed.find((e) => e.type === 'credit_note.delivered')!;
+    assert.deepEqual([noteDelivered.data.document, noteDelivered.data.accountID, noteDelivered.data.reason], ['credit note', Number(subs[0]!.accountId), undefined]);
+    assert.equal(noteDelivered.data.creditNoteID, parsed.find((e) => e.type === 'credit_note.made' && e.data.billID === noteDelivered.data.billID)!.data.creditNoteID);
+    assert.equal(parsed.find((e) => e.type === 'credit_note.delivery_failed')!.data.accountID, Number(subs[1]!.accountId));
     const paid = parsed.filter((e) => e.type === 'payment.received');
     assert.deepEqual(paid.map((e) => [e.data.reference, e.data.amount]), [['WH-PAY-1', '10.50'], ['WH-IMP-1', '5.00']]);
     assert.deepEqual(parsed.filter((e) => e.type === 'payment.reversed').map((e) => e.data.reason), ['bounced']);

@@ -38,6 +38,12 @@ export async function fetchBillPdf(billID: number): Promise<Blob> {
 
 const deliveryColumns = (resend: ((d: Delivery) => void) | null): Column<Delivery>[] => [
   { header: 'E-mail', accessorKey: 'deliveryID' },
+  // A cancelled bill's page lists its credit note's e-mail too; a rebill's e-mail carries the note (docs/corrections.md).
+  {
+    header: 'Of',
+    cell: ({ row }) =>
+      row.original.document === 'credit note' ? 'Credit note' : row.original.creditNoteID !== null ? 'Bill, with its credit note' : 'Bill',
+  },
   { header: 'To', accessorKey: 'recipient' },
   { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
   { header: 'Attempts', accessorKey: 'attempts' },
