@@ -130,6 +130,12 @@ export const runAtSql = (localTime: string, timeZone = 'a.time_zone', clock = cl
 /** SQL: a timestamp as the API shows it, yyyy-mm-dd hh:mm:ss in the app's time zone. */
 export const localTimeSql = (column: string, timeZone = 'a.time_zone') => `to_char(${column} AT TIME ZONE ${timeZone}, 'YYYY-MM-DD HH24:MI:SS')`;
 
+/** An ISO date `days` days later (or earlier, when negative). */
+export function addDays(iso: string, days: number): string {
+  const [y, m, d] = iso.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+}
+
 /** The app's today, yyyy-mm-dd. */
 export async function appToday(db: Queryable, appCode: number): Promise<string> {
   const r = await db.query<{ today: string }>(`SELECT ${todaySql()} AS today FROM app a WHERE a.app_code = $1`, [appCode]);

@@ -9,7 +9,7 @@ import { canMove, moveTerm, type TermStatus } from '../billRun/termStates.ts';
 import { sameLevels, type Levels } from '../billRun/levels.ts';
 import type { Caller } from '../auth/roles.ts';
 import { checkInputs, jsonAccess, raiseIssues, type Issue } from './check.ts';
-import { formatDate, parseRecordDate, RECORD_DATE_MESSAGE } from '../calendar/calendar.ts';
+import { addDays, formatDate, parseRecordDate, RECORD_DATE_MESSAGE } from '../calendar/calendar.ts';
 import { loadTemplates } from '../templates/context.ts';
 import { insertEvent, lastEventDate, latestEventDate, lockSubscription, setInputs, setSubscriptionState, type LockedSubscription } from './store.ts';
 import { effectiveSql } from '../readings/store.ts';
@@ -42,6 +42,7 @@ export async function suspendSubscription(db: pg.Pool, caller: Caller, d: { subs
     const s = await lockOrNotFound(tx, caller.appCode, d.subscriptionID);
     if (s.status !== 'active') throw notWhen(s, 'suspended', 'an active');
     withinDates(s, date, 'data.date');
+    await changeReachesTerms(tx, s.subscription_id, date, caller.email, { path: 'data.date', what: `A suspension from ${formatDate(date)}` });
     await setSubscriptionState(tx, s.subscription_id, 'suspended', undefined, caller.email);
     await insertEvent(tx, caller.appCode, s.subscription_id, 'suspended', date, d.reason ? { reason: d.reason } : {}, caller.email);
   });
@@ -55,6 +56,7 @@ export async function resumeSubscription(db: pg.Pool, caller: Caller, d: { subsc
     withinDates(s, date, 'data.date');
     const since = await lastEventDate(tx, s.subscription_id, 'suspended');
     if (since !== undefined && date < since) throw validationFailed([{ path: 'data.date', message: `must not be before the suspension of ${formatDate(since)}` }]);
+    await changeReachesTerms(tx, s.subscription_id, date, caller.email, { path: 'data.date', what: `Resuming from ${formatDate(date)}` });
     await setSubscriptionState(tx, s.subscription_id, 'active', undefined, caller.email);
     await insertEvent(tx, caller.appCode, s.subscription_id, 'resumed', date, d.reason ? { reason: d.reason } : {}, caller.email);
   });
@@ -76,6 +78,8 @@ export async function terminateSubscription(db: pg.Pool, caller: Caller, d: { su
     const later = await latestReadingDate(tx, s.subscription_id);
     if (later !== undefined && later > endDate)
       throw validationFailed([{ path: 'data.endDate', message: `the subscription has a reading on ${formatDate(later)}, after this date; correct or end later` }]);
+    // Billed up to and including endDate: what changes is the days after it.
+    await changeReachesTerms(tx, s.subscription_id, addDays(endDate, 1), caller.email, { path: 'data.endDate', what: `An end on ${formatDate(endDate)}` });
     await setSubscriptionState(tx, s.subscription_id, 'terminated', endDate, caller.email);
     await insertEvent(tx, caller.appCode, s.subscription_id, 'terminated', endDate, d.reason ? { reason: d.reason } : {}, caller.email);
     await depositsOnTermination(tx, caller.appCode, s.subscription_id, endDate, caller.email);
@@ -100,7 +104,9 @@ export async function changeInputs(
     if (last !== undefined && date < last) {
       throw validationFailed([{ path: 'data.date', message: `must not be before the last change of the inputs, from ${formatDate(last)}: change from that date or later` }]);
     }
-    if (d.unmeteredInputs !== undefined && !sameLevels(d.unmeteredInputs as Levels, s.unmetered_inputs as Levels)) await inputsReachTerms(tx, s.subscription_id, date, caller.email);
+    if (d.unmeteredInputs !== undefined && !sameLevels(d.unmeteredInputs as Levels, s.unmetered_inputs as Levels)) {
+      await changeReachesTerms(tx, s.subscription_id, date, caller.email, { path: 'data.date', what: `The change from ${formatDate(date)}` });
+    }
     const [t] = await loadTemplates(tx, caller.appCode, { ids: [s.service_id] });
     if (!t) throw new AppError('INTERNAL', 'the subscription has no template');
     const next = { connectionInputs: d.connectionInputs ?? s.connection_inputs, unmeteredInputs: d.unmeteredInputs ?? s.unmetered_inputs };
@@ -121,34 +127,49 @@ export async function changeInputs(
 }
 
 /**
- * New unmetered values from `date` reach the terms of the subscription ending on or after it,
- * as a dated template version does (templates/updateService.ts): a term approved or billed is
- * refused (its bills, or the preview it was approved on, would no longer match the
- * subscription), and a validated one goes back to Loaded, to be validated again. A new user
- * changed rooms into an approved term: it billed 221.79 on a preview of 192.56.
+ * A change to what a subscription is billed for from `from` (new unmetered values, a
+ * suspension or its end, an end date, a move) reaches the terms of the subscription ending
+ * on or after that day, as a dated template version does (templates/updateService.ts): a
+ * term approved or billed with it is refused (its bills, or the preview it was approved on,
+ * would no longer match), and a validated one goes back to Loaded, to be validated again.
+ * A new user changed rooms into an approved term: it billed 221.79 on a preview of 192.56;
+ * an attacker suspended and terminated inside one: 26.13 and 39.19 on previews of 81.00.
+ * One exception: a Processed term that holds no live bill of the subscription (it failed
+ * there, docs/bill-run.md) takes the change, so the failure can be fixed and retried alone
+ * (retry-failures) without reversing the whole term.
  */
-async function inputsReachTerms(tx: Queryable, subscriptionId: string, date: string, by: string): Promise<void> {
+export async function changeReachesTerms(
+  tx: Queryable,
+  subscriptionId: string,
+  from: string,
+  by: string,
+  at: { path: string; what: string },
+): Promise<void> {
   const r = await tx
-    .query<{ term_id: string; end_date: string; status: TermStatus }>(
-      `SELECT t.term_id, to_char(t.end_date, 'YYYY-MM-DD') AS end_date, t.status FROM term t
+    .query<{ term_id: string; end_date: string; status: TermStatus; billed: boolean }>(
+      `SELECT t.term_id, to_char(t.end_date, 'YYYY-MM-DD') AS end_date, t.status,
+              EXISTS (SELECT 1 FROM bill b WHERE b.term_id = t.term_id AND b.subscription_id = ts.subscription_id AND b.status NOT IN ('withdrawn', 'cancelled')) AS billed
+         FROM term t
          JOIN term_subscription ts ON ts.term_id = t.term_id
         WHERE ts.subscription_id = $1 AND t.end_date >= $2::date AND t.status = ANY($3::text[])
         ORDER BY t.term_id FOR UPDATE OF t`,
-      [subscriptionId, date, [...FROZEN_TERM_STATUSES, 'Validated']],
+      [subscriptionId, from, [...FROZEN_TERM_STATUSES, 'Validated']],
     )
     .catch((err: { code?: string }) => {
       // The subscription is locked first here, a term first by a term's own steps: PostgreSQL breaks such a circle by refusing one.
-      if (err.code === '40P01') throw conflict('A term of this subscription was changing at the same time; nothing was changed. Retry it.', 'data.date');
+      if (err.code === '40P01') throw conflict('A term of this subscription was changing at the same time; nothing was changed. Retry it.', at.path);
       throw err;
     });
-  const frozen = r.rows.filter((t) => t.status !== 'Validated').sort((a, b) => (a.end_date < b.end_date ? 1 : -1))[0];
+  const frozen = r.rows
+    .filter((t) => t.status !== 'Validated' && !(t.status === 'Processed' && !t.billed))
+    .sort((a, b) => (a.end_date < b.end_date ? 1 : -1))[0];
   if (frozen !== undefined) {
     throw conflict(
-      `date ${formatDate(date)} is on or before the end (${formatDate(frozen.end_date)}) of term ${frozen.term_id}, which is ${frozen.status} with this subscription: its bills (or the preview it was approved on) would no longer match. Date the change after ${formatDate(frozen.end_date)}${canMove(frozen.status, 'reverse') ? ', or reverse the term first' : canMove(frozen.status, 'cancel') ? ', or cancel the term first' : ''}.`,
-      'data.date',
+      `${at.what} reaches term ${frozen.term_id} (to ${formatDate(frozen.end_date)}), which is ${frozen.status} with this subscription: its bills (or the preview it was approved on) would no longer match. Date it after ${formatDate(frozen.end_date)}${canMove(frozen.status, 'reverse') ? ', or reverse the term first' : canMove(frozen.status, 'cancel') ? ', or cancel the term first' : ''}.`,
+      at.path,
     );
   }
-  for (const t of r.rows) await markTariffDated(tx, t.term_id, moveTerm(t.status, 'invalidate'), by);
+  for (const t of r.rows) if (t.status === 'Validated') await markTariffDated(tx, t.term_id, moveTerm(t.status, 'invalidate'), by);
 }
 
 export async function latestReadingDate(db: Queryable, subscriptionId: string): Promise<string | undefined> {

@@ -5,8 +5,8 @@ import type { Caller } from '../auth/roles.ts';
 import { batchIdsByCode } from '../batches/store.ts';
 import { effectiveReadings, insertReadings } from '../readings/store.ts';
 import { checkBatch, checkDocuments, checkInputs, checkTemplate, jsonAccess, jsonDocuments, raiseIssues, type Issue } from './check.ts';
-import { dateOf, latestReadingDate, lockOrNotFound } from './changeSubscription.ts';
-import { formatDate } from '../calendar/calendar.ts';
+import { changeReachesTerms, dateOf, latestReadingDate, lockOrNotFound } from './changeSubscription.ts';
+import { addDays, formatDate } from '../calendar/calendar.ts';
 import { loadTemplate } from '../templates/context.ts';
 import { carryDeposits } from '../deposits/deposits.ts';
 import { documentsOf, insertEvent, insertSubscription, recordDocuments, setSubscriptionState } from './store.ts';
@@ -19,11 +19,6 @@ export type MoveInput = {
   connectionInputs?: Record<string, unknown>;
   unmeteredInputs?: Record<string, unknown>;
   documents?: { name: string; reference: string; date: string }[];
-};
-
-const dayBefore = (iso: string) => {
-  const [y, m, d] = iso.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d - 1)).toISOString().slice(0, 10);
 };
 
 /**
@@ -53,6 +48,8 @@ export async function moveSubscription(db: pg.Pool, caller: Caller, d: MoveInput
     if (last !== undefined && last >= date) {
       throw validationFailed([{ path: 'data.date', message: `must be after the subscription's last reading (${formatDate(last)})` }]);
     }
+    // The old row ends the day before: the days from `date` are billed elsewhere.
+    await changeReachesTerms(tx, s.subscription_id, date, caller.email, { path: 'data.date', what: `A move from ${formatDate(date)}` });
     const template = await loadTemplate(tx, caller.appCode, serviceCode);
     const issues: Issue[] = [];
     const t = checkTemplate(serviceCode, 'data.serviceCode', new Map(template ? [[serviceCode, template]] : []), issues);
@@ -65,7 +62,7 @@ export async function moveSubscription(db: pg.Pool, caller: Caller, d: MoveInput
     raiseIssues(issues, 'The move is not valid.');
     if (!t || !batchId || !inputs || !documents) throw new AppError('INTERNAL', 'move check answered nothing without an issue');
 
-    await setSubscriptionState(tx, s.subscription_id, 'terminated', dayBefore(date), caller.email);
+    await setSubscriptionState(tx, s.subscription_id, 'terminated', addDays(date, -1), caller.email);
     const newId = await insertSubscription(
       tx,
       caller.appCode,

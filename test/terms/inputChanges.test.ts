@@ -85,7 +85,7 @@ describe('unmetered inputs changed from a date', () => {
     const into = await update(none, '20/11/2026', 8);
     assert.equal(into.status, 409, JSON.stringify(into.body));
     assert.deepEqual(into.body.error.details.map((d: any) => d.path), ['data.date']);
-    assert.match(JSON.stringify(into.body), new RegExp(`term ${termID}, which is Processed`));
+    assert.match(into.body.message, new RegExp(`reaches term ${termID} \\(to 30/11/2026\\), which is Processed`));
     assert.equal((await update(none, '01/12/2026', 8)).status, 200);
   });
 
@@ -102,5 +102,67 @@ describe('unmetered inputs changed from a date', () => {
     // 5 x 10 x 15/31 = 24.19; 10 x 10 x 16/31 = 51.61 (75.81 rounded once)
     const again = await step(h, 'validate-term', 'Validate Term', { termID });
     assert.equal(again.body.data.preview.totals.total, '75.81');
+  });
+
+  const sub = (op: string, action: string, data: Record<string, unknown>) =>
+    h.post(`/billing/subscriptions/${op}`, { method: 'Update', action, apiVersion: 'v2', data }, h.tokens.biller);
+
+  test('a suspension, a resumption, an end or a move dated into an approved term is refused on its date; a validated term goes back to Loaded', async () => {
+    // An attacker suspended and terminated subscriptions inside an approved term: the bills
+    // came to 26.13 and 39.19 on previews of 81.00.
+    const subs = await subscriptions(h, { n: 5, serviceCode: 'SEATS', batchCode: 'SEATS', readings: [], startDate: '2026-01-01', prefix: 'A' });
+    const [a, b, c, d, e] = subs.map((x) => Number(x.subscriptionId)) as [number, number, number, number, number];
+    assert.equal((await sub('suspend-subscription', 'Suspend Subscription', { subscriptionID: c, date: '20/01/2027' })).status, 200);
+    const termID = await makeTerm(h, { serviceCode: 'SEATS', batchCode: 'SEATS', billingPeriodID: 202701, startDate: '01/01/2027', endDate: '31/01/2027' });
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
+    assert.equal((await step(h, 'validate-term', 'Validate Term', { termID })).status, 200);
+    assert.equal((await step(h, 'approve-term', 'Approve Term', { termID })).status, 200);
+    const refused = [
+      [await sub('suspend-subscription', 'Suspend Subscription', { subscriptionID: a, date: '11/01/2027' }), 'data.date'],
+      [await sub('terminate-subscription', 'Terminate Subscription', { subscriptionID: b, endDate: '15/01/2027' }), 'data.endDate'],
+      [await sub('resume-subscription', 'Resume Subscription', { subscriptionID: c, date: '25/01/2027' }), 'data.date'],
+      [await sub('move-subscription', 'Move Subscription', { subscriptionID: d, date: '16/01/2027', batchCode: 'SEATS2' }), 'data.date'],
+    ] as const;
+    for (const [r, path] of refused) {
+      assert.equal(r.status, 409, JSON.stringify(r.body));
+      assert.deepEqual(r.body.error.details.map((x: any) => x.path), [path]);
+      assert.match(r.body.message, new RegExp(`reaches term ${termID} \\(to 31/01/2027\\), which is Approved`));
+    }
+    // An end on the term's last day changes none of its days; a suspension after it reaches nothing.
+    assert.equal((await sub('terminate-subscription', 'Terminate Subscription', { subscriptionID: e, endDate: '31/01/2027' })).status, 200);
+    assert.equal((await sub('suspend-subscription', 'Suspend Subscription', { subscriptionID: a, date: '01/02/2027' })).status, 200);
+    const validated = await step(h, 'validate-term', 'Validate Term', { termID });
+    assert.equal(validated.status, 409, 'still approved');
+    assert.equal((await termOf(h, { termID })).status, 'Approved');
+
+    // Into a validated term: accepted, and the term must be validated again.
+    const [f] = await subscriptions(h, { n: 1, serviceCode: 'SEATS', batchCode: 'SEATS2', readings: [], startDate: '2026-01-01', prefix: 'B' });
+    const next = await makeTerm(h, { serviceCode: 'SEATS', batchCode: 'SEATS2', billingPeriodID: 202702, startDate: '01/02/2027', endDate: '28/02/2027' });
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID: next })).status, 200);
+    assert.equal((await step(h, 'validate-term', 'Validate Term', { termID: next })).status, 200);
+    assert.equal((await sub('terminate-subscription', 'Terminate Subscription', { subscriptionID: Number(f!.subscriptionId), endDate: '14/02/2027' })).status, 200);
+    assert.equal((await termOf(h, { termID: next })).status, 'Loaded');
+  });
+
+  test('a subscription that failed in a processed term takes new values from a date inside it, and retry-failures bills it alone', async () => {
+    // An attacker's case: a failure caused by an unmetered input could not be fixed without
+    // reversing the whole term, because every change dated into it was refused.
+    const subs = await subscriptions(h, { n: 2, serviceCode: 'SEATS', batchCode: 'SEATS', readings: [], startDate: '2026-01-01', prefix: 'F' });
+    const [good, bad] = subs.map((x) => x.subscriptionId) as [string, string];
+    // Too many seats to bill (the API refuses such a value now; an older record may hold one).
+    await h.db.query(`UPDATE subscription SET unmetered_inputs = '{"SEATS": 100000000000000000000}' WHERE subscription_id = $1`, [bad]);
+    const termID = await makeTerm(h, { serviceCode: 'SEATS', batchCode: 'SEATS', billingPeriodID: 202703, startDate: '01/03/2027', endDate: '31/03/2027' });
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID })).status, 200);
+    const t = await waitForStatus(h, termID, ['Processed']);
+    assert.equal(t.counts.failures, 1, JSON.stringify(t));
+    // The billed subscription is still held to its bill; the failed one takes the fix.
+    assert.equal((await update(good, '10/03/2027', 3)).status, 409);
+    const fixed = await update(bad, '01/03/2027', 4);
+    assert.equal(fixed.status, 200, JSON.stringify(fixed.body));
+    assert.equal((await step(h, 'retry-failures', 'Retry Term Failures', { termID })).status, 200);
+    await waitForStatus(h, termID, ['Processed']);
+    const bills = (await h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { termID } })).body.data.bills as any[];
+    const ours = bills.filter((b) => [good, bad].includes(String(b.subscriptionID)));
+    assert.deepEqual(ours.map((b) => [String(b.subscriptionID), b.total]).sort(), [[good, '10.00'], [bad, '40.00']].sort());
   });
 });
