@@ -80,7 +80,14 @@ export function checkReadingValue(meter: MeteredInput, raw: unknown, path: strin
   return v.toFixed();
 }
 
-export type ChainPoint = { readingId?: string; date: string; value: string; path?: string };
+export type ChainPoint = {
+  readingId?: string;
+  date: string;
+  value: string;
+  path?: string;
+  /** An estimate: it binds new estimates, not a new actual reading (fitReadings). */
+  estimated?: boolean;
+};
 export type ChainResult = { kind: ConsumptionKind | 'first'; quantity: string | null };
 
 /**
@@ -89,6 +96,14 @@ export type ChainResult = { kind: ConsumptionKind | 'first'; quantity: string | 
  * before it and to the reading after it must be normal or a roll-over. Pushes an issue
  * for each new reading that does not fit; answers, per new reading in the order given,
  * its consumption since the reading before it.
+ *
+ * A recorded estimate does not bind a new actual reading: an actual is fitted between the
+ * nearest readings that are actual or new. An estimate is a guess the actual reading
+ * replaces (the cascade from estimates spreads the actual over it, docs/corrections.md),
+ * so an over-estimate must not refuse the reading that shows it: an actual 80 after an
+ * estimate of 94 (and an actual 62 before it) was "lower than the reading before it", and
+ * rebill-estimates could then never run (an attacker's finding). A new estimate is still
+ * fitted among every reading.
  */
 export function fitReadings(meter: MeteredInput, existing: ChainPoint[], additions: ChainPoint[], issues: ErrorDetail[]): ChainResult[] {
   const roll = rolloverOf(meter);
@@ -97,42 +112,48 @@ export function fitReadings(meter: MeteredInput, existing: ChainPoint[], additio
   all.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.added - b.added));
   const results: ChainResult[] = additions.map(() => ({ kind: 'first', quantity: null }));
   const bad = new Set<number>();
-  for (let i = 1; i < all.length; i++) {
-    const prev = all[i - 1]!;
-    const cur = all[i]!;
-    if (prev.added < 0 && cur.added < 0) continue;
-    if (prev.date === cur.date) {
-      const mine = cur.added >= 0 ? cur : prev;
-      const other = mine === cur ? prev : cur;
-      bad.add(mine.added);
+  // A new reading refused already is not written, so it binds nothing.
+  const binds = (p: P, cur: P) => (p.added >= 0 ? !bad.has(p.added) : !p.estimated || cur.estimated === true);
+  const why = (from: string, to: string) =>
+    roll === null
+      ? `meter ${meter.code} has no roll-over value, so this is an error, not a roll-over`
+      : `read as a roll-over at ${roll.toString()} it would be ${roll.minus(from).plus(to).toFixed()} units, half a turn of the dial or more, so it is an error, not a roll-over`;
+  for (let k = 0; k < all.length; k++) {
+    const cur = all[k]!;
+    if (cur.added < 0) continue;
+    // A day read twice: by a recorded reading (of either kind), or by another new one.
+    const twin = k > 0 && all[k - 1]!.date === cur.date ? all[k - 1]! : undefined;
+    if (twin !== undefined) {
+      bad.add(cur.added);
       issues.push({
-        path: mine.path ?? 'value',
+        path: cur.path ?? 'value',
         message:
-          other.added < 0
-            ? `a reading of meter ${meter.code} on ${formatDate(cur.date)} exists already (readingID ${other.readingId}); correct that one instead`
+          twin.added < 0
+            ? `a reading of meter ${meter.code} on ${formatDate(cur.date)} exists already (readingID ${twin.readingId}); correct that one instead`
             : `meter ${meter.code} is read twice on ${formatDate(cur.date)}`,
       });
       continue;
     }
-    const c = consumptionOfTexts(prev.value, cur.value, roll);
-    if (c.kind === 'negative') {
-      const mine = cur.added >= 0 ? cur : prev;
-      if (bad.has(mine.added)) continue;
-      bad.add(mine.added);
-      const why =
-        roll === null
-          ? `meter ${meter.code} has no roll-over value, so this is an error, not a roll-over`
-          : `read as a roll-over at ${roll.toString()} it would be ${roll.minus(prev.value).plus(cur.value).toFixed()} units, half a turn of the dial or more, so it is an error, not a roll-over`;
-      issues.push({
-        path: mine.path ?? 'value',
-        message:
-          mine === cur
-            ? `${cur.value} is lower than the reading before it (${prev.value} on ${formatDate(prev.date)}); ${why}`
-            : `${prev.value} is higher than the reading after it (${cur.value} on ${formatDate(cur.date)}); ${why}`,
-      });
-      continue;
+    let j = k - 1;
+    while (j >= 0 && !binds(all[j]!, cur)) j--;
+    const prev = j >= 0 ? all[j]! : undefined;
+    if (prev !== undefined) {
+      const c = consumptionOfTexts(prev.value, cur.value, roll);
+      if (c.kind === 'negative') {
+        bad.add(cur.added);
+        issues.push({ path: cur.path ?? 'value', message: `${cur.value} is lower than the reading before it (${prev.value} on ${formatDate(prev.date)}); ${why(prev.value, cur.value)}` });
+        continue;
+      }
+      results[cur.added] = { kind: c.kind, quantity: c.quantity };
     }
-    if (cur.added >= 0) results[cur.added] = { kind: c.kind, quantity: c.quantity };
+    // The recorded reading after it (a new one after it checks this one as its own reading before).
+    let n = k + 1;
+    while (n < all.length && !binds(all[n]!, cur)) n++;
+    const next = n < all.length ? all[n]! : undefined;
+    if (next !== undefined && next.added < 0 && next.date !== cur.date && consumptionOfTexts(cur.value, next.value, roll).kind === 'negative') {
+      bad.add(cur.added);
+      issues.push({ path: cur.path ?? 'value', message: `${cur.value} is higher than the reading after it (${next.value} on ${formatDate(next.date)}); ${why(cur.value, next.value)}` });
+    }
   }
   return results;
 }

@@ -53,12 +53,12 @@ export async function insertReadings(db: Queryable, appCode: number, rows: NewRe
   return r.rows.map((x) => x.reading_id);
 }
 
-export type EffectiveReading = { reading_id: string; subscription_id: string; input_code: string; reading_date: string; value: string };
+export type EffectiveReading = { reading_id: string; subscription_id: string; input_code: string; reading_date: string; value: string; kind: string };
 
 /** The effective readings of these subscriptions (all their meters), oldest first. */
 export async function effectiveReadings(db: Queryable, subscriptionIds: string[]): Promise<EffectiveReading[]> {
   const r = await db.query<EffectiveReading>(
-    `SELECT r.reading_id, r.subscription_id, r.input_code, r.reading_date, trim_scale(r.value) AS value
+    `SELECT r.reading_id, r.subscription_id, r.input_code, r.reading_date, trim_scale(r.value) AS value, r.kind
        FROM reading r
       WHERE r.subscription_id = ANY($1::bigint[])
         AND ${effectiveSql('r')}

@@ -142,7 +142,7 @@ export async function writeReadings(
     const key = `${r.subscription_id}|${r.input_code}`;
     let h = history.get(key);
     if (!h) history.set(key, (h = []));
-    h.push({ readingId: r.reading_id, date: r.reading_date, value: r.value });
+    h.push({ readingId: r.reading_id, date: r.reading_date, value: r.value, estimated: r.kind === 'estimated' });
   }
   const groups = new Map<string, { meter: MeteredInput; rows: typeof checked }>();
   for (const c of checked) {
@@ -167,7 +167,7 @@ export async function writeReadings(
     }
     existing = existing.filter((p) => !replaced.has(p.readingId!));
     const found: ErrorDetail[] = [];
-    const fitted = fitReadings(g.meter, existing, g.rows.map((c) => ({ date: c.date, value: c.value, path: c.path })), found);
+    const fitted = fitReadings(g.meter, existing, g.rows.map((c) => ({ date: c.date, value: c.value, path: c.path, estimated: c.kind === 'estimated' })), found);
     fitted.forEach((f, i) => (results[g.rows[i]!.index] = f));
     const indexOfPath = new Map(g.rows.map((c) => [c.path, c.index]));
     for (const f of found) {

@@ -265,6 +265,34 @@ describe('corrections after posting', () => {
     await ledgerOk();
   });
 
+  test('an over-estimate: the actual reading below the estimate is taken, and the cascade spreads it', async () => {
+    // An attacker's case: 150 estimated on 30/09 after 100 read on 31/08, then 130 read on
+    // 31/10. The actual was refused as lower than the estimate, so rebill-estimates could not run.
+    const [s] = await subscriptions(h, { n: 1, batchCode: 'Z3', readings: [['2026-08-31', 100]] });
+    const id = Number(s!.subscriptionId);
+    const capture = (date: string, value: number, kind: string) =>
+      h.post('/billing/readings/capture-readings', envelope('Create', 'Capture Readings', { readings: [{ subscriptionID: id, inputCode: 'METER', readingDate: date, value, kind }] }), h.tokens.biller);
+    assert.equal((await capture('30/09/2026', 150, 'estimated')).status, 200);
+    const sep = await postedTerm({ batchCode: 'Z3', billingPeriodID: 202609, startDate: '01/09/2026', endDate: '30/09/2026' });
+    // Below the actual before the estimate: still refused, against that actual.
+    const low = await capture('31/10/2026', 90, 'actual');
+    assert.equal(low.status, 400);
+    assert.match(low.body.error.details[0].message, /90 is lower than the reading before it \(100 on 31\/08\/2026\)/);
+    // An estimate below the estimate: refused too.
+    assert.equal((await capture('31/10/2026', 130, 'estimated')).status, 400);
+    const actual = await capture('31/10/2026', 130, 'actual');
+    assert.equal(actual.status, 200, JSON.stringify(actual.body));
+    // 30 m3 over 61 days from 31/08: 30/09 is day 30, 100 + 30 x 30/61 = 114.75, 114 on a meter of whole m3.
+    const listed = await ok('/billing/bills/get-estimated-bills', envelope('Retrieve', 'Retrieve Estimated Bills', { subscriptionID: id }), h.tokens.viewer);
+    assert.deepEqual(listed.meters[0].estimates.map((e: any) => [e.readingDate, e.value, e.spreadValue]), [['30/09/2026', '150', '114']]);
+    const done = await ok('/billing/bills/rebill-estimates', envelope('Update', 'Rebill Estimates', { subscriptionID: id, reason: 'actual reading of 31/10' }));
+    assert.deepEqual([done.cancelled, done.rebilled, done.spreadReadings], [1, 1, 1]);
+    // 14 m3: water 500 + 4 x 70 = 780, sewer 78, VAT 16% of 1008 = 161.28: 1169.28.
+    const after = await billsOf({ termID: sep });
+    assert.deepEqual(after.filter((b: any) => b.subscriptionID === id).map((b: any) => [b.status, b.total]), [['cancelled', '4895.20'], ['posted', '1169.28']]);
+    await ledgerOk();
+  });
+
   test("a bill made after the actual reading arrived, from the last estimate, is rebilled with the others: the meter's whole consumption billed once", async () => {
     const [s] = await subscriptions(h, { n: 1, batchCode: 'Z2', readings: [['2026-08-31', 100]] });
     const id = Number(s!.subscriptionId);

@@ -2,9 +2,9 @@
 // (rules.ts, consumption.ts's millionths); every value must get the answer the Decimal
 // rule gives.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { checkReadingValue } from '../../src/readings/rules.ts';
+import { checkReadingValue, fitReadings, type ChainPoint } from '../../src/readings/rules.ts';
 import { Dec } from '../../src/rating/money.ts';
 import type { MeteredInput } from '../../src/rating/tariff.ts';
 import type { ErrorDetail } from '../../src/errors.ts';
@@ -42,4 +42,31 @@ test('checkReadingValue answers what the Decimal rule does, for plain values and
     }),
     { numRuns: 20000 },
   );
+});
+
+describe('fitReadings: a new reading among the meter\'s recorded ones', () => {
+  const meter = { code: 'M', label: 'Meter', unit: 'm3', decimals: 0, rolloverAt: 100000 } as MeteredInput;
+  const A = (date: string, value: string, id = date) => ({ readingId: id, date, value });
+  const E = (date: string, value: string, id = date) => ({ readingId: id, date, value, estimated: true });
+  const fit = (existing: ChainPoint[], additions: ChainPoint[]) => {
+    const issues: ErrorDetail[] = [];
+    const results = fitReadings(meter, existing, additions.map((a, i) => ({ ...a, path: `r${i}` })), issues);
+    return { results: results.map((r) => (r.quantity === null ? r.kind : `${r.kind} ${r.quantity}`)), issues: issues.map((i) => `${i.path}: ${i.message.split(';')[0]}`) };
+  };
+  // An actual 62, then an estimate of 94: the estimate was too high (an attacker's case).
+  const overEstimated = [A('2026-07-31', '62'), E('2026-08-31', '94')];
+  const cases: [string, ChainPoint[], ChainPoint[], { results: string[]; issues: string[] }][] = [
+    ['an actual below the estimate before it, above the actual before that: taken, used since that actual', overEstimated, [A('2026-11-20', '80')], { results: ['normal 18'], issues: [] }],
+    ['an actual below the actual before the estimate: refused against that actual', overEstimated, [A('2026-11-20', '50')], { results: ['first'], issues: ['r0: 50 is lower than the reading before it (62 on 31/07/2026)'] }],
+    ['a new estimate below the estimate before it: refused', overEstimated, [E('2026-11-20', '80')], { results: ['first'], issues: ['r0: 80 is lower than the reading before it (94 on 31/08/2026)'] }],
+    ['an actual above a later estimate: taken (the estimate is spread later)', [A('2026-07-31', '62'), E('2026-10-31', '60')], [A('2026-09-15', '70')], { results: ['normal 8'], issues: [] }],
+    ['an actual above a later actual: refused', [A('2026-07-31', '62'), A('2026-10-31', '90')], [A('2026-09-15', '95')], { results: ['normal 33'], issues: ['r0: 95 is higher than the reading after it (90 on 31/10/2026)'] }],
+    ['a day an estimate reads already: refused, whatever the kind', overEstimated, [A('2026-08-31', '70')], { results: ['first'], issues: ['r0: a reading of meter M on 31/08/2026 exists already (readingID 2026-08-31)'] }],
+    ['two new readings: the second fitted past the first when the first is refused', [A('2026-07-31', '62')], [A('2026-07-31', '70'), A('2026-08-31', '65')], { results: ['first', 'normal 3'], issues: ['r0: a reading of meter M on 31/07/2026 exists already (readingID 2026-07-31)'] }],
+    ['two new readings, the second lower: the second refused', [A('2026-07-31', '62')], [A('2026-08-31', '70'), A('2026-09-30', '65')], { results: ['normal 8', 'first'], issues: ['r1: 65 is lower than the reading before it (70 on 31/08/2026)'] }],
+    ['a roll-over past the dial: taken as one', [A('2026-07-31', '99990')], [A('2026-08-31', '5')], { results: ['rollover 15'], issues: [] }],
+  ];
+  for (const [name, existing, additions, expected] of cases) {
+    test(name, () => assert.deepEqual(fit(existing, additions), expected));
+  }
 });
