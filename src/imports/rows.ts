@@ -1,7 +1,7 @@
 // Where an import's rows come from: a CSV stream or a JSON array. Both give the same
 // ImportRow, so one set of rules checks them; only the paths in errors differ
 // (CSV: rows[<row number>].<column>, the header being row 1; JSON: data.rows[<index>].<field>).
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { jsonDocuments, type GivenDocument, type Inputs, type SubscriptionAccess } from '../subscriptions/check.ts';
 import type { ImportKind, RowError } from './store.ts';
@@ -42,8 +42,10 @@ export class SourceError extends Error {
 
 export async function* csvRows(input: Readable, kind: ImportKind): AsyncGenerator<ImportRow> {
   const parser = parse({ bom: true, trim: true, relax_column_count: true, skip_empty_lines: true, max_record_size: 1 << 20 });
+  const utf8 = strictUtf8();
   input.on('error', (err) => parser.destroy(err));
-  input.pipe(parser);
+  utf8.on('error', (err) => parser.destroy(err));
+  input.pipe(utf8).pipe(parser);
   let header: string[] | undefined;
   const scalar = new Map<string, number>();
   const groups: [Group, string, number][] = [];
@@ -105,6 +107,44 @@ export async function* csvRows(input: Readable, kind: ImportKind): AsyncGenerato
     throw err;
   }
   if (!header) throw new SourceError([{ row: 1, column: '', path: 'rows[1]', message: 'the file is empty: the first row must name the columns' }]);
+}
+
+/**
+ * The file's bytes as they come, checked to be UTF-8 on the way: csv-parse decodes lossily,
+ * so bytes that are not UTF-8 were stored as U+FFFD ("U123\xff\xfe" became "U123\ufffd\ufffd"),
+ * where the JSON API refuses them (docs/api.md; an attacker's finding). A file that is not
+ * UTF-8 (a spreadsheet's "CSV" in Windows-1252 or UTF-16) stops the import at the line
+ * where it stops being UTF-8: the first replaced character of that chunk read lossily, a
+ * line or so off only when the same chunk holds a real U+FFFD before it.
+ */
+function strictUtf8(): Transform {
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  let lines = 0;
+  const refuse = (chunk: Buffer) => {
+    const text = chunk.toString('utf8');
+    const at = text.indexOf('\ufffd');
+    const line = lines + 1 + (at < 0 ? 0 : (text.slice(0, at).match(/\n/g)?.length ?? 0));
+    return new SourceError([{ row: line, column: '', path: `rows[${line}]`, message: `is not UTF-8 text (line ${line}): save the file as UTF-8 (CSV UTF-8) and send it again` }]);
+  };
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      try {
+        decoder.decode(chunk, { stream: true });
+      } catch {
+        return done(refuse(chunk));
+      }
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      done(null, chunk);
+    },
+    flush(done) {
+      try {
+        decoder.decode();
+      } catch {
+        return done(refuse(Buffer.from('\ufffd')));
+      }
+      done();
+    },
+  });
 }
 
 /** CSV columns of documents: document.<name> holds the reference, document.<name>.date the date. */

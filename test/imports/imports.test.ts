@@ -187,6 +187,29 @@ describe('bulk import', () => {
     assert.ok(JSON.stringify(textJob.errors).includes('x\\\\u0000y'), JSON.stringify(textJob.errors));
   });
 
+  test('a file that is not UTF-8 is refused at its line, and nothing is written', async () => {
+    // An attacker's finding: csv-parse decoded lossily, so "U123\xff\xfe" was stored as
+    // "U123\ufffd\ufffd", where the JSON API refuses such bytes.
+    const send = (bytes: Buffer) =>
+      fetch(`${h.url}/billing/imports/upload-import?kind=accounts`, { method: 'POST', headers: { authorization: h.tokens.biller, 'content-type': 'text/csv' }, body: bytes });
+    const bad = Buffer.concat([Buffer.from('accountNumber,name\nUTF-1,Good\nUTF'), Buffer.from([0xff, 0xfe]), Buffer.from(',bad bytes\nUTF-3,Fine\n')]);
+    const r = await send(bad);
+    const body = (await r.json()) as any;
+    assert.equal(r.status, 400, JSON.stringify(body));
+    assert.equal(body.error.code, 'VALIDATION_FAILED');
+    assert.deepEqual(body.error.details.map((d: any) => d.path), ['rows[3]']);
+    assert.match(body.error.details[0].message, /is not UTF-8 text \(line 3\)/);
+    const written = await h.db.query("SELECT count(*)::int AS n FROM account WHERE account_number LIKE 'UTF%'");
+    assert.equal(written.rows[0].n, 0);
+    // A file cut inside a character fails too; the same file in UTF-8, accents and all, goes in.
+    const cut = await send(Buffer.concat([Buffer.from('accountNumber,name\nUTF-4,Jos'), Buffer.from([0xc3])]));
+    assert.equal(cut.status, 400);
+    const good = await send(Buffer.from('accountNumber,name\nUTF-5,José Müller 王芳\n', 'utf8'));
+    assert.equal(good.status, 200, await good.text());
+    const stored = await h.db.query("SELECT name FROM account WHERE account_number = 'UTF-5'");
+    assert.equal(stored.rows[0].name, 'José Müller 王芳');
+  });
+
   test('JSON rows through make-import, reported by their JSON path', async () => {
     const make = (data: unknown, token = h.tokens.biller) => h.post('/billing/imports/make-import', env('Create', 'Create Import', data), token);
     const good = await make({
