@@ -38,14 +38,43 @@ const common = {
   // A bill's document fills in a few milliseconds: a second is room for the largest, and
   // the most a template can hold up the process that renders it.
   renderLimit: 1_000,
-  memoryLimit: 20_000_000,
+  // What ranges, strings and array filters may take in all (liquidjs counts elements and
+  // characters). The largest real document (a Post Account bill of 300 subscriptions, 2,400
+  // lines) uses a few hundred thousand; 20,000,000 let one filter call sort eight million
+  // numbers for three seconds, where the render limit is only checked between tags (an
+  // attacker's template, `(1..8000000) | sort`, passed the save check and stalled the server).
+  memoryLimit: 5_000_000,
+  // The same text whatever the machine's zone and language (a document is the same bytes
+  // wherever it is made): dates in templates are read as UTC, in English.
+  timezoneOffset: 0,
+  locale: 'en-US',
   cache: false,
 };
 
+const DATE_FILTERS = ['date', 'date_to_xmlschema', 'date_to_rfc822', 'date_to_string', 'date_to_long_string'];
+
+/**
+ * The date filters, less the clock: `'now' | date` made a document that changed every time
+ * it was made (an attacker's template changed a bill's checksum between two renders of the
+ * same version), where a bill's document must be the same bytes whenever it is made
+ * (docs/documents.md). A template dates a document by the bill's own dates.
+ */
+function withoutClock(engine: Liquid): Liquid {
+  for (const name of DATE_FILTERS) {
+    const filter = engine.filters[name]!;
+    const handler = typeof filter === 'function' ? filter : filter.handler;
+    engine.registerFilter(name, function (this: unknown, v: unknown, ...rest: unknown[]) {
+      if (v === 'now' || v === 'today') throw new Error(`the ${name} filter cannot read the clock ('${v}'): a document is the same whenever it is made; use the bill's dates (bill.date)`);
+      return (handler as (...a: unknown[]) => unknown).call(this, v, ...rest);
+    });
+  }
+  return engine;
+}
+
 /** For invoice templates: output values are made safe for the layout markup. */
-export const layoutEngine = new Liquid({ ...common, outputEscape: layoutSafe });
+export const layoutEngine = withoutClock(new Liquid({ ...common, outputEscape: layoutSafe }));
 /** For e-mail subjects and plain-text bodies: values as they are. */
-export const textEngine = new Liquid({ ...common });
+export const textEngine = withoutClock(new Liquid({ ...common }));
 
 export type Compiled = Template[];
 
@@ -59,8 +88,10 @@ export type Compiled = Template[];
  *   for hundreds of meters on one bill (a Post Account bill of 300 subscriptions explains
  *   2,400 lines), bounded still.
  */
-export type DocumentLimits = { chars: number; pages: number };
-export const SAMPLE_LIMITS: DocumentLimits = { chars: 500_000, pages: 50 };
+export type DocumentLimits = { chars: number; pages: number; ms?: number };
+// The sample is filled in a few milliseconds by any template a bill can use: one that takes
+// a second on it has work of its own (the render limit is only checked between tags).
+export const SAMPLE_LIMITS: DocumentLimits = { chars: 500_000, pages: 50, ms: common.renderLimit };
 export const BILL_LIMITS: DocumentLimits = { chars: 20_000_000, pages: 2_000 };
 
 /** A template that cannot make its document: the issue names the field and line. */
@@ -86,7 +117,10 @@ export async function fill(engine: Liquid, template: Compiled, data: object, pat
   try {
     // Synchronous: the data is all in memory, and the promise per tag of the async
     // renderer was a tenth of a bill document's time.
+    const started = performance.now();
     const out = engine.renderSync(template, data) as unknown;
+    const ms = performance.now() - started;
+    if (limits.ms !== undefined && ms > limits.ms) return { issue: { path, message: `takes ${Math.round(ms).toLocaleString('en')} ms to fill the sample bill, more than the ${limits.ms.toLocaleString('en')} ms a document may take` } };
     // The length of a string is known without flattening what the loops appended.
     const length = typeof out === 'string' ? out.length : String(out).length;
     if (length > limits.chars) return { issue: { path, message: `writes ${length.toLocaleString('en')} characters, more than the ${limits.chars.toLocaleString('en')} a document may have` } };
@@ -99,6 +133,10 @@ export async function fill(engine: Liquid, template: Compiled, data: object, pat
 function issueOf(err: unknown, path: string): ErrorDetail {
   const e = err as { message?: string; token?: { getPosition?: () => [number, number] } };
   const pos = e.token?.getPosition?.();
-  const reason = String(e.message ?? err).replace(/, line:\d+, col:\d+$/, '').replace(/ENOENT: Failed to lookup .*/, 'templates cannot include files');
+  const reason = String(e.message ?? err)
+    .replace(/, line:\d+, col:\d+$/, '')
+    .replace(/ENOENT: Failed to lookup .*/, 'templates cannot include files')
+    .replace(/memory alloc limit exceeded/, `works with more than the ${common.memoryLimit.toLocaleString('en')} elements and characters a document may (ranges, arrays, text made by filters)`)
+    .replace(/template render limit exceeded/, `takes more than the ${common.renderLimit.toLocaleString('en')} ms a document may take`);
   return { path, message: pos ? `line ${pos[0]}, column ${pos[1]}: ${reason}` : reason };
 }
