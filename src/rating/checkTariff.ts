@@ -138,18 +138,27 @@ function signOk(d: Dec, sign: Sign): boolean {
   return sign === 'any' || (sign === 'positive' ? d.gt(0) : !d.isNegative() || d.isZero());
 }
 
-function checkNumber(x: unknown, path: string, sign: Sign, issues: Issue[]): Dec | null {
+/**
+ * What is wrong with a number a tariff or a subscription gives (a rate, a bound, a deposit,
+ * a level such as seats), or null: beyond 15 digits before the point or 12 after it, no
+ * bill can be rated from it, so it is refused where it is given, on its field (an attacker
+ * saved a deposit of 1e20 and seats of 1e20, and every bill after failed instead).
+ */
+export function outOfRange(d: Dec): string | null {
+  if (d.abs().gte(LIMIT)) return `${d.toFixed()} is out of range (at most 15 digits before the point)`;
+  if (d.decimalPlaces() > MAX_DECIMALS) return `has more than ${MAX_DECIMALS} decimals`;
+  return null;
+}
+
+export function checkNumber(x: unknown, path: string, sign: Sign, issues: Issue[]): Dec | null {
   const d = parseDecimal(x);
   if (d === null) {
     issues.push({ path, message: `not a decimal number: ${JSON.stringify(x) ?? String(x)}` });
     return null;
   }
-  if (d.abs().gte(LIMIT)) {
-    issues.push({ path, message: `${d.toFixed()} is out of range (at most 15 digits before the point)` });
-    return null;
-  }
-  if (d.decimalPlaces() > MAX_DECIMALS) {
-    issues.push({ path, message: `has more than ${MAX_DECIMALS} decimals` });
+  const range = outOfRange(d);
+  if (range !== null) {
+    issues.push({ path, message: range });
     return null;
   }
   if (!signOk(d, sign)) {

@@ -86,4 +86,4 @@ export const Tariff = Type.Object({
 });
 export type Tariff = Static<typeof Tariff>;
 
-export { checkTariff, type Issue } from './checkTariff.ts';
+export { checkNumber, checkTariff, outOfRange, type Issue } from './checkTariff.ts';

@@ -4,6 +4,7 @@
 // NOT_FOUND, an archived one INVALID_STATE); an import reports them all as bad rows.
 import { AppError, type ErrorDetail } from '../errors.ts';
 import { parseDecimal } from '../rating/money.ts';
+import { outOfRange } from '../rating/tariff.ts';
 import { checkReadingValue } from '../readings/rules.ts';
 import type { TemplateContext } from '../templates/context.ts';
 import { formatDate, parseRecordDate, RECORD_DATE_MESSAGE } from '../calendar/calendar.ts';
@@ -158,6 +159,7 @@ export function checkInputs(t: TemplateContext, a: Pick<SubscriptionAccess, 'con
     const n = typeof v === 'number' || typeof v === 'string' ? parseDecimal(v) : null;
     if (n === null) issues.push({ path, message: 'must be a decimal number such as "3" or "2.5"' });
     else if (n.isNegative()) issues.push({ path, message: 'must not be negative' });
+    else if (outOfRange(n) !== null) issues.push({ path, message: outOfRange(n)! });
     else unmetered[def.code] = n.toFixed();
   }
   return issues.length > before ? null : { connection, unmetered };

@@ -1,6 +1,6 @@
 // A template's definition as it is kept: every default filled in and every rule
 // checked, so that the bill run reads a complete, valid tariff.
-import { checkTariff } from '../rating/tariff.ts';
+import { checkNumber, checkTariff } from '../rating/tariff.ts';
 import { checkLateCharge } from '../rating/lateCharge.ts';
 import { validationFailed } from '../errors.ts';
 import type { ServiceDefinition } from './schemas.ts';
@@ -25,6 +25,7 @@ export async function checkDefinitionInApp(tx: Queryable, appCode: number, defin
 export function normalizeDefinition(service: ServiceDefinition): StoredDefinition {
   const issues = checkTariff(service, 'service');
   if (service.lateCharge !== undefined && service.lateCharge !== null) issues.push(...checkLateCharge(service.lateCharge, 'service.lateCharge'));
+  if (service.securityDeposit !== undefined && service.securityDeposit !== null) checkNumber(service.securityDeposit, 'service.securityDeposit', 'nonNegative', issues);
   const batches = service.batches ?? [];
   const seen = new Set<string>();
   batches.forEach((b, i) => {

@@ -56,6 +56,9 @@ describe('subscriptions', () => {
       [{ connectionInputs: { METER_NO: 'M', COLOUR: 'red' } }, 400, 'VALIDATION_FAILED', 'data.connectionInputs.COLOUR'],
       [{ unmeteredInputs: {} }, 400, 'VALIDATION_FAILED', 'data.unmeteredInputs.ROOMS'],
       [{ unmeteredInputs: { ROOMS: -1 } }, 400, 'VALIDATION_FAILED', 'data.unmeteredInputs.ROOMS'],
+      // No bill could be rated from these: refused here, on the field, not at every bill after (an attacker's finding).
+      [{ unmeteredInputs: { ROOMS: 1e20 } }, 400, 'VALIDATION_FAILED', 'data.unmeteredInputs.ROOMS'],
+      [{ unmeteredInputs: { ROOMS: '2.0000000000001' } }, 400, 'VALIDATION_FAILED', 'data.unmeteredInputs.ROOMS'],
       [{ openingReadings: { GAS: 1 } }, 400, 'VALIDATION_FAILED', 'data.openingReadings.GAS'],
       [{ openingReadings: { METER: '10000' } }, 400, 'VALIDATION_FAILED', 'data.openingReadings.METER'],
       [{ endDate: '01/12/2024' }, 400, 'VALIDATION_FAILED', 'data.endDate'],
@@ -143,6 +146,9 @@ describe('subscriptions', () => {
     const upd = (data: unknown) => h.post(...change('update', 'Update Subscription', data), h.tokens.biller);
     assertError(await upd({ subscriptionID: a, date: '01/02/2025', connectionInputs: { SIZE: 20 } }), 400, 'VALIDATION_FAILED', 'data.connectionInputs.METER_NO');
     assert.equal((await upd({ subscriptionID: a, date: '01/02/2025', connectionInputs: { METER_NO: 'NEW', SIZE: 20 } })).status, 200);
+    const huge = await upd({ subscriptionID: a, date: '01/02/2025', unmeteredInputs: { ROOMS: 1e20 } });
+    assertError(huge, 400, 'VALIDATION_FAILED', 'data.unmeteredInputs.ROOMS');
+    assert.match(huge.body.error.details[0].message, /out of range \(at most 15 digits before the point\)/);
     const ids = async (data: unknown) => (await h.post('/billing/subscriptions/get-subscriptions', list(data))).body.data.subscriptions.map((s: { subscriptionID: number }) => s.subscriptionID);
     assert.deepEqual(await ids({ accountNumber: 'S-LIST' }), [a, b]);
     assert.deepEqual(await ids({ accountNumber: 'S-LIST', batchCode: 'ZONE-C' }), [b]);

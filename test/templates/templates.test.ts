@@ -102,6 +102,9 @@ describe('pricing templates', () => {
       ['unknown field', (s) => (s.colour = 'red'), 'service.colour'],
       ['wrong type', (s) => (s.dueDateOffset = '14'), 'service.dueDateOffset'],
       ['unknown serviceType', (s) => (s.serviceType = 'Gift'), 'service.serviceType'],
+      // Saved, it failed every subscription made after, on the path "data" (an attacker's finding).
+      ['a deposit out of range', (s) => (s.securityDeposit = 1e20), 'service.securityDeposit'],
+      ['a deposit with too many decimals', (s) => (s.securityDeposit = '10.0000000000001'), 'service.securityDeposit'],
     ];
     for (const [name, change, path] of cases) {
       const s = exampleService(`BAD-${name.replace(/\W/g, '')}`);
