@@ -1,6 +1,6 @@
 // The fonts a bill document embeds, all from npm packages (so `npm install` is the whole
-// setup): Noto Sans for Latin, Greek and Cyrillic, Noto Naskh Arabic, and Noto Sans Hans
-// for CJK. A piece of text is cut into runs, each in the first font that has its
+// setup): Noto Sans for Latin, Greek and Cyrillic, Noto Naskh Arabic, Noto Sans Hebrew,
+// Noto Sans Hans for CJK, and Noto Sans KR for Hangul. A piece of text is cut into runs, each in the first font that has its
 // glyphs, so a name in any of these scripts prints instead of showing empty boxes.
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -15,8 +15,13 @@ export const FONT_FILES = Object.freeze({
   bold: fontFile('@embedpdf/fonts-latin', 'NotoSans-Bold.ttf'),
   arabic: fontFile('@embedpdf/fonts-arabic', 'NotoNaskhArabic-Regular.ttf'),
   arabicBold: fontFile('@embedpdf/fonts-arabic', 'NotoNaskhArabic-Bold.ttf'),
+  hebrew: fontFile('@embedpdf/fonts-hebrew', 'NotoSansHebrew-Regular.ttf'),
+  hebrewBold: fontFile('@embedpdf/fonts-hebrew', 'NotoSansHebrew-Bold.ttf'),
   cjk: fontFile('@embedpdf/fonts-sc', 'NotoSansHans-Regular.otf'),
   cjkBold: fontFile('@embedpdf/fonts-sc', 'NotoSansHans-Bold.otf'),
+  // Hangul only in practice: Han and kana find Noto Sans Hans first (an attacker's Korean name printed as boxes).
+  korean: fontFile('@embedpdf/fonts-kr', 'NotoSansKR-Regular.otf'),
+  koreanBold: fontFile('@embedpdf/fonts-kr', 'NotoSansKR-Bold.otf'),
 } as const);
 
 export type FontName = keyof typeof FONT_FILES;
@@ -37,8 +42,8 @@ export function loadFaces(): Record<FontName, Face> {
 }
 
 const FALLBACK: Record<'regular' | 'bold', FontName[]> = {
-  regular: ['regular', 'arabic', 'cjk'],
-  bold: ['bold', 'arabicBold', 'cjkBold'],
+  regular: ['regular', 'arabic', 'hebrew', 'cjk', 'korean'],
+  bold: ['bold', 'arabicBold', 'hebrewBold', 'cjkBold', 'koreanBold'],
 };
 
 /**
@@ -60,7 +65,34 @@ export function fontRuns(text: string, weight: 'regular' | 'bold' = 'regular'): 
       runs.push(current);
     }
   }
-  return runs;
+  return runs.some((r) => RTL.has(r.font)) ? inVisualOrder(runs, order[0]!) : runs;
+}
+
+// Fonts of right-to-left scripts: the layout draws each of their words reversed.
+const RTL: ReadonlySet<FontName> = new Set<FontName>(['arabic', 'arabicBold', 'hebrew', 'hebrewBold']);
+
+/**
+ * A right-to-left run in the order its words are seen. The layout reverses the letters of
+ * each word it is given (fontkit, by the word's script) but lays the words out left to right,
+ * with the space that ends a word drawn on its left: "Zoë מרים כהן 김민수" printed "מרים" left of
+ * "כהן", two spaces before the Hebrew and none between its words. So the run's words are
+ * given last first, each alone, its spaces in runs of their own in the text's plain font,
+ * and the spaces at either end of the run stay where they are. A run that wraps onto a
+ * second line keeps its later words on the first (no bidi algorithm: docs/documents.md).
+ */
+function inVisualOrder(runs: Run[], plain: FontName): Run[] {
+  const out: Run[] = [];
+  for (const r of runs) {
+    if (!RTL.has(r.font)) {
+      out.push(r);
+      continue;
+    }
+    const [, lead, inner, trail] = /^(\s*)(.*?)(\s*)$/su.exec(r.text)!;
+    if (lead) out.push({ font: plain, text: lead });
+    for (const token of (inner ?? '').split(/(\s+)/u).filter((t) => t !== '').reverse()) out.push({ font: /^\s+$/u.test(token) ? plain : r.font, text: token });
+    if (trail) out.push({ font: plain, text: trail });
+  }
+  return out;
 }
 
 const isNeutral = (cp: number) => cp <= 0x40 || (cp >= 0x5b && cp <= 0x60) || (cp >= 0x7b && cp <= 0xbf) || (cp >= 0x2000 && cp <= 0x206f);

@@ -1,0 +1,23 @@
+// Text cut into runs of the fonts that have its glyphs (src/documents/fonts.ts), and a
+// right-to-left run given to the layout in the order its words are seen.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { fontRuns } from '../../src/documents/fonts.ts';
+
+const cases: [string, string, [string, string][]][] = [
+  ['Latin alone is one run', 'Zoë Müller', [['regular', 'Zoë Müller']]],
+  ['each script in the first font that has it; Hangul had none (an attacker\'s name printed as boxes)', 'Li 王芳 김민수', [['regular', 'Li '], ['cjk', '王芳 '], ['korean', '김민수']]],
+  ['one right-to-left word stays whole', 'مريم', [['arabic', 'مريم']]],
+  [
+    'right-to-left words last first, their spaces apart, the spaces around the run in place',
+    'Zoë מרים כהן 김민수',
+    [['regular', 'Zoë '], ['hebrew', 'כהן'], ['regular', ' '], ['hebrew', 'מרים'], ['regular', ' '], ['korean', '김민수']],
+  ],
+];
+for (const [name, text, runs] of cases) {
+  test(name, () => assert.deepEqual(fontRuns(text).map((r) => [r.font, r.text]), runs));
+}
+
+test('bold takes the bold faces', () => {
+  assert.deepEqual(fontRuns('שלום 김', 'bold').map((r) => r.font), ['hebrewBold', 'bold', 'koreanBold']);
+});
