@@ -8,6 +8,7 @@ import { loadRosterInputs, rateRoster, type FailedEntry, type RunContext } from 
 import { accountSlices, loadAccountInputs, rateAccounts, sumAccountBills } from './accountRun.ts';
 import { rosterSlices } from './roster.ts';
 import { formatDate } from '../calendar/calendar.ts';
+import { lineSegment } from '../bills/explain.ts';
 
 export type DryRun = { exceptions: TermException[]; bills: number; failures: number; totals: Totals; previewBills: PreviewBill[] };
 
@@ -54,7 +55,7 @@ const previewLine = (l: RatedLine, subscriptionId?: string): PreviewBill['lines'
   quantity: l.quantity,
   ...(l.rate !== undefined ? { rate: l.rate } : {}),
   amount: l.amount,
-  ...(l.trace.segment === undefined ? {} : { version: l.trace.segment.version, segment: `${formatDate(l.trace.segment.start)} to ${formatDate(l.trace.segment.end)}` }),
+  ...lineSegment(l),
 });
 
 const exceptionOf = (f: FailedEntry): TermException => ({

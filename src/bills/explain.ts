@@ -4,6 +4,17 @@
 import { Dec, explainModel, explainPrepaid, type RatedLine, type RoundingMode } from '../rating/index.ts';
 import { formatDate as day } from '../calendar/calendar.ts';
 
+/**
+ * A line's segment, as fields of the line: on a bill rated in segments (a version change, or
+ * unmetered inputs changed inside it), the version and the dates it was rated for; nothing
+ * otherwise. The preview's lines and the bills' say it alike (get-bills had it only in the
+ * trace and the explanation: a new user's walk).
+ */
+export function lineSegment(line: RatedLine): { version?: number; segment?: string } {
+  const g = line.trace.segment;
+  return g === undefined ? {} : { version: g.version, segment: `${day(g.start)} to ${day(g.end)}` };
+}
+
 export function explainLine(line: RatedLine): string {
   const t = line.trace;
   const parts: string[] = [];

@@ -30,6 +30,12 @@ export const GetBillsData = Type.Object(
 export type GetBillsData = Static<typeof GetBillsData>;
 
 
+/** A line's segment (bills/explain.ts, lineSegment), in the preview's lines and the bills' alike. */
+const LINE_SEGMENT = {
+  version: Type.Optional(Type.Integer({ description: 'when the bill is rated in segments (the term spans a version change, or the unmetered inputs change inside it): the template version the line was rated by' })),
+  segment: Type.Optional(Type.String({ description: 'when the bill is rated in segments (a version change, or unmetered inputs changed inside it): the dates of the line\'s segment, "dd/mm/yyyy to dd/mm/yyyy"' })),
+};
+
 export const BillLine = named('BillLine', Type.Object({
   subscriptionID: Type.Optional(Type.Integer({ description: 'a Post Account bill: the subscription the line is of' })),
   componentCode: Type.String(),
@@ -39,6 +45,7 @@ export const BillLine = named('BillLine', Type.Object({
   unit: Type.Optional(Type.String()),
   rate: Type.Optional(Type.String()),
   amount: Money,
+  ...LINE_SEGMENT,
   explanation: Type.String({ description: 'the trace in words' }),
   // Sent as the rating core wrote it; documented by ./traceSchema.ts (typed by charge model).
   trace: Type.Unknown({ title: 'LineTrace', description: 'how the amount was reached: readings, tiers with their quantities and rates, proration, limits, rounding' }),
@@ -115,8 +122,7 @@ export const PreviewBill = named('PreviewBill', Type.Object({
       quantity: Type.String(),
       rate: Type.Optional(Type.String()),
       amount: Money,
-      version: Type.Optional(Type.Integer({ description: 'when the bill is rated in segments (the term spans a version change, or the unmetered inputs change inside it): the template version the line was rated by' })),
-      segment: Type.Optional(Type.String({ description: 'when the bill is rated in segments (a version change, or unmetered inputs changed inside it): the dates of the line\'s segment, "dd/mm/yyyy to dd/mm/yyyy"' })),
+      ...LINE_SEGMENT,
     }),
   ),
   segments: Type.Optional(

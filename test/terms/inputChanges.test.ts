@@ -64,6 +64,11 @@ describe('unmetered inputs changed from a date', () => {
     // 76.666... -> 76.67, the second line what is left of it, 53.34 (rounded alone, 76.66)
     assert.deepEqual(bill(mid).lines.map((l: any) => [l.quantity, l.amount]), [['5', '23.33'], ['10', '53.34']]);
     assert.equal(bill(mid).total, '76.67');
+    // Each line says its segment, in the bill as in the preview (get-bills had it in the trace only).
+    assert.deepEqual(bill(mid).lines.map((l: any) => [l.version, l.segment]), [[1, '01/11/2026 to 14/11/2026'], [1, '15/11/2026 to 30/11/2026']]);
+    const previewed = validated.body.data.previewBills.find((b: any) => String(b.subscriptionID) === mid);
+    assert.deepEqual(previewed.lines.map((l: any) => [l.version, l.segment]), bill(mid).lines.map((l: any) => [l.version, l.segment]));
+    assert.deepEqual(Object.keys(bill(none).lines[0]).filter((k) => k === 'version' || k === 'segment'), [], 'a bill of one segment says none');
     assert.match(bill(mid).lines[1].explanation, /15\/11\/2026 to 30\/11\/2026 \(16 day\(s\) billed\); Seats 10|SEATS 10/);
     // Dated in December: November is billed at 5 seats.
     assert.equal(bill(later).total, '50.00');
