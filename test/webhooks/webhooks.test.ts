@@ -220,16 +220,20 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
     assert.equal((await h.post('/billing/late-charges/run-late-charges', { method: 'Create', action: 'Run Late Charges', apiVersion: 'v2' })).status, 200);
 
     const expected = EVENT_TYPES.filter((t) => t !== 'webhook.endpoint_disabled');
+    let missing: string[] = [];
     const events = await eventually(
       async () => {
         const got = receiver.received.filter((r) => r.path === '/all').map((r) => ({ r, e: verified(allSecret, r) }));
         const types = new Set(got.map((g) => g.e.type));
         const billsDone = got.filter((g) => g.e.type === 'bill.delivered' || g.e.type === 'bill.delivery_failed').length >= 2;
-        return expected.every((t) => types.has(t)) && billsDone ? got : undefined;
+        missing = expected.filter((t) => !types.has(t));
+        return missing.length === 0 && billsDone ? got : undefined;
       },
       'every event type at the receiver',
       90_000,
-    );
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; missing: ${missing.join(', ') || 'none (a bill e-mail outcome)'}`);
+    });
     await sleep(500);
     const final = receiver.received.filter((r) => r.path === '/all');
     // Once each: no webhook-id twice.
