@@ -49,7 +49,7 @@ export async function moveSubscription(db: pg.Pool, caller: Caller, d: MoveInput
       throw validationFailed([{ path: 'data.date', message: `must be after the subscription's last reading (${formatDate(last)})` }]);
     }
     // The old row ends the day before: the days from `date` are billed elsewhere.
-    await changeReachesTerms(tx, s.subscription_id, date, caller.email, { path: 'data.date', what: `A move from ${formatDate(date)}` });
+    await changeReachesTerms(tx, s, date, caller.email, { path: 'data.date', what: `A move from ${formatDate(date)}` });
     const template = await loadTemplate(tx, caller.appCode, serviceCode);
     const issues: Issue[] = [];
     const t = checkTemplate(serviceCode, 'data.serviceCode', new Map(template ? [[serviceCode, template]] : []), issues);
@@ -61,6 +61,9 @@ export async function moveSubscription(db: pg.Pool, caller: Caller, d: MoveInput
     const documents = t ? checkDocuments(t, jsonDocuments(d.documents, 'data.documents'), 'data.documents', issues, carried) : null;
     raiseIssues(issues, 'The move is not valid.');
     if (!t || !batchId || !inputs || !documents) throw new AppError('INTERNAL', 'move check answered nothing without an issue');
+    // ... and billed from `date` by the terms of the new place, which do not have it yet.
+    const arriving = { subscription_id: s.subscription_id, service_id: t.serviceId, batch_id: batchId, account_id: s.account_id };
+    await changeReachesTerms(tx, arriving, date, caller.email, { path: 'data.date', what: `A move from ${formatDate(date)}`, offRoster: true });
 
     await setSubscriptionState(tx, s.subscription_id, 'terminated', addDays(date, -1), caller.email);
     const newId = await insertSubscription(

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { waterService } from '../fixtures/tariffs.ts';
-import { makeTemplate, makeTerm, startRun, step, subscriptions, termOf, waitForStatus } from './fixtures.ts';
+import { makeTemplate, makeTerm, postAccountCustomer, processTerm, startRun, step, subscriptions, tariff, termOf, waitForStatus, type Sub } from './fixtures.ts';
 
 const SEATS = waterService('SEATS', {
   values: [],
@@ -26,6 +26,8 @@ describe('unmetered inputs changed from a date', () => {
   });
   after(() => close());
 
+  const sub = (op: string, action: string, data: Record<string, unknown>) =>
+    h.post(`/billing/subscriptions/${op}`, { method: 'Update', action, apiVersion: 'v2', data }, h.tokens.biller);
   const update = (subscriptionID: string, date: string, seats: number) =>
     h.post('/billing/subscriptions/update-subscription', { method: 'Update', action: 'Update Subscription', apiVersion: 'v2', data: { subscriptionID: Number(subscriptionID), date, unmeteredInputs: { SEATS: seats } } });
 
@@ -90,7 +92,7 @@ describe('unmetered inputs changed from a date', () => {
     const into = await update(none, '20/11/2026', 8);
     assert.equal(into.status, 409, JSON.stringify(into.body));
     assert.deepEqual(into.body.error.details.map((d: any) => d.path), ['data.date']);
-    assert.match(into.body.message, new RegExp(`reaches term ${termID} \\(to 30/11/2026\\), which is Processed`));
+    assert.match(into.body.message, new RegExp(`reaches term ${termID} \\(billing to 30/11/2026\\), which is Processed`));
     assert.equal((await update(none, '01/12/2026', 8)).status, 200);
   });
 
@@ -108,9 +110,6 @@ describe('unmetered inputs changed from a date', () => {
     const again = await step(h, 'validate-term', 'Validate Term', { termID });
     assert.equal(again.body.data.preview.totals.total, '75.81');
   });
-
-  const sub = (op: string, action: string, data: Record<string, unknown>) =>
-    h.post(`/billing/subscriptions/${op}`, { method: 'Update', action, apiVersion: 'v2', data }, h.tokens.biller);
 
   test('a suspension, a resumption, an end or a move dated into an approved term is refused on its date; a validated term goes back to Loaded', async () => {
     // An attacker suspended and terminated subscriptions inside an approved term: the bills
@@ -131,7 +130,7 @@ describe('unmetered inputs changed from a date', () => {
     for (const [r, path] of refused) {
       assert.equal(r.status, 409, JSON.stringify(r.body));
       assert.deepEqual(r.body.error.details.map((x: any) => x.path), [path]);
-      assert.match(r.body.message, new RegExp(`reaches term ${termID} \\(to 31/01/2027\\), which is Approved`));
+      assert.match(r.body.message, new RegExp(`reaches term ${termID} \\(billing to 31/01/2027\\), which is Approved`));
     }
     // An end on the term's last day changes none of its days; a suspension after it reaches nothing.
     assert.equal((await sub('terminate-subscription', 'Terminate Subscription', { subscriptionID: e, endDate: '31/01/2027' })).status, 200);
@@ -147,6 +146,25 @@ describe('unmetered inputs changed from a date', () => {
     assert.equal((await step(h, 'validate-term', 'Validate Term', { termID: next })).status, 200);
     assert.equal((await sub('terminate-subscription', 'Terminate Subscription', { subscriptionID: Number(f!.subscriptionId), endDate: '14/02/2027' })).status, 200);
     assert.equal((await termOf(h, { termID: next })).status, 'Loaded');
+  });
+
+  // A reviewer's cases: an end moved later adds days; a subscription suspended for a whole
+  // term is off its roster, and resuming it inside the term would leave days billed by no term.
+  test('an end moved later, and a resumption of a subscription off the roster, are refused in an approved term', async () => {
+    const [x, r] = (await subscriptions(h, { n: 2, serviceCode: 'SEATS', batchCode: 'SEATS', readings: [], startDate: '2026-01-01', prefix: 'E' })).map((v) => Number(v.subscriptionId)) as [number, number];
+    await h.db.query(`UPDATE subscription SET end_date = '2027-04-15' WHERE subscription_id = $1`, [x]);
+    assert.equal((await sub('suspend-subscription', 'Suspend Subscription', { subscriptionID: r, date: '01/03/2027' })).status, 200);
+    const termID = await makeTerm(h, { serviceCode: 'SEATS', batchCode: 'SEATS', billingPeriodID: 202704, startDate: '01/04/2027', endDate: '30/04/2027' });
+    for (const [n, a] of [['load-subscriptions', 'Load Term Subscriptions'], ['validate-term', 'Validate Term'], ['approve-term', 'Approve Term']] as const) assert.equal((await step(h, n, a, { termID })).status, 200);
+    // Ending on 30/04 instead of 15/04 adds 16 days to the approved term (preview 5.00, the bill would be 10.00).
+    const later = await sub('terminate-subscription', 'Terminate Subscription', { subscriptionID: x, endDate: '30/04/2027' });
+    assert.equal(later.status, 409, JSON.stringify(later.body));
+    assert.match(later.body.message, new RegExp(`reaches term ${termID} \\(billing to 30/04/2027\\), which is Approved with this subscription`));
+    const resumed = await sub('resume-subscription', 'Resume Subscription', { subscriptionID: r, date: '15/04/2027' });
+    assert.equal(resumed.status, 409, JSON.stringify(resumed.body));
+    assert.match(resumed.body.message, /without this subscription on its roster: the days it adds would be billed by no term/);
+    // After the term, both are taken.
+    assert.equal((await sub('resume-subscription', 'Resume Subscription', { subscriptionID: r, date: '01/05/2027' })).status, 200);
   });
 
   test('a subscription that failed in a processed term takes new values from a date inside it, and retry-failures bills it alone', async () => {
@@ -169,5 +187,38 @@ describe('unmetered inputs changed from a date', () => {
     const bills = (await h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { termID } })).body.data.bills as any[];
     const ours = bills.filter((b) => [good, bad].includes(String(b.subscriptionID)));
     assert.deepEqual(ours.map((b) => [String(b.subscriptionID), b.total]).sort(), [[good, '10.00'], [bad, '40.00']].sort());
+  });
+});
+
+describe('changes dated into terms of Post Account and Prepaid templates', () => {
+  let h: Harness;
+  let close: () => Promise<void>;
+  before(async () => {
+    ({ h, close } = await startRun({}, [tariff('WATER', { postType: 'Post Account' }), tariff('PRE', { chargingType: 'Prepaid', batches: ['ZONE-P'] })]));
+  });
+  after(() => close());
+  const sub = (op: string, action: string, data: Record<string, unknown>) =>
+    h.post(`/billing/subscriptions/${op}`, { method: 'Update', action, apiVersion: 'v2', data }, h.tokens.biller);
+
+  test("a subscription billed on its account's bill is held to it in a processed term", async () => {
+    // A reviewer's finding: the bill looked for was the subscription's own, and an account bill has none.
+    const a = await postAccountCustomer(h, 'ACC-A', [25, 5]);
+    const termID = await processTerm(h);
+    assert.equal((await termOf(h, { termID })).status, 'Processed');
+    const r = await sub('suspend-subscription', 'Suspend Subscription', { subscriptionID: Number(a.subs[0]), date: '15/11/2026' });
+    assert.equal(r.status, 409, JSON.stringify(r.body));
+    assert.match(r.body.message, /which is Processed with this subscription/);
+  });
+
+  test("a Prepaid term's coming period is reached: an end or a suspension dated in it is refused once the term is approved", async () => {
+    // A reviewer's finding: an end on the term's last day passed, and the December advance was dropped (2151.80 billed on a preview of 2325.80).
+    const [a, c] = (await subscriptions(h, { n: 2, serviceCode: 'PRE', batchCode: 'ZONE-P', readings: [['2026-10-31', 100], ['2026-11-30', 125]] })) as [Sub, Sub];
+    const termID = await makeTerm(h, { serviceCode: 'PRE', batchCode: 'ZONE-P', billingPeriodID: 202611, startDate: '01/11/2026', endDate: '30/11/2026' });
+    for (const [n, x] of [['load-subscriptions', 'Load Term Subscriptions'], ['validate-term', 'Validate Term'], ['approve-term', 'Approve Term']] as const) assert.equal((await step(h, n, x, { termID })).status, 200);
+    const end = await sub('terminate-subscription', 'Terminate Subscription', { subscriptionID: Number(a.subscriptionId), endDate: '30/11/2026' });
+    assert.equal(end.status, 409, JSON.stringify(end.body));
+    assert.match(end.body.message, new RegExp(`reaches term ${termID} \\(billing to 31/12/2026\\)`));
+    assert.equal((await sub('suspend-subscription', 'Suspend Subscription', { subscriptionID: Number(c.subscriptionId), date: '01/12/2026' })).status, 409);
+    assert.equal((await sub('suspend-subscription', 'Suspend Subscription', { subscriptionID: Number(c.subscriptionId), date: '01/01/2027' })).status, 200);
   });
 });
