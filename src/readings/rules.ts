@@ -97,13 +97,19 @@ export type ChainResult = { kind: ConsumptionKind | 'first'; quantity: string | 
  * for each new reading that does not fit; answers, per new reading in the order given,
  * its consumption since the reading before it.
  *
- * A recorded estimate does not bind a new actual reading: an actual is fitted between the
- * nearest readings that are actual or new. An estimate is a guess the actual reading
- * replaces (the cascade from estimates spreads the actual over it, docs/corrections.md),
- * so an over-estimate must not refuse the reading that shows it: an actual 80 after an
- * estimate of 94 (and an actual 62 before it) was "lower than the reading before it", and
- * rebill-estimates could then never run (an attacker's finding). A new estimate is still
- * fitted among every reading.
+ * An estimate before a new actual reading does not bind it: the actual is fitted after
+ * the nearest actual reading before it (recorded or new). An estimate is a guess the actual
+ * replaces (the cascade from estimates spreads the actual over the estimates before it,
+ * docs/corrections.md), so an over-estimate must not refuse the reading that shows it: an
+ * actual 80 after an estimate of 94 (and an actual 62 before it) was "lower than the
+ * reading before it", and rebill-estimates could then never run (an attacker's finding).
+ * A reading after it binds it whatever its kind: the cascade does not spread an estimate
+ * dated after the last actual, so an actual above it would leave the meter going down.
+ * A new estimate is fitted among every reading.
+ *
+ * A new reading refused is not written, so it binds nothing: the readings are fitted again
+ * without it until none more is refused (120 between 50 and 100, sent with 10 after it, was
+ * taken when the 10 was refused: a reviewer's finding).
  */
 export function fitReadings(meter: MeteredInput, existing: ChainPoint[], additions: ChainPoint[], issues: ErrorDetail[]): ChainResult[] {
   const roll = rolloverOf(meter);
@@ -112,47 +118,51 @@ export function fitReadings(meter: MeteredInput, existing: ChainPoint[], additio
   all.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.added - b.added));
   const results: ChainResult[] = additions.map(() => ({ kind: 'first', quantity: null }));
   const bad = new Set<number>();
-  // A new reading refused already is not written, so it binds nothing.
-  const binds = (p: P, cur: P) => (p.added >= 0 ? !bad.has(p.added) : !p.estimated || cur.estimated === true);
+  const written = (p: P) => p.added < 0 || !bad.has(p.added);
+  const bindsBefore = (p: P, cur: P) => written(p) && !(p.estimated === true && cur.estimated !== true);
   const why = (from: string, to: string) =>
     roll === null
       ? `meter ${meter.code} has no roll-over value, so this is an error, not a roll-over`
       : `read as a roll-over at ${roll.toString()} it would be ${roll.minus(from).plus(to).toFixed()} units, half a turn of the dial or more, so it is an error, not a roll-over`;
-  for (let k = 0; k < all.length; k++) {
-    const cur = all[k]!;
-    if (cur.added < 0) continue;
-    // A day read twice: by a recorded reading (of either kind), or by another new one.
-    const twin = k > 0 && all[k - 1]!.date === cur.date ? all[k - 1]! : undefined;
-    if (twin !== undefined) {
-      bad.add(cur.added);
-      issues.push({
-        path: cur.path ?? 'value',
-        message:
+  const refuse = (cur: P, message: string) => {
+    bad.add(cur.added);
+    results[cur.added] = { kind: 'first', quantity: null };
+    issues.push({ path: cur.path ?? 'value', message });
+  };
+  for (let refused = -1; refused !== bad.size; ) {
+    refused = bad.size;
+    for (let k = 0; k < all.length; k++) {
+      const cur = all[k]!;
+      if (cur.added < 0 || bad.has(cur.added)) continue;
+      // A day read twice: by a recorded reading (of either kind), or by another new one.
+      const twin = k > 0 && all[k - 1]!.date === cur.date ? all[k - 1]! : undefined;
+      if (twin !== undefined && written(twin)) {
+        refuse(
+          cur,
           twin.added < 0
             ? `a reading of meter ${meter.code} on ${formatDate(cur.date)} exists already (readingID ${twin.readingId}); correct that one instead`
             : `meter ${meter.code} is read twice on ${formatDate(cur.date)}`,
-      });
-      continue;
-    }
-    let j = k - 1;
-    while (j >= 0 && !binds(all[j]!, cur)) j--;
-    const prev = j >= 0 ? all[j]! : undefined;
-    if (prev !== undefined) {
-      const c = consumptionOfTexts(prev.value, cur.value, roll);
-      if (c.kind === 'negative') {
-        bad.add(cur.added);
-        issues.push({ path: cur.path ?? 'value', message: `${cur.value} is lower than the reading before it (${prev.value} on ${formatDate(prev.date)}); ${why(prev.value, cur.value)}` });
+        );
         continue;
       }
-      results[cur.added] = { kind: c.kind, quantity: c.quantity };
-    }
-    // The recorded reading after it (a new one after it checks this one as its own reading before).
-    let n = k + 1;
-    while (n < all.length && !binds(all[n]!, cur)) n++;
-    const next = n < all.length ? all[n]! : undefined;
-    if (next !== undefined && next.added < 0 && next.date !== cur.date && consumptionOfTexts(cur.value, next.value, roll).kind === 'negative') {
-      bad.add(cur.added);
-      issues.push({ path: cur.path ?? 'value', message: `${cur.value} is higher than the reading after it (${next.value} on ${formatDate(next.date)}); ${why(cur.value, next.value)}` });
+      let j = k - 1;
+      while (j >= 0 && !bindsBefore(all[j]!, cur)) j--;
+      const prev = j >= 0 ? all[j]! : undefined;
+      if (prev !== undefined) {
+        const c = consumptionOfTexts(prev.value, cur.value, roll);
+        if (c.kind === 'negative') {
+          refuse(cur, `${cur.value} is lower than the reading before it (${prev.value} on ${formatDate(prev.date)}); ${why(prev.value, cur.value)}`);
+          continue;
+        }
+        results[cur.added] = { kind: c.kind, quantity: c.quantity };
+      }
+      // The recorded reading after it (a new one after it checks this one as its own reading before).
+      let n = k + 1;
+      while (n < all.length && !written(all[n]!)) n++;
+      const next = n < all.length ? all[n]! : undefined;
+      if (next !== undefined && next.added < 0 && consumptionOfTexts(cur.value, next.value, roll).kind === 'negative') {
+        refuse(cur, `${cur.value} is higher than the reading after it (${next.value} on ${formatDate(next.date)}); ${why(cur.value, next.value)}`);
+      }
     }
   }
   return results;

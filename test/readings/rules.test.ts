@@ -59,8 +59,18 @@ describe('fitReadings: a new reading among the meter\'s recorded ones', () => {
     ['an actual below the estimate before it, above the actual before that: taken, used since that actual', overEstimated, [A('2026-11-20', '80')], { results: ['normal 18'], issues: [] }],
     ['an actual below the actual before the estimate: refused against that actual', overEstimated, [A('2026-11-20', '50')], { results: ['first'], issues: ['r0: 50 is lower than the reading before it (62 on 31/07/2026)'] }],
     ['a new estimate below the estimate before it: refused', overEstimated, [E('2026-11-20', '80')], { results: ['first'], issues: ['r0: 80 is lower than the reading before it (94 on 31/08/2026)'] }],
-    ['an actual above a later estimate: taken (the estimate is spread later)', [A('2026-07-31', '62'), E('2026-10-31', '60')], [A('2026-09-15', '70')], { results: ['normal 8'], issues: [] }],
-    ['an actual above a later actual: refused', [A('2026-07-31', '62'), A('2026-10-31', '90')], [A('2026-09-15', '95')], { results: ['normal 33'], issues: ['r0: 95 is higher than the reading after it (90 on 31/10/2026)'] }],
+    // The cascade does not spread an estimate dated after the last actual: the meter would go down (a reviewer's finding).
+    ['an actual above a later estimate: refused', [A('2026-07-31', '62'), E('2026-10-31', '60')], [A('2026-09-15', '70')], { results: ['first'], issues: ['r0: 70 is higher than the reading after it (60 on 31/10/2026)'] }],
+    ['an actual above a later actual: refused', [A('2026-07-31', '62'), A('2026-10-31', '90')], [A('2026-09-15', '95')], { results: ['first'], issues: ['r0: 95 is higher than the reading after it (90 on 31/10/2026)'] }],
+    // Sent together or one by one, the same answer (a reviewer's finding: a new estimate bound a new actual).
+    ['a new estimate and a new actual below it: both taken, the actual since the actual before', [A('2026-01-01', '50')], [E('2026-02-01', '100'), A('2026-03-01', '90')], { results: ['normal 50', 'normal 40'], issues: [] }],
+    // A refused reading binds nothing: fitted again without it (a reviewer's finding: 120 was taken above April's 100).
+    [
+      'a new reading refused leaves the one before it fitted against the recorded reading after',
+      [A('2026-01-01', '50'), A('2026-04-01', '100')],
+      [A('2026-02-01', '120'), A('2026-03-01', '10')],
+      { results: ['first', 'first'], issues: ['r1: 10 is lower than the reading before it (120 on 01/02/2026)', 'r0: 120 is higher than the reading after it (100 on 01/04/2026)'] },
+    ],
     ['a day an estimate reads already: refused, whatever the kind', overEstimated, [A('2026-08-31', '70')], { results: ['first'], issues: ['r0: a reading of meter M on 31/08/2026 exists already (readingID 2026-08-31)'] }],
     ['two new readings: the second fitted past the first when the first is refused', [A('2026-07-31', '62')], [A('2026-07-31', '70'), A('2026-08-31', '65')], { results: ['first', 'normal 3'], issues: ['r0: a reading of meter M on 31/07/2026 exists already (readingID 2026-07-31)'] }],
     ['two new readings, the second lower: the second refused', [A('2026-07-31', '62')], [A('2026-08-31', '70'), A('2026-09-30', '65')], { results: ['normal 8', 'first'], issues: ['r1: 65 is lower than the reading before it (70 on 31/08/2026)'] }],
