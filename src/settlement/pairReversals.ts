@@ -24,8 +24,8 @@ export async function pairWholeReversals(db: Queryable, appCode: number, reversa
          JOIN open_item ro ON ro.entry_id = rv.entry_id AND ro.open_amount = rv.amount
          JOIN open_item oo ON oo.entry_id = og.entry_id AND oo.open_amount = og.amount
          LEFT JOIN bill b ON b.bill_id = og.bill_id AND og.kind = 'bill'
-         LEFT JOIN subscription s ON s.subscription_id = b.subscription_id
-         LEFT JOIN service sv ON sv.service_id = s.service_id
+         LEFT JOIN term bt ON bt.term_id = b.term_id
+         LEFT JOIN service sv ON sv.service_id = bt.service_id
          LEFT JOIN service_version v ON v.service_id = sv.service_id AND v.version = sv.current_version
         WHERE rv.app_code = $1 AND rv.amount = -og.amount AND og.amount <> 0),
      made AS (

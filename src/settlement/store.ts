@@ -39,7 +39,9 @@ export async function lockAccounts(db: Queryable, appCode: number, accountIds: r
 
 /**
  * Every open item of the accounts, with what orders it: a bill's due date and date
- * and the settlement method of its template; a credit note's bill.
+ * and the settlement method of its template (found through its term: a Post Account bill
+ * has no subscription, and was settled by Chronology whatever its template said, an
+ * attacker's finding); a credit note's bill.
  */
 export async function loadOpenItems(db: Queryable, appCode: number, accountIds: readonly string[]): Promise<OpenItemRow[]> {
   const r = await db.query<OpenItemRow>(
@@ -48,8 +50,8 @@ export async function loadOpenItems(db: Queryable, appCode: number, accountIds: 
        FROM open_item o
        JOIN ledger_entry e ON e.entry_id = o.entry_id
        LEFT JOIN bill b ON b.bill_id = e.bill_id AND e.kind = 'bill'
-       LEFT JOIN subscription s ON s.subscription_id = b.subscription_id
-       LEFT JOIN service sv ON sv.service_id = s.service_id
+       LEFT JOIN term t ON t.term_id = b.term_id
+       LEFT JOIN service sv ON sv.service_id = t.service_id
        LEFT JOIN service_version v ON v.service_id = sv.service_id AND v.version = sv.current_version
        LEFT JOIN adjustment adj ON adj.entry_id = e.entry_id
       WHERE o.app_code = $1 AND o.account_id = ANY($2::bigint[]) AND o.open_amount <> 0`,

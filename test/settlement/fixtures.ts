@@ -77,9 +77,11 @@ export async function postBill(
     const number = await takeBillNumbers(tx, w.appCode, 1);
     const bill = await tx.query<{ bill_id: string }>(
       `INSERT INTO bill (app_code, term_id, subscription_id, account_id, bill_number, bill_date, due_date, period_start, period_end,
-                         charges, tax, total, balance_brought_forward, total_due, lines)
+                         charges, tax, total, balance_brought_forward, total_due, lines, groups)
        SELECT $1, $2, $3, $4, $9, $5, $6, $5, $5,
-              t.total, 0, t.total, 0, t.total, $7
+              t.total, 0, t.total, 0, t.total, $7,
+              -- An account's bill (Post Account) when there is no subscription: its groups, none here.
+              CASE WHEN $3::bigint IS NULL THEN '[]'::jsonb END
          FROM (SELECT sum(x::numeric) AS total FROM unnest($8::text[]) AS x) t
        RETURNING bill_id`,
       [w.appCode, t.rows[0]!.term_id, acc.subscriptionId, acc.accountId, b.billDate, b.dueDate, JSON.stringify(lines), b.lines, number.toString()],

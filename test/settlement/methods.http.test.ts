@@ -128,6 +128,21 @@ describe('settlement methods through HTTP', () => {
     await ledgerOk();
   });
 
+  test("a Post Account bill (no subscription of its own) is settled by its template's method too", async () => {
+    // An attacker's finding: the template was found through the bill's subscription, and a
+    // Post Account bill has none, so it was settled by Chronology whatever its template said.
+    const w = worlds.get('Category Priority')!;
+    const a = await makeAccount(h.db, w, `CPA-${++n}`);
+    const { jan, feb } = await twoBills(w, { ...a, subscriptionId: null as unknown as string });
+    await payNow(a, '100.00', 'CPA-P1');
+    assert.deepEqual(allocations(await paymentOf('CPA-P1')), [
+      [jan, 2, '16.00', 'Category Priority', 'Category Priority', true],
+      [feb, 2, '8.00', 'Category Priority', 'Category Priority', true],
+      [jan, 1, '76.00', 'Category Priority', 'Category Priority', true],
+    ]);
+    await ledgerOk();
+  });
+
   test('Proportional: 100.00 split 66.67 / 33.33 over the bills, each share over its lines; the sum is the payment', async () => {
     const w = worlds.get('Proportional')!;
     const a = await makeAccount(h.db, w, `PR-${++n}`);
