@@ -150,6 +150,15 @@ export function toAppError(err: unknown): AppError {
       { path: 'data', message: 'makes a number past what billrun keeps, such as a balance past 9999999999999999.9999' },
     ]);
   }
+  // deadlock_detected, serialization_failure: two requests wrote the same rows at once and
+  // PostgreSQL refused one; its transaction rolled back whole, so the client retries it. They
+  // were 500s (an attacker's concurrent payments on one account); the locks that made them
+  // are fixed where they were found (settlement/store.ts lockAccounts), this is the net.
+  if (e.code === '40P01' || e.code === '40001') {
+    return new AppError('CONFLICT', 'Another request was writing the same records at the same time; nothing of this one was written. Send it again.', [
+      { path: 'data', message: 'was written by another request at the same time; send it again' },
+    ]);
+  }
   if (isDatabaseUnavailable(err)) {
     return new AppError('UNAVAILABLE', 'The database is not reachable; try again shortly.');
   }

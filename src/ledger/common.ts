@@ -76,7 +76,7 @@ export async function findAccount(db: Queryable, appCode: number, ref: AccountRe
   const byNumber = ref.accountNumber !== undefined;
   const r = await db.query<FoundAccount>(
     `SELECT account_id, account_number, balance, name FROM account
-      WHERE app_code = $1 AND ${byNumber ? 'account_number = $2' : 'account_id = $2'}${lock ? ' FOR UPDATE' : ''}`,
+      WHERE app_code = $1 AND ${byNumber ? 'account_number = $2' : 'account_id = $2'}${lock ? ' FOR NO KEY UPDATE' : ''}`,
     [appCode, byNumber ? ref.accountNumber : ref.accountID],
   );
   const row = r.rows[0];

@@ -151,7 +151,7 @@ export async function lockPayment(db: Queryable, appCode: number, ref: { payment
     [appCode, byId ? ref.paymentID : ref.reference],
   );
   const row = r.rows[0];
-  if (row) await db.query('SELECT 1 FROM account WHERE account_id = $1 FOR UPDATE', [row.account_id]);
+  if (row) await db.query('SELECT 1 FROM account WHERE account_id = $1 FOR NO KEY UPDATE', [row.account_id]);
   return row;
 }
 

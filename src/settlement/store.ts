@@ -31,7 +31,7 @@ export async function accountsWithCredit(db: Queryable, appCode: number, account
 
 /** Locks the accounts, in id order so that two settlements never deadlock. */
 export async function lockAccounts(db: Queryable, appCode: number, accountIds: readonly string[]): Promise<void> {
-  await db.query('SELECT account_id FROM account WHERE app_code = $1 AND account_id = ANY($2::bigint[]) ORDER BY account_id FOR UPDATE', [
+  await db.query('SELECT account_id FROM account WHERE app_code = $1 AND account_id = ANY($2::bigint[]) ORDER BY account_id FOR NO KEY UPDATE', [
     appCode,
     accountIds,
   ]);

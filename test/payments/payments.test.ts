@@ -170,6 +170,20 @@ describe('payments', () => {
     await ledgerOk();
   });
 
+  test('payments sent at once on one account are all recorded and settled, none refused', async () => {
+    // An attacker's finding: 7 of 20 answered 500 (deadlock detected): each payment's row
+    // referenced the account (a key-share lock) before its settlement locked it for update.
+    const a = await account();
+    await postBill(h.db, w, a, { billDate: '2025-01-01', dueDate: '2025-01-15', lines: ['100.00'] });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => h.post('/billing/payments/make-payment', pay({ accountNumber: a.accountNumber, amount: '10.00', paymentDate: '02/01/2025', reference: `AT-ONCE-${n}-${i}`, channel: 'bank' }))),
+    );
+    assert.deepEqual(answers.map((r) => r.status), answers.map(() => 200), JSON.stringify(answers.find((r) => r.status !== 200)?.body));
+    assert.equal(await balance(a), '-100.0000');
+    assert.deepEqual((await billsOf(a)).bills, []);
+    await ledgerOk();
+  });
+
   test('the same reference twice is refused, not doubled', async () => {
     const a = await account();
     const body = pay({ accountNumber: a.accountNumber, amount: '10.00', paymentDate: '01/03/2025', reference: 'DUP-1', channel: 'bank' });
