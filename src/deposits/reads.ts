@@ -121,8 +121,10 @@ export async function payDepositRefunds(db: pg.Pool, caller: Caller, d: PayRefun
   if (new Set(ids).size !== ids.length) issues.push({ path: 'data.depositIDs', message: 'lists a deposit twice' });
   if (issues.length > 0 || paidOn === null) throw validationFailed(issues);
   return inTransaction(db, async (tx) => {
-    const r = await tx.query<{ deposit_id: string; refund_entry_id: string | null; refund_paid_on: string | null }>(
-      'SELECT deposit_id, refund_entry_id, refund_paid_on FROM deposit WHERE app_code = $1 AND deposit_id = ANY($2::bigint[]) ORDER BY deposit_id FOR UPDATE',
+    const r = await tx.query<{ deposit_id: string; refund_entry_id: string | null; refund_paid_on: string | null; refunded_on: string | null }>(
+      `SELECT d.deposit_id, d.refund_entry_id, d.refund_paid_on, to_char(e.entry_date, 'YYYY-MM-DD') AS refunded_on
+         FROM deposit d LEFT JOIN ledger_entry e ON e.entry_id = d.refund_entry_id
+        WHERE d.app_code = $1 AND d.deposit_id = ANY($2::bigint[]) ORDER BY d.deposit_id FOR UPDATE OF d`,
       [caller.appCode, ids],
     );
     const found = new Map(r.rows.map((x) => [x.deposit_id, x]));
@@ -130,6 +132,8 @@ export async function payDepositRefunds(db: pg.Pool, caller: Caller, d: PayRefun
       const x = found.get(id);
       if (!x) throw notFound('deposit', `data.depositIDs[${i}]`);
       if (x.refund_entry_id === null) issues.push({ path: `data.depositIDs[${i}]`, message: 'has no refund (not released, or all of it was applied)' });
+      // Paid out on or after the day the refund was made (an attacker paid one out in 2000).
+      else if (x.refunded_on !== null && paidOn < x.refunded_on) issues.push({ path: 'data.paidDate', message: `must not be before deposit ${id}'s refund of ${formatDate(x.refunded_on)}` });
     });
     if (issues.length > 0) throw validationFailed(issues);
     const paid = ids.findIndex((id) => found.get(id)!.refund_paid_on !== null);

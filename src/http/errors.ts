@@ -5,7 +5,7 @@
 // answer of a business route is the envelope and every sandbox answer is { code, message }.
 import { AppError, fromRatingError, isDatabaseUnavailable, type ErrorCode, type ErrorDetail } from '../errors.ts';
 import { RatingError } from '../rating/errors.ts';
-import { AMOUNT_PATTERN, CODE_PATTERN, DECIMAL_PATTERN, IDENTIFIER_PATTERN, LOCAL_TIME_PATTERN, LOCAL_TIME_SPACE_PATTERN, NO_NUL, SANDBOX_LIMIT_PATTERN } from '../primitives.ts';
+import { AMOUNT_PATTERN, CODE_PATTERN, DECIMAL_PATTERN, IDENTIFIER_MESSAGE, IDENTIFIER_PATTERN, LOCAL_TIME_PATTERN, LOCAL_TIME_SPACE_PATTERN, NO_NUL, SANDBOX_LIMIT_PATTERN } from '../primitives.ts';
 import { CHARGE_MODELS } from '../rating/models/registry.ts';
 import { DMY_PATTERN, RECORD_DATE_MESSAGE, RECORD_DATE_PATTERN } from '../calendar/calendar.ts';
 import { PHONE, PHONE_MESSAGE } from '../accounts/rules.ts';
@@ -16,7 +16,7 @@ import { PHONE, PHONE_MESSAGE } from '../accounts/rules.ts';
 const DISCRIMINATOR_VALUES: Record<string, readonly string[]> = { model: CHARGE_MODELS };
 
 const PATTERN_WORDS: Record<string, string> = {
-  [IDENTIFIER_PATTERN]: 'must be visible characters: no control, zero-width or bidirectional characters, no space at either end',
+  [IDENTIFIER_PATTERN]: IDENTIFIER_MESSAGE,
   [CODE_PATTERN]: 'must be letters, digits, _ . - (starting with a letter or digit)',
   [DMY_PATTERN]: 'must be a date, dd/mm/yyyy',
   [RECORD_DATE_PATTERN]: RECORD_DATE_MESSAGE,

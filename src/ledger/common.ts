@@ -81,5 +81,10 @@ export async function findAccount(db: Queryable, appCode: number, ref: AccountRe
   );
   const row = r.rows[0];
   if (!row) throw notFound('account', `${prefix}.${byNumber ? 'accountNumber' : 'accountID'}`);
+  // Both given: they must name the same account (the id was ignored, and a payment meant for
+  // another account was recorded on the numbered one: an attacker's finding).
+  if (byNumber && ref.accountID !== undefined && String(ref.accountID) !== String(row.account_id)) {
+    throw validationFailed([{ path: `${prefix}.accountID`, message: `names another account than accountNumber ${ref.accountNumber}; give one of them` }]);
+  }
   return row;
 }

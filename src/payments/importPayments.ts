@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type pg from 'pg';
 import { parse } from 'csv-parse/sync';
 import { Dec } from '../rating/money.ts';
+import { IDENTIFIER_MESSAGE, isIdentifier } from '../primitives.ts';
 import { inTransaction } from '../db/pool.ts';
 import { AppError, conflict, validationFailed, type ErrorDetail } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
@@ -64,6 +65,8 @@ export async function importPayments(db: pg.Pool, caller: Caller, input: ImportI
       if (/^[0-9]{1,10}$/.test(cashText) && Number(cashText) <= 2147483647) cashAccountId = Number(cashText);
       else issues.push({ path: row.at('cashAccountID'), message: 'must be a whole number from 0' });
     }
+    // The rule make-payment's schema holds a reference to (an import took U+200B, U+202E and BEL: an attacker's finding).
+    if (reference !== null && !isIdentifier(reference)) issues.push({ path: row.at('reference'), message: IDENTIFIER_MESSAGE });
     if (reference !== null) {
       const first = firstRowOf.get(reference);
       if (first !== undefined) issues.push({ path: row.at('reference'), message: `is used twice in this file (also row ${first})` });
@@ -96,6 +99,10 @@ export async function importPayments(db: pg.Pool, caller: Caller, input: ImportI
       toWrite.push({ ...c, accountId });
     }
     if (issues.length > 0) throw refused('VALIDATION_FAILED', [...issues, ...conflicts], rows.length);
+    // The very same file again is named as such, before its rows are (each row recorded
+    // already said so, where the docs promise one CONFLICT on the file: an attacker's finding).
+    const sameFile = await findImportByHash(tx, caller.appCode, fileHash);
+    if (sameFile !== undefined) throw importedAlready(sameFile, format);
     if (conflicts.length > 0) throw refused('CONFLICT', conflicts, rows.length);
 
     const total = toWrite.reduce((s, p) => s.plus(p.amount), new Dec(0));
@@ -105,13 +112,7 @@ export async function importPayments(db: pg.Pool, caller: Caller, input: ImportI
       { fileName: input.fileName ?? null, fileHash, format, rowCount: rows.length, skipped, total: total.toFixed() },
       caller.email,
     );
-    if (importId === undefined) {
-      const earlier = await findImportByHash(tx, caller.appCode, fileHash);
-      throw conflict(
-        `This file was imported already (import ${earlier?.import_id ?? '?'} at ${earlier?.created_at ?? '?'}); nothing was recorded.`,
-        format === 'csv' ? 'data.csv' : 'data.payments',
-      );
-    }
+    if (importId === undefined) throw importedAlready(await findImportByHash(tx, caller.appCode, fileHash), format);
     const written = await insertPayments(tx, caller.appCode, toWrite, importId, caller.email);
     if (written.length !== toWrite.length) {
       // Another request recorded one of these references meanwhile: refuse the whole file.
@@ -135,6 +136,13 @@ export async function importPayments(db: pg.Pool, caller: Caller, input: ImportI
     });
     return { importId, recorded: written.length, skipped, total: total.toFixed() };
   });
+}
+
+function importedAlready(earlier: { import_id: string; created_at: string } | undefined, format: string): AppError {
+  return conflict(
+    `This file was imported already (import ${earlier?.import_id ?? '?'} at ${earlier?.created_at ?? '?'}); nothing was recorded.`,
+    format === 'csv' ? 'data.csv' : 'data.payments',
+  );
 }
 
 function refused(code: 'VALIDATION_FAILED' | 'CONFLICT', details: ErrorDetail[], rowCount: number): AppError {

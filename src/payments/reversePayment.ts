@@ -4,7 +4,7 @@ import { recordPaymentReversed } from './events.ts';
 import { AppError, notFound, validationFailed } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { appMoney } from '../ledger/common.ts';
-import { readPastDate } from '../calendar/calendar.ts';
+import { formatDate, readPastDate } from '../calendar/calendar.ts';
 import { settleTheseAccounts } from '../settlement/settleAccounts.ts';
 import { insertReversal, lockPayment } from './store.ts';
 
@@ -30,6 +30,16 @@ export async function reversePayment(db: pg.Pool, caller: Caller, input: Reverse
   return inTransaction(db, async (tx) => {
     const payment = await lockPayment(tx, caller.appCode, input);
     if (!payment) throw notFound('payment', path);
+    // Both given: they must name the same payment. The reference was ignored, and a
+    // reversal meant for AM-P1 took AM-P2 back (an attacker's finding).
+    if (input.paymentID !== undefined && input.reference !== undefined && payment.reference !== input.reference) {
+      throw validationFailed([{ path: 'data.reference', message: `names another payment than paymentID ${input.paymentID} (whose reference is "${payment.reference}"); give one of them` }]);
+    }
+    // Taken back on or after the day it was paid: dated before, the statement owed the
+    // payment back before it was made (an attacker's reversal of 01/01/2020).
+    if (date < payment.payment_date) {
+      throw validationFailed([{ path: 'data.reversalDate', message: `must not be before the payment's date ${formatDate(payment.payment_date)}` }]);
+    }
     const reversed = !payment.reversed && (await insertReversal(tx, caller.appCode, payment, reason, date, caller.email));
     if (!reversed) throw new AppError('INVALID_STATE', `Payment "${payment.reference}" is reversed already.`, [{ path, message: 'is reversed already' }]);
     await settleTheseAccounts(tx, caller.appCode, [payment.account_id], caller.email);

@@ -135,6 +135,7 @@ export type PaymentForReversal = {
   account_id: string;
   amount: string;
   reference: string;
+  payment_date: string;
   entry_id: string;
   reversed: boolean;
 };
@@ -143,7 +144,7 @@ export type PaymentForReversal = {
 export async function lockPayment(db: Queryable, appCode: number, ref: { paymentID?: number | undefined; reference?: string | undefined }) {
   const byId = ref.paymentID !== undefined;
   const r = await db.query<PaymentForReversal>(
-    `SELECT p.payment_id, p.account_id, p.amount, p.reference, e.entry_id, (r.payment_id IS NOT NULL) AS reversed
+    `SELECT p.payment_id, p.account_id, p.amount, p.reference, to_char(p.payment_date, 'YYYY-MM-DD') AS payment_date, e.entry_id, (r.payment_id IS NOT NULL) AS reversed
        FROM payment p
        JOIN ledger_entry e ON e.payment_id = p.payment_id AND e.kind = 'payment'
        LEFT JOIN payment_reversal r ON r.payment_id = p.payment_id

@@ -117,6 +117,9 @@ describe('security deposits', () => {
     const alloc = await h.db.query('SELECT line_no, amount, method FROM allocation WHERE bill_id = $1 AND released_at IS NULL ORDER BY line_no', [b.billId]);
     assert.deepEqual(alloc.rows.map((r) => [r.line_no, r.amount, r.method]), [[1, '100.0000', 'Deposit'], [2, '50.0000', 'Deposit']]);
 
+    // Not paid out before the refund was made (an attacker's paidDate of 01/01/2000 was taken).
+    const early = await h.post('/billing/deposits/pay-refunds', env('Update', 'Pay Deposit Refunds', { depositIDs: [d.depositID], reference: 'RUN-OLD', paidDate: '01/01/2000' }), h.tokens.biller);
+    assertError(early, 400, 'VALIDATION_FAILED', 'data.paidDate');
     // A payment run lists the refund due, pays it out, and it is due no more.
     const due = await deposits({ refundDue: true });
     assert.deepEqual(due.map((x: any) => [x.depositID, x.accountNumber, x.refunded]), [[d.depositID, 'D-1', '350.00']]);

@@ -184,6 +184,32 @@ describe('payments', () => {
     await ledgerOk();
   });
 
+  test('two identifiers that name different records are refused, and a reversal is not dated before its payment', async () => {
+    // An attacker's findings: the second identifier was ignored, so a reversal meant for one
+    // payment took another back, and a payment meant for one account was recorded on another;
+    // a reversal dated 2020 put the payment back on the statement years before it was made.
+    const [a, b] = [await account(), await account()];
+    const first = await h.post('/billing/payments/make-payment', pay({ accountNumber: a.accountNumber, amount: '5.00', paymentDate: '10/01/2025', reference: `ID-${n}-1`, channel: 'bank' }));
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    const second = await h.post('/billing/payments/make-payment', pay({ accountNumber: a.accountNumber, amount: '6.00', paymentDate: '10/01/2025', reference: `ID-${n}-2`, channel: 'bank' }));
+    const wrongAccount = await h.post('/billing/payments/make-payment', pay({ accountNumber: a.accountNumber, accountID: Number(b.accountId), amount: '7.00', paymentDate: '10/01/2025', reference: `ID-${n}-3`, channel: 'bank' }));
+    assert.equal(wrongAccount.status, 400, JSON.stringify(wrongAccount.body));
+    assert.deepEqual(wrongAccount.body.error.details.map((d: any) => d.path), ['data.accountID']);
+    const sameAccount = await h.post('/billing/payments/make-payment', pay({ accountNumber: a.accountNumber, accountID: Number(a.accountId), amount: '7.00', paymentDate: '10/01/2025', reference: `ID-${n}-4`, channel: 'bank' }));
+    assert.equal(sameAccount.status, 200, JSON.stringify(sameAccount.body));
+    const firstID = Number(first.headers.get('x-billrun-payment-id'));
+    const mixed = await h.post('/billing/payments/reverse-payment', reverse({ paymentID: Number(second.headers.get('x-billrun-payment-id')), reference: `ID-${n}-1`, reason: 'bounced' }));
+    assert.equal(mixed.status, 400, JSON.stringify(mixed.body));
+    assert.deepEqual(mixed.body.error.details.map((d: any) => d.path), ['data.reference']);
+    const early = await h.post('/billing/payments/reverse-payment', reverse({ paymentID: firstID, reason: 'bounced', reversalDate: '01/01/2020' }));
+    assert.equal(early.status, 400, JSON.stringify(early.body));
+    assert.deepEqual(early.body.error.details.map((d: any) => d.path), ['data.reversalDate']);
+    assert.equal((await paymentOf(`ID-${n}-1`)).reversal, null);
+    const ok = await h.post('/billing/payments/reverse-payment', reverse({ paymentID: firstID, reference: `ID-${n}-1`, reason: 'bounced', reversalDate: '10/01/2025' }));
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    await ledgerOk();
+  });
+
   test('the same reference twice is refused, not doubled', async () => {
     const a = await account();
     const body = pay({ accountNumber: a.accountNumber, amount: '10.00', paymentDate: '01/03/2025', reference: 'DUP-1', channel: 'bank' });
@@ -252,6 +278,9 @@ describe('payments', () => {
     const again = await h.post('/billing/payments/import-payments', importing({ fileName: 'jan.csv', csv }), h.tokens.biller);
     assert.equal(again.status, 409);
     assert.equal(again.body.error.code, 'CONFLICT');
+    // Named as the same file, on data.csv (it was each row's reference: an attacker's finding).
+    assert.deepEqual(again.body.error.details.map((d: any) => d.path), ['data.csv']);
+    assert.match(again.body.message, /This file was imported already \(import \d+ at/);
     assert.equal(await balance(a), '0.0000');
     assert.equal(await balance(b), '-25.5000');
     // The same rows in another file (other spacing) are refused by reference, row by row.
@@ -279,6 +308,8 @@ describe('payments', () => {
       `${a.accountNumber},10.00,05/01/2025,BAD-1,bank`,
       `${a.accountNumber},10.00,05/01/2025,BAD-6,`,
       `${a.accountNumber},10.00,05/01/2999,BAD-7,bank`,
+      // make-payment's rule for a reference (an import took a zero-width space: an attacker's finding).
+      `${a.accountNumber},10.00,05/01/2025,BAD\u200b-8,bank`,
     ].join('\n');
     const r = await h.post('/billing/payments/import-payments', importing({ csv }), h.tokens.biller);
     assert.equal(r.status, 400);
@@ -290,6 +321,7 @@ describe('payments', () => {
       'data.rows[5].reference',
       'data.rows[6].channel',
       'data.rows[7].paymentDate',
+      'data.rows[8].reference',
     ]);
     assert.equal(await balance(a), '0.0000');
     const none = await h.post('/billing/payments/get-payments', payments({ reference: 'BAD-1' }), h.tokens.viewer);
