@@ -2,9 +2,14 @@
 // environment's defaults (config.ts) and the admin API (update-app).
 import { ROUNDING_MODES, type RoundingMode } from '../rating/money.ts';
 
+// The shape of an IANA name (Area/Location, UTC, Etc/GMT+3): an offset such as "+05:00" is
+// not a zone name, but the platform's Intl took it while PostgreSQL read it as a POSIX zone,
+// west positive, so "+05:00" ran the app's clock at UTC-5 (an attacker's finding).
+const IANA_NAME = /^[A-Za-z]+(?:[_-][A-Za-z]+)*(?:\/[A-Za-z0-9]+(?:[_+-][A-Za-z0-9]+)*)*$/;
+
 /** Is this an IANA time zone name the platform knows (Africa/Nairobi, UTC)? */
 export function isTimeZone(name: string): boolean {
-  if (name === '' || name.length > 64) return false;
+  if (name === '' || name.length > 64 || !IANA_NAME.test(name)) return false;
   try {
     new Intl.DateTimeFormat('en', { timeZone: name });
     return true;

@@ -95,6 +95,9 @@ describe("an app's settings through the admin API", () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ name: 'Renamed', timeZone: 'Mars/Olympus_Mons' }, 'data.timeZone'],
       [{ name: 'Renamed', timeZone: 'EST5EDT; DROP TABLE app' }, 'data.timeZone'],
+      // An offset is not a zone name: PostgreSQL read "+05:00" as POSIX, west positive, and the app ran at UTC-5 (an attacker's finding).
+      [{ name: 'Renamed', timeZone: '+05:00' }, 'data.timeZone'],
+      [{ name: 'Renamed', timeZone: '-11:00' }, 'data.timeZone'],
       [{ currency: 'kes' }, 'data.currency'],
       [{ currency: 'KESH' }, 'data.currency'],
       [{ minorUnits: 5 }, 'data.minorUnits'],
