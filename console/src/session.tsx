@@ -28,12 +28,24 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     queryClient.clear();
   }, [queryClient]);
   useEffect(() => setUnauthenticatedHandler(end), [end]);
+  // Asked again when the page comes back into view: a role an admin changed shows then, as on a reload.
   const appQuery = useQuery({
     queryKey: ['session', session?.token],
     enabled: session !== null,
-    staleTime: Infinity,
+    staleTime: 60_000,
+    refetchOnWindowFocus: true,
     queryFn: () => read('/auth/get-session', { method: 'Retrieve', action: 'Retrieve Session', apiVersion: 'v2' }),
   });
+  // The role is the API's, not the one stored at sign-in: a biller made a viewer kept the
+  // biller's buttons until signing in again (an attacker's finding; the API refused them).
+  const role = appQuery.data?.user.role;
+  useEffect(() => {
+    if (session !== null && role !== undefined && role !== session.role) {
+      const s = { ...session, role };
+      saveSession(s);
+      setSession(s);
+    }
+  }, [session, role]);
   const value = useMemo<SessionContext>(
     () => ({
       session,

@@ -439,6 +439,27 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await snap('users');
   });
 
+  test("a user whose role an admin changed sees the new role's actions on the next page load, not the stored one's", async () => {
+    // An attacker's finding: a biller made a viewer kept "Make the term" and "Record payment"
+    // (the API refused them) until signing in again; the console read the role stored at sign-in.
+    await page.evaluate(() => (globalThis as unknown as { localStorage: { clear(): void } }).localStorage.clear());
+    await signIn('biller@a.test');
+    assert.equal(await page.getByTestId('role').innerText(), 'BILLER');
+    const id = (await h.db.query("SELECT user_id FROM app_user WHERE email = 'biller@a.test'")).rows[0].user_id;
+    const demote = (role: string) =>
+      h.post('/admin/update-user', { method: 'Update', action: 'Update User', apiVersion: 'v2', data: { userID: Number(id), role } }, h.tokens.admin);
+    assert.equal((await demote('viewer')).status, 200);
+    try {
+      await page.reload();
+      await page.getByTestId('role').getByText('VIEWER').waitFor();
+      await page.goto(`${h.url}/console/#/terms`);
+      await page.getByRole('heading', { name: 'Bill runs' }).waitFor();
+      assert.equal(await page.getByRole('button', { name: 'Make the term' }).count(), 0);
+    } finally {
+      assert.equal((await demote('biller')).status, 200);
+    }
+  });
+
   test('on a phone the menu folds behind a burger and nothing runs off the screen', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {
