@@ -39,11 +39,10 @@ const common = {
   // the most a template can hold up the process that renders it.
   renderLimit: 1_000,
   // What ranges, strings and array filters may take in all (liquidjs counts elements and
-  // characters). The largest real document (a Post Account bill of 300 subscriptions, 2,400
-  // lines) uses a few hundred thousand; 20,000,000 let one filter call sort eight million
-  // numbers for three seconds, where the render limit is only checked between tags (an
-  // attacker's template, `(1..8000000) | sort`, passed the save check and stalled the server).
-  memoryLimit: 5_000_000,
+  // characters): a real bill's, so that an account billed for hundreds of meters still gets
+  // its document (a template grouping 2,400 lines by 300 subscriptions took 1,440,000 for one
+  // filter: a reviewer's measure). The sample bill's is a quarter of it (DocumentLimits.memory).
+  memoryLimit: 20_000_000,
   // The same text whatever the machine's zone and language (a document is the same bytes
   // wherever it is made): dates in templates are read as UTC, in English.
   timezoneOffset: 0,
@@ -88,11 +87,14 @@ export type Compiled = Template[];
  *   for hundreds of meters on one bill (a Post Account bill of 300 subscriptions explains
  *   2,400 lines), bounded still.
  */
-export type DocumentLimits = { chars: number; pages: number; ms?: number };
+export type DocumentLimits = { chars: number; pages: number; ms?: number; memory: number };
 // The sample is filled in a few milliseconds by any template a bill can use: one that takes
-// a second on it has work of its own (the render limit is only checked between tags).
-export const SAMPLE_LIMITS: DocumentLimits = { chars: 500_000, pages: 50, ms: common.renderLimit };
-export const BILL_LIMITS: DocumentLimits = { chars: 20_000_000, pages: 2_000 };
+// a second on it has work of its own (the render limit is only checked between tags). Its
+// memory limit is a quarter of a real bill's: 20,000,000 let one filter call sort eight
+// million numbers for three seconds (an attacker's template, `(1..8000000) | sort`, passed
+// the save check and stalled the server), and the sample has a handful of lines.
+export const SAMPLE_LIMITS: DocumentLimits = { chars: 500_000, pages: 50, ms: common.renderLimit, memory: 5_000_000 };
+export const BILL_LIMITS: DocumentLimits = { chars: 20_000_000, pages: 2_000, memory: common.memoryLimit };
 
 /** A template that cannot make its document: the issue names the field and line. */
 export class TemplateError extends Error {
@@ -118,7 +120,7 @@ export async function fill(engine: Liquid, template: Compiled, data: object, pat
     // Synchronous: the data is all in memory, and the promise per tag of the async
     // renderer was a tenth of a bill document's time.
     const started = performance.now();
-    const out = engine.renderSync(template, data) as unknown;
+    const out = engine.renderSync(template, data, { memoryLimit: limits.memory }) as unknown;
     const ms = performance.now() - started;
     if (limits.ms !== undefined && ms > limits.ms) return { issue: { path, message: `takes ${Math.round(ms).toLocaleString('en')} ms to fill the sample bill, more than the ${limits.ms.toLocaleString('en')} ms a document may take` } };
     // The length of a string is known without flattening what the loops appended.
@@ -126,17 +128,17 @@ export async function fill(engine: Liquid, template: Compiled, data: object, pat
     if (length > limits.chars) return { issue: { path, message: `writes ${length.toLocaleString('en')} characters, more than the ${limits.chars.toLocaleString('en')} a document may have` } };
     return { text: String(out) };
   } catch (err) {
-    return { issue: issueOf(err, path) };
+    return { issue: issueOf(err, path, limits.memory) };
   }
 }
 
-function issueOf(err: unknown, path: string): ErrorDetail {
+function issueOf(err: unknown, path: string, memory = common.memoryLimit): ErrorDetail {
   const e = err as { message?: string; token?: { getPosition?: () => [number, number] } };
   const pos = e.token?.getPosition?.();
   const reason = String(e.message ?? err)
     .replace(/, line:\d+, col:\d+$/, '')
     .replace(/ENOENT: Failed to lookup .*/, 'templates cannot include files')
-    .replace(/memory alloc limit exceeded/, `works with more than the ${common.memoryLimit.toLocaleString('en')} elements and characters a document may (ranges, arrays, text made by filters)`)
+    .replace(/memory alloc limit exceeded/, `works with more than the ${memory.toLocaleString('en')} elements and characters a document may (ranges, arrays, text made by filters)`)
     .replace(/template render limit exceeded/, `takes more than the ${common.renderLimit.toLocaleString('en')} ms a document may take`);
   return { path, message: pos ? `line ${pos[0]}, column ${pos[1]}: ${reason}` : reason };
 }
