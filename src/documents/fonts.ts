@@ -71,26 +71,45 @@ export function fontRuns(text: string, weight: 'regular' | 'bold' = 'regular'): 
 // Fonts of right-to-left scripts: the layout draws each of their words reversed.
 const RTL: ReadonlySet<FontName> = new Set<FontName>(['arabic', 'arabicBold', 'hebrew', 'hebrewBold']);
 
+// A letter of a left-to-right script: it ends a stretch of right-to-left text.
+const STRONG_LTR = /(?![\p{Script=Hebrew}\p{Script=Arabic}])\p{L}/u;
+// A stretch's pieces: spaces, numbers (kept whole and left to right: 12, 12.50, 01/12), and the rest.
+const PIECES = /(\s+|[0-9]+(?:[.,:/-][0-9]+)*)/u;
+
 /**
- * A right-to-left run in the order its words are seen. The layout reverses the letters of
- * each word it is given (fontkit, by the word's script) but lays the words out left to right,
- * with the space that ends a word drawn on its left: "Zoë מרים כהן 김민수" printed "מרים" left of
- * "כהן", two spaces before the Hebrew and none between its words. So the run's words are
- * given last first, each alone, its spaces in runs of their own in the text's plain font,
- * and the spaces at either end of the run stay where they are. A run that wraps onto a
- * second line keeps its later words on the first (no bidi algorithm: docs/documents.md).
+ * Right-to-left text in the order it is seen: each stretch that begins and ends with a
+ * right-to-left run and holds no left-to-right letter between (digits, punctuation, spaces
+ * may be there: "רחוב הרצל 12, תל אביב", whose digits are in the plain font), given to the
+ * layout piece by piece, last first. The layout reverses the letters of each word it is given
+ * (fontkit, by the word's script) but lays words out left to right, with a word's ending space
+ * on its left: "מרים כהן" printed "מרים" left of "כהן", and an address's street after its town
+ * (a reviewer's finding). A number stays one piece, read left to right; spaces take the
+ * text's plain font; the spaces around a stretch stay where they are. This is not the Unicode
+ * bidi algorithm: a stretch that wraps onto a second line keeps its later words on the first.
  */
 function inVisualOrder(runs: Run[], plain: FontName): Run[] {
   const out: Run[] = [];
-  for (const r of runs) {
-    if (!RTL.has(r.font)) {
-      out.push(r);
+  for (let i = 0; i < runs.length; i++) {
+    if (!RTL.has(runs[i]!.font)) {
+      out.push(runs[i]!);
       continue;
     }
-    const [, lead, inner, trail] = /^(\s*)(.*?)(\s*)$/su.exec(r.text)!;
-    if (lead) out.push({ font: plain, text: lead });
-    for (const token of (inner ?? '').split(/(\s+)/u).filter((t) => t !== '').reverse()) out.push({ font: /^\s+$/u.test(token) ? plain : r.font, text: token });
-    if (trail) out.push({ font: plain, text: trail });
+    // The stretch: up to the last right-to-left run reached without a left-to-right letter.
+    let end = i;
+    for (let k = i + 1; k < runs.length; k++) {
+      if (RTL.has(runs[k]!.font)) end = k;
+      else if (STRONG_LTR.test(runs[k]!.text)) break;
+    }
+    const pieces: Run[] = [];
+    for (const r of runs.slice(i, end + 1)) {
+      for (const text of r.text.split(PIECES)) if (text !== '') pieces.push({ font: /^\s+$/u.test(text) ? plain : r.font, text });
+    }
+    const lead = pieces[0] !== undefined && /^\s+$/u.test(pieces[0].text) ? pieces.shift() : undefined;
+    const trail = pieces.length > 0 && /^\s+$/u.test(pieces.at(-1)!.text) ? pieces.pop() : undefined;
+    if (lead) out.push(lead);
+    out.push(...pieces.reverse());
+    if (trail) out.push(trail);
+    i = end;
   }
   return out;
 }

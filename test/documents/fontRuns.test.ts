@@ -13,6 +13,13 @@ const cases: [string, string, [string, string][]][] = [
     'Zoë מרים כהן 김민수',
     [['regular', 'Zoë '], ['hebrew', 'כהן'], ['regular', ' '], ['hebrew', 'מרים'], ['regular', ' '], ['korean', '김민수']],
   ],
+  [
+    // A reviewer's finding: the digits (in the plain font) cut the Hebrew in two, and the town printed before the street.
+    'a right-to-left stretch with a number in it: pieces last first, the number kept whole',
+    'רחוב הרצל 12, תל אביב',
+    [['hebrew', 'אביב'], ['regular', ' '], ['hebrew', 'תל'], ['regular', ' '], ['regular', ','], ['regular', '12'], ['regular', ' '], ['hebrew', 'הרצל'], ['regular', ' '], ['hebrew', 'רחוב']],
+  ],
+  ['left-to-right words end a stretch', 'Flat 5 רחוב הרצל Tel Aviv', [['regular', 'Flat 5 '], ['hebrew', 'הרצל'], ['regular', ' '], ['hebrew', 'רחוב'], ['regular', ' '], ['regular', 'Tel Aviv']]],
 ];
 for (const [name, text, runs] of cases) {
   test(name, () => assert.deepEqual(fontRuns(text).map((r) => [r.font, r.text]), runs));
