@@ -113,17 +113,18 @@ export async function* csvRows(input: Readable, kind: ImportKind): AsyncGenerato
  * The file's bytes as they come, checked to be UTF-8 on the way: csv-parse decodes lossily,
  * so bytes that are not UTF-8 were stored as U+FFFD ("U123\xff\xfe" became "U123\ufffd\ufffd"),
  * where the JSON API refuses them (docs/api.md; an attacker's finding). A file that is not
- * UTF-8 (a spreadsheet's "CSV" in Windows-1252 or UTF-16) stops the import at the line
- * where it stops being UTF-8: the first replaced character of that chunk read lossily, a
- * line or so off only when the same chunk holds a real U+FFFD before it.
+ * UTF-8 (a spreadsheet's "CSV" in Windows-1252 or UTF-16) stops the import at the line where
+ * it stops being UTF-8 (firstBadByte: a character cut across two chunks is carried to the next).
  */
 function strictUtf8(): Transform {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   let lines = 0;
-  const refuse = (chunk: Buffer) => {
-    const text = chunk.toString('utf8');
-    const at = text.indexOf('\ufffd');
-    const line = lines + 1 + (at < 0 ? 0 : (text.slice(0, at).match(/\n/g)?.length ?? 0));
+  // The last chunk's bytes of a character it did not finish (no line break among them).
+  let carried = Buffer.alloc(0);
+  const refuse = (bytes: Buffer) => {
+    const at = firstBadByte(bytes);
+    let line = lines + 1;
+    for (let i = bytes.indexOf(10); i !== -1 && i < at; i = bytes.indexOf(10, i + 1)) line++;
     return new SourceError([{ row: line, column: '', path: `rows[${line}]`, message: `is not UTF-8 text (line ${line}): save the file as UTF-8 (CSV UTF-8) and send it again` }]);
   };
   return new Transform({
@@ -131,20 +132,46 @@ function strictUtf8(): Transform {
       try {
         decoder.decode(chunk, { stream: true });
       } catch {
-        return done(refuse(chunk));
+        return done(refuse(Buffer.concat([carried, chunk])));
       }
       for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      carried = Buffer.from(chunk.subarray(chunk.length - unfinished(chunk)));
       done(null, chunk);
     },
     flush(done) {
       try {
         decoder.decode();
       } catch {
-        return done(refuse(Buffer.from('\ufffd')));
+        return done(refuse(carried));
       }
       done();
     },
   });
+}
+
+/** How many bytes at the end of `b` begin a character that they do not finish (0 to 3). */
+function unfinished(b: Buffer): number {
+  for (let back = 1; back <= Math.min(3, b.length); back++) {
+    const byte = b[b.length - back]!;
+    if (byte < 0x80) return 0;
+    if (byte >= 0xc0) {
+      const size = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+      return size > back ? back : 0;
+    }
+  }
+  return 0;
+}
+
+/** The offset of the first byte of `b` that is not part of UTF-8 text (its length when all of it is). */
+function firstBadByte(b: Buffer): number {
+  const text = b.toString('utf8');
+  // Each replaced character is at the byte offset of the valid text before it; a U+FFFD the
+  // file itself holds (EF BF BD) is text, and the search goes on past it.
+  for (let i = text.indexOf('\ufffd'); i !== -1; i = text.indexOf('\ufffd', i + 1)) {
+    const offset = Buffer.byteLength(text.slice(0, i));
+    if (!(b[offset] === 0xef && b[offset + 1] === 0xbf && b[offset + 2] === 0xbd)) return offset;
+  }
+  return b.length;
 }
 
 /** CSV columns of documents: document.<name> holds the reference, document.<name>.date the date. */
