@@ -7,13 +7,17 @@ import { correctBills, correctionSummary } from './correctBills.ts';
 import { lockCorrection } from './lockCorrection.ts';
 import type { LockedBill } from './store.ts';
 
-/** Why a bill cannot be cancelled, as the error the caller gets (path: where its id was given). */
+/**
+ * Why a bill cannot be cancelled, as the error the caller gets (path: where its id was given).
+ * The bill is named by its number and its id: a caller sends the id, and "Bill 5" named
+ * another bill than billID 5 once runs and dry runs had used ids (a new user's walk).
+ */
 export function refuseUncancellable(b: LockedBill, path: string): void {
   if (b.status === 'cancelled') {
-    throw invalidState(`Bill ${b.bill_number} was cancelled already, by credit note ${b.credit_note_number}; a bill is cancelled once.`, path);
+    throw invalidState(`Bill ${b.bill_number} (billID ${b.bill_id}) was cancelled already, by credit note ${b.credit_note_number}; a bill is cancelled once.`, path);
   }
   if (b.status !== 'posted') {
-    throw invalidState(`Bill ${b.bill_number} is ${b.status}; only a posted bill is cancelled by a credit note (reverse-term withdraws an unposted run's bills).`, path);
+    throw invalidState(`Bill ${b.bill_number} (billID ${b.bill_id}) is ${b.status}; only a posted bill is cancelled by a credit note (reverse-term withdraws an unposted run's bills).`, path);
   }
 }
 

@@ -84,19 +84,23 @@ const PIECES = /(\s+|[0-9]+(?:[.,:/-][0-9]+)*)/u;
  * (fontkit, by the word's script) but lays words out left to right, with a word's ending space
  * on its left: "מרים כהן" printed "מרים" left of "כהן", and an address's street after its town
  * (a reviewer's finding). A number stays one piece, read left to right; spaces take the
- * text's plain font; the spaces around a stretch stay where they are. This is not the Unicode
+ * text's plain font; the spaces around a stretch stay where they are; a text with no
+ * left-to-right letter is one stretch, its numbers at either end included. This is not the Unicode
  * bidi algorithm: a stretch that wraps onto a second line keeps its later words on the first.
  */
 function inVisualOrder(runs: Run[], plain: FontName): Run[] {
   const out: Run[] = [];
+  // A text with no left-to-right letter at all reads right to left whole: the numbers and
+  // punctuation at its ends too ("רחוב הרצל 12" printed its 12 at the right: a new user's walk).
+  const wholly = !runs.some((r) => !RTL.has(r.font) && STRONG_LTR.test(r.text));
   for (let i = 0; i < runs.length; i++) {
-    if (!RTL.has(runs[i]!.font)) {
+    if (!wholly && !RTL.has(runs[i]!.font)) {
       out.push(runs[i]!);
       continue;
     }
     // The stretch: up to the last right-to-left run reached without a left-to-right letter.
-    let end = i;
-    for (let k = i + 1; k < runs.length; k++) {
+    let end = wholly ? runs.length - 1 : i;
+    for (let k = i + 1; k < runs.length && !wholly; k++) {
       if (RTL.has(runs[k]!.font)) end = k;
       else if (STRONG_LTR.test(runs[k]!.text)) break;
     }

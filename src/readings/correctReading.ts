@@ -1,10 +1,14 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
-import { AppError, invalidState, notFound, type ErrorDetail } from '../errors.ts';
+import { AppError, conflict, invalidState, notFound, type ErrorDetail } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { metersOf } from './captureReadings.ts';
 import type { ChainResult } from './rules.ts';
-import { lockReading } from './store.ts';
+import { effectiveSql, lockReading } from './store.ts';
+import type { Queryable } from '../db/pool.ts';
+import { formatDate, parseRecordDate } from '../calendar/calendar.ts';
+import { markTariffDated } from '../billRun/termStore.ts';
+import { moveTerm, type TermStatus } from '../billRun/termStates.ts';
 import { lockSubscriptions, writeReadings } from './write.ts';
 
 export type Correction = { readingID: number; value: string | number; readingDate?: string; kind?: 'actual' | 'estimated'; source?: string; note?: string };
@@ -23,6 +27,8 @@ export async function correctReading(db: pg.Pool, caller: Caller, c: Correction)
       throw invalidState(`Reading ${original.reading_id} was corrected by reading ${original.corrected_by}; correct that one.`, 'data.readingID');
     }
     const subs = await lockSubscriptions(tx, caller.appCode, [original.subscription_id]);
+    const moved = c.readingDate === undefined ? null : parseRecordDate(c.readingDate);
+    await refuseIntoFrozenTerm(tx, original.subscription_id, original.input_code, [original.reading_date, ...(moved === null ? [] : [moved])], caller.email);
     const s = subs.get(original.subscription_id)!;
     const meter = (await metersOf(tx, caller.appCode, [s.service_id])).get(s.service_id)?.get(original.input_code);
     if (!meter) {
@@ -51,4 +57,35 @@ export async function correctReading(db: pg.Pool, caller: Caller, c: Correction)
     if (out.issues.length > 0) throw new AppError('VALIDATION_FAILED', 'The correction is not valid.', out.issues.map(({ path, message }) => ({ path, message })));
     return { id: out.ids[0]!, result: out.results[0]! };
   });
+}
+
+/**
+ * A reading that a term approved and not yet billed reads (its previous or current
+ * reading, or one between) is not corrected: the run reads the readings as they were at
+ * approval, so the bill would keep the old value while the next term started from the new
+ * one, billing the difference twice (a new user's walk: 8411 corrected to 8410 inside an
+ * approved term, the bill read 8411, and December would have started from 8410). Correct it
+ * after the run and cancel-and-rebill the bill (docs/corrections.md), or cancel the term
+ * first. A validated term goes back to Loaded, to be validated again, as for new inputs.
+ */
+async function refuseIntoFrozenTerm(tx: Queryable, subscriptionId: string, inputCode: string, dates: string[], by: string): Promise<void> {
+  const r = await tx.query<{ term_id: string; status: TermStatus; end_date: string }>(
+    `SELECT t.term_id, t.status, to_char(t.end_date, 'YYYY-MM-DD') AS end_date
+       FROM term t JOIN term_subscription ts ON ts.term_id = t.term_id AND ts.subscription_id = $1
+      WHERE t.status IN ('Validated', 'Approved', 'Scheduled', 'Processing')
+        AND EXISTS (SELECT 1 FROM unnest($3::date[]) AS d(day)
+                     WHERE d.day <= t.end_date
+                       AND d.day >= coalesce((SELECT max(p.reading_date) FROM reading p
+                                               WHERE p.subscription_id = $1 AND p.input_code = $2 AND p.reading_date < t.start_date AND ${effectiveSql('p')}), '-infinity'::date))
+      ORDER BY t.term_id FOR UPDATE OF t`,
+    [subscriptionId, inputCode, dates],
+  );
+  const frozen = r.rows.find((t) => t.status !== 'Validated');
+  if (frozen !== undefined) {
+    throw conflict(
+      `Term ${frozen.term_id} (to ${formatDate(frozen.end_date)}) is ${frozen.status} and reads this reading as it was at approval: corrected now, its bill would keep the old value and the next term would start from the new one. Correct it once the run is done and cancel-and-rebill the bill, or cancel the term first.`,
+      'data.readingID',
+    );
+  }
+  for (const t of r.rows) await markTariffDated(tx, t.term_id, moveTerm(t.status, 'invalidate'), by);
 }

@@ -265,6 +265,39 @@ describe('corrections after posting', () => {
     await ledgerOk();
   });
 
+  test('a reading an approved term reads is not corrected until the run is done; then the bill is cancelled and rebilled', async () => {
+    // A new user's walk: 8411 corrected to 8410 inside an approved term was taken; the bill
+    // read 8411 and the next term would have started from 8410, billing 1 m3 twice.
+    const [s] = await subscriptions(h, { n: 1, batchCode: 'Z4', readings: [['2026-08-31', 100], ['2026-09-30', 120]] });
+    const ids = (await h.db.query('SELECT reading_id FROM reading WHERE subscription_id = $1 ORDER BY reading_date', [s!.subscriptionId])).rows.map((r) => Number(r.reading_id));
+    const correct = (readingID: number, value: string) =>
+      h.post('/billing/readings/correct-reading', envelope('Update', 'Correct Reading', { readingID, value, note: 'misread' }), h.tokens.biller);
+    const termID = await makeTerm(h, { batchCode: 'Z4', billingPeriodID: 202609, startDate: '01/09/2026', endDate: '30/09/2026' });
+    for (const [name, action] of [['load-subscriptions', 'Load Term Subscriptions'], ['validate-term', 'Validate Term']] as const) {
+      assert.equal((await h.post(`/billing/terms/${name}`, { ...envelope('Update', action, { termID }), operation: 'schedule' })).status, 200);
+    }
+    // Validated: taken, and the term must be validated again.
+    assert.equal((await correct(ids[1]!, '119')).status, 200);
+    assert.equal((await h.db.query('SELECT status FROM term WHERE term_id = $1', [termID])).rows[0].status, 'Loaded');
+    const current = Number((await h.db.query('SELECT reading_id FROM reading WHERE corrects_reading_id = $1', [ids[1]])).rows[0].reading_id);
+    for (const [name, action] of [['validate-term', 'Validate Term'], ['approve-term', 'Approve Term']] as const) {
+      assert.equal((await h.post(`/billing/terms/${name}`, { ...envelope('Update', action, { termID }), operation: 'schedule' })).status, 200);
+    }
+    // Approved: neither its current reading nor the one before it.
+    for (const id of [current, ids[0]!]) {
+      const r = await correct(id, '118');
+      assert.equal(r.status, 409, JSON.stringify(r.body));
+      assert.deepEqual(r.body.error.details.map((d: any) => d.path), ['data.readingID']);
+      assert.match(r.body.message, new RegExp(`Term ${termID} \\(to 30/09/2026\\) is Approved`));
+    }
+    // Billed and posted: corrected, then cancelled and rebilled (docs/corrections.md).
+    assert.equal((await h.post('/billing/terms/process-term', { ...envelope('Update', 'Process Term', { termID }), operation: 'schedule' })).status, 200);
+    const { waitForStatus } = await import('../terms/fixtures.ts');
+    await waitForStatus(h, termID, ['Processed']);
+    assert.equal((await h.post('/billing/terms/post-term', { ...envelope('Update', 'Post Term', { termID }), operation: 'schedule' })).status, 200);
+    assert.equal((await correct(current, '118')).status, 200);
+  });
+
   test('an over-estimate: the actual reading below the estimate is taken, and the cascade spreads it', async () => {
     // An attacker's case: 150 estimated on 30/09 after 100 read on 31/08, then 130 read on
     // 31/10. The actual was refused as lower than the estimate, so rebill-estimates could not run.

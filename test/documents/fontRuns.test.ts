@@ -19,6 +19,8 @@ const cases: [string, string, [string, string][]][] = [
     'רחוב הרצל 12, תל אביב',
     [['hebrew', 'אביב'], ['regular', ' '], ['hebrew', 'תל'], ['regular', ' '], ['regular', ','], ['regular', '12'], ['regular', ' '], ['hebrew', 'הרצל'], ['regular', ' '], ['hebrew', 'רחוב']],
   ],
+  // A new user's walk: the 12 of an address line printed at its right-hand end.
+  ['a text with no left-to-right letter is one stretch, a number at its end included', 'רחוב הרצל 12', [['regular', '12'], ['regular', ' '], ['hebrew', 'הרצל'], ['regular', ' '], ['hebrew', 'רחוב']]],
   ['left-to-right words end a stretch', 'Flat 5 רחוב הרצל Tel Aviv', [['regular', 'Flat 5 '], ['hebrew', 'הרצל'], ['regular', ' '], ['hebrew', 'רחוב'], ['regular', ' '], ['regular', 'Tel Aviv']]],
 ];
 for (const [name, text, runs] of cases) {
