@@ -52,6 +52,7 @@ export async function dryRun(db: Queryable, ctx: RunContext, o: { chunkSize: num
 const previewLine = (l: RatedLine, subscriptionId?: string): PreviewBill['lines'][number] => ({
   ...(subscriptionId === undefined ? {} : { subscriptionID: Number(subscriptionId) }),
   componentCode: l.componentCode,
+  name: l.name,
   quantity: l.quantity,
   ...(l.rate !== undefined ? { rate: l.rate } : {}),
   amount: l.amount,

@@ -119,6 +119,7 @@ export const PreviewBill = named('PreviewBill', Type.Object({
     Type.Object({
       subscriptionID: Type.Optional(Type.Integer({ description: 'a Post Account bill: the subscription the line is of' })),
       componentCode: Type.String(),
+      name: Type.String({ description: "the component's name, as the bill prints it" }),
       quantity: Type.String(),
       rate: Type.Optional(Type.String()),
       amount: Money,

@@ -36,7 +36,7 @@ export async function deliveryRoutes(app: FastifyInstance, services: Services): 
     role: 'viewer',
     tag: 'deliveries',
     summary: 'List bill and credit-note e-mails and their state',
-    description: 'By term, bill, credit note, delivery or status, in deliveryID order, 1000 at a time (afterDeliveryID pages).',
+    description: 'By term, bill, credit note, account, delivery or status, in deliveryID order, 1000 at a time (afterDeliveryID pages).',
     body: requestSchema(
       { method: 'Retrieve', action: 'Retrieve Deliveries' },
       {
@@ -45,6 +45,7 @@ export async function deliveryRoutes(app: FastifyInstance, services: Services): 
             termID: Type.Optional(Id),
             billID: Type.Optional(Id),
             creditNoteID: Type.Optional(Id),
+            accountID: Type.Optional(Id),
             deliveryID: Type.Optional(Id),
             status: Type.Optional(Type.Enum(['queued', 'sending', 'sent', 'failed'])),
             afterDeliveryID: Type.Optional(Type.Integer({ minimum: 0, maximum: 9007199254740991 })),

@@ -130,7 +130,7 @@ export async function markFailed(db: Queryable, deliveryId: string, reason: stri
 export async function listDeliveries(
   db: Queryable,
   appCode: number,
-  f: { termID?: number; billID?: number; creditNoteID?: number; deliveryID?: number; status?: string; afterDeliveryID?: number; limit?: number },
+  f: { termID?: number; billID?: number; creditNoteID?: number; accountID?: number; deliveryID?: number; status?: string; afterDeliveryID?: number; limit?: number },
 ): Promise<(DeliveryRow & { queued_text: string; sent_text: string | null })[]> {
   const r = await db.query<DeliveryRow & { queued_text: string; sent_text: string | null }>(
     `SELECT d.*, to_char(d.queued_at AT TIME ZONE a.time_zone, 'YYYY-MM-DD HH24:MI:SS') AS queued_text,
@@ -138,9 +138,9 @@ export async function listDeliveries(
        FROM delivery d JOIN app a ON a.app_code = d.app_code
       WHERE d.app_code = $1 AND ($2::bigint IS NULL OR d.term_id = $2) AND ($3::bigint IS NULL OR d.bill_id = $3)
         AND ($4::bigint IS NULL OR d.delivery_id = $4) AND ($5::text IS NULL OR d.status = $5) AND d.delivery_id > $6
-        AND ($8::bigint IS NULL OR d.credit_note_id = $8)
+        AND ($8::bigint IS NULL OR d.credit_note_id = $8) AND ($9::bigint IS NULL OR d.account_id = $9)
       ORDER BY d.delivery_id LIMIT $7`,
-    [appCode, f.termID ?? null, f.billID ?? null, f.deliveryID ?? null, f.status ?? null, f.afterDeliveryID ?? 0, f.limit ?? 1000, f.creditNoteID ?? null],
+    [appCode, f.termID ?? null, f.billID ?? null, f.deliveryID ?? null, f.status ?? null, f.afterDeliveryID ?? 0, f.limit ?? 1000, f.creditNoteID ?? null, f.accountID ?? null],
   );
   return r.rows;
 }

@@ -93,7 +93,12 @@ export async function importPayments(db: pg.Pool, caller: Caller, input: ImportI
       if (earlier) {
         const same = earlier.account_id === accountId && new Dec(earlier.amount).eq(c.amount) && earlier.payment_date === c.paymentDate;
         if (input.skipRecorded && same) skipped++;
-        else conflicts.push({ path: c.row.at('reference'), message: same ? 'is recorded already' : 'is recorded already for another payment' });
+        else
+          conflicts.push({
+            path: c.row.at('reference'),
+            // A statement overlapping one imported before is what skipRecorded is for (a new user did not find it).
+            message: same ? 'is recorded already with this account, amount and date: send skipRecorded: true to skip such rows' : 'is recorded already for another payment',
+          });
         continue;
       }
       toWrite.push({ ...c, accountId });

@@ -149,6 +149,9 @@ describe('delivery by e-mail through SMTP', () => {
     assert.equal(mail.attachments.length, 1);
     assert.equal(mail.attachments[0]!.filename, `credit-note-${note.creditNoteNumber}.pdf`);
     assert.ok(mail.attachments[0]!.content.equals(await noteDocument(note.creditNoteID)), 'the attachment is the stored credit note');
+    // An account's e-mails, both kinds, by accountID (an officer answering a customer's call).
+    const byAccount = await deliveries(h, { accountID: d.accountID });
+    assert.deepEqual(byAccount.map((x) => x.document).sort(), ['bill', 'credit note']);
     // The account that takes paper: no e-mail of its credit note.
     const other = notes.find((n) => n.billID === printed.billID);
     assert.deepEqual(await deliveries(h, { creditNoteID: other.creditNoteID }), []);

@@ -75,7 +75,7 @@ describe('the six steps of a bill run', () => {
       assert.equal(b.status, 'draft');
       const preview = v.previewBills.find((p: any) => p.subscriptionID === b.subscriptionID);
       assert.deepEqual(
-        b.lines.map((l: any) => ({ componentCode: l.componentCode, quantity: l.quantity, ...(l.rate ? { rate: l.rate } : {}), amount: l.amount })),
+        b.lines.map((l: any) => ({ componentCode: l.componentCode, name: l.name, quantity: l.quantity, ...(l.rate ? { rate: l.rate } : {}), amount: l.amount })),
         preview.lines,
       );
     }

@@ -70,6 +70,8 @@ describe('unmetered inputs changed from a date', () => {
     assert.deepEqual(bill(mid).lines.map((l: any) => [l.version, l.segment]), [[1, '01/11/2026 to 14/11/2026'], [1, '15/11/2026 to 30/11/2026']]);
     const previewed = validated.body.data.previewBills.find((b: any) => String(b.subscriptionID) === mid);
     assert.deepEqual(previewed.lines.map((l: any) => [l.version, l.segment]), bill(mid).lines.map((l: any) => [l.version, l.segment]));
+    // The preview's lines are named as the bill's (a new user read componentCode only).
+    assert.deepEqual(previewed.lines.map((l: any) => l.name), bill(mid).lines.map((l: any) => l.name));
     assert.deepEqual(Object.keys(bill(none).lines[0]).filter((k) => k === 'version' || k === 'segment'), [], 'a bill of one segment says none');
     assert.match(bill(mid).lines[1].explanation, /15\/11\/2026 to 30\/11\/2026 \(16 day\(s\) billed\); Seats 10|SEATS 10/);
     // Dated in December: November is billed at 5 seats.
