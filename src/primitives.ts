@@ -46,7 +46,8 @@ const INVISIBLE = '\\x00-\\x1f\\x7f-\\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u
 export const IDENTIFIER_PATTERN = `^[^\\s${INVISIBLE}](?:[^${INVISIBLE}]*[^\\s${INVISIBLE}])?$`;
 export const IDENTIFIER_MESSAGE = 'must be visible characters: no control, zero-width or bidirectional characters, no space at either end';
 /** IDENTIFIER_PATTERN for a value checked in code (a file's rows), as the schemas check a request's fields. */
-export const isIdentifier = (text: string): boolean => new RegExp(IDENTIFIER_PATTERN, 'u').test(text);
+const IDENTIFIER_RE = new RegExp(IDENTIFIER_PATTERN, 'u');
+export const isIdentifier = (text: string): boolean => IDENTIFIER_RE.test(text);
 
 /** Codes that name things in the API (serviceCode, batchCode, meter and component codes): ASCII only. */
 export const CODE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]*$';

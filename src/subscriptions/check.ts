@@ -157,9 +157,10 @@ export function checkInputs(t: TemplateContext, a: Pick<SubscriptionAccess, 'con
       continue;
     }
     const n = typeof v === 'number' || typeof v === 'string' ? parseDecimal(v) : null;
+    const range = n === null ? null : outOfRange(n);
     if (n === null) issues.push({ path, message: 'must be a decimal number such as "3" or "2.5"' });
     else if (n.isNegative()) issues.push({ path, message: 'must not be negative' });
-    else if (outOfRange(n) !== null) issues.push({ path, message: outOfRange(n)! });
+    else if (range !== null) issues.push({ path, message: range });
     else unmetered[def.code] = n.toFixed();
   }
   return issues.length > before ? null : { connection, unmetered };
