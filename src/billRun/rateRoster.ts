@@ -8,6 +8,7 @@ import type { TermRow } from './termStore.ts';
 import { suspendedPeriods, suspensionPeriodsSql } from './suspensions.ts';
 import { levelChangesSql, levelsOver, type LevelChange, type Levels } from './levels.ts';
 import { effectiveSql } from '../readings/store.ts';
+import { chainToEarlierBills, laterBillOverlaps, LATER_BILL_OVERLAP, termsAround, type ChainConflict, type NearTerm } from './meterChain.ts';
 
 export type RunContext = {
   termId: string;
@@ -36,6 +37,14 @@ export type RunContext = {
   rounding: RoundingMode;
   /** A Prepaid template's term (billRun/prepaid.ts); absent for Postpaid. */
   prepaid?: PrepaidContext;
+  /**
+   * The terms of the same template and batch before and after this one that hold bills
+   * (meterChain.ts): a meter starts where its subscription's earlier bill ended, and a
+   * subscription a later bill billed already is not billed again. Absent from a context
+   * stored before 2026-11-27 (a simulation's) and on a template without meters.
+   */
+  earlier?: NearTerm[];
+  later?: NearTerm[];
 };
 
 export type RosterInput = {
@@ -57,6 +66,8 @@ export type RosterInput = {
   readingIds?: Record<string, { previous: string; current: string | null }>;
   /** A Prepaid term: the advances earlier bills billed that reach into the term or its coming period. */
   prepaid?: PrepaidAdvance[];
+  /** Set when a bill of a later term billed its consumption in this one already (meterChain.ts): it fails, naming that bill. */
+  laterBillOverlap?: ChainConflict;
 };
 
 export type RatedEntry = { input: RosterInput; bill: RatedBill };
@@ -98,6 +109,11 @@ export async function runContext(db: Queryable, term: TermRow, watermark: string
   if (versions.length > 1) ctx.versions = versions;
   const prepaid = await prepaidContext(db, term.service_version_id);
   if (prepaid !== undefined) ctx.prepaid = prepaid;
+  if (meteredCodes.size > 0) {
+    const around = await termsAround(db, term);
+    if (around.earlier.length > 0) ctx.earlier = around.earlier;
+    if (around.later.length > 0) ctx.later = around.later;
+  }
   return ctx;
 }
 
@@ -194,13 +210,16 @@ export async function loadRosterInputs(
       WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3${onlyIds}`,
     params,
   );
-  for (const r of readings.rows) {
-    const input = byId.get(r.subscription_id);
-    if (input === undefined) continue; // billed meanwhile
+  const rows = readings.rows.filter((r) => byId.has(r.subscription_id)); // others billed meanwhile
+  // Each meter starts where the subscription's earlier bill ended (meterChain.ts).
+  await chainToEarlierBills(db, ctx.earlier, byId, rows);
+  for (const r of rows) {
+    const input = byId.get(r.subscription_id)!;
     input.readings[r.code] = meterReadingsOf(r);
     if (r.prev_id !== null) (input.readingIds ??= {})[r.code] = { previous: r.prev_id, current: r.cur_id };
     if (r.change != null) (input.changeReadings ??= {})[r.code] = r.change;
   }
+  for (const [id, why] of await laterBillOverlaps(db, ctx.later, byId, rows)) byId.get(id)!.laterBillOverlap = why;
   return inputs;
 }
 
@@ -369,6 +388,10 @@ export async function rateEach(ctx: RunContext, inputs: RosterInput[], onRated: 
   for (let i = 0; i < inputs.length; i++) {
     if (i % SLICE === SLICE - 1) await yieldToEventLoop();
     const input = inputs[i] as RosterInput;
+    if (input.laterBillOverlap !== undefined) {
+      onFailed({ input, code: LATER_BILL_OVERLAP, reason: input.laterBillOverlap.message, details: [input.laterBillOverlap] });
+      continue;
+    }
     let bill: RatedBill;
     try {
       const billInput: Parameters<typeof rateBill>[0] = {

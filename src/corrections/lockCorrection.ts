@@ -15,6 +15,7 @@ import { lockTerm, type TermRow } from '../billRun/termStore.ts';
 import { compareIds } from '../settlement/core.ts';
 import { lockBills, type LockedBill } from './store.ts';
 import type { TermBills } from './correctBills.ts';
+import { chainFollowers } from '../billRun/meterChain.ts';
 
 /** A live bill that settled the advance of a bill being corrected (or of another such bill). */
 type Settler = { bill_id: string; bill_number: string; term_id: string; status: string; settles_number: string };
@@ -50,6 +51,8 @@ async function laterSettlers(db: Queryable, appCode: number, billIds: readonly s
   return found;
 }
 
+const sameBills = (a: string[], b: string[]) => a.length === b.length && a.every((id) => b.includes(id));
+
 /**
  * Locks a correction of the bills `targets()` reads and of the later bills that settled
  * their advances: every term in id order, then every bill (the lock order of
@@ -70,21 +73,35 @@ export async function lockCorrection(
 ): Promise<TermBills[]> {
   const first = await o.targets(tx);
   const settlers = await laterSettlers(tx, appCode, first.billIds);
-  const termIds = [...new Set([...first.termIds, ...settlers.map((s) => s.term_id)])].sort(compareIds);
+  // Rebilled, a bill ends at the readings as they are now; the next term's bill must then
+  // start there too (billRun/meterChain.ts). Cancelled without a rebill, nothing moves.
+  const followersOf = (ids: string[], s: Settler[]) => (o.rebill ? chainFollowers(tx, appCode, [...ids, ...s.map((x) => x.bill_id)]) : Promise.resolve([]));
+  const followers = await followersOf(first.billIds, settlers);
+  const termIds = [...new Set([...first.termIds, ...settlers.map((s) => s.term_id), ...followers.map((f) => f.termId)])].sort(compareIds);
   const terms = new Map<string, TermRow>();
   for (const id of termIds) {
     const t = await lockTerm(tx, appCode, id);
     if (t !== undefined) terms.set(id, t);
   }
   const now = await o.targets(tx);
-  const locked = await lockBills(tx, appCode, [...now.billIds, ...settlers.map((s) => s.bill_id)], today);
+  const locked = await lockBills(tx, appCode, [...now.billIds, ...settlers.map((s) => s.bill_id), ...followers.map((f) => f.billId)], today);
   const byId = new Map(locked.map((b) => [b.bill_id, b]));
   const bills = now.billIds.map((id) => byId.get(id)).filter((b) => b !== undefined);
   o.check({ terms, bills });
 
   const again = await laterSettlers(tx, appCode, now.billIds);
-  const before = new Set(settlers.map((s) => s.bill_id));
-  if (now.termIds.some((id) => !terms.has(id)) || again.length !== before.size || again.some((s) => !before.has(s.bill_id))) throw invalidState('Other bills were made or corrected meanwhile; try again.', o.path);
+  const followersAgain = await followersOf(now.billIds, again);
+  if (now.termIds.some((id) => !terms.has(id)) || !sameBills(again.map((s) => s.bill_id), settlers.map((s) => s.bill_id)) || !sameBills(followersAgain.map((f) => f.billId), followers.map((f) => f.billId))) {
+    throw invalidState('Other bills were made or corrected meanwhile; try again.', o.path);
+  }
+  for (const f of followersAgain) {
+    if (f.status !== 'posted') {
+      throw invalidState(
+        `Bill ${f.billNumber} (billID ${f.billId}, term ${f.termId}, ${f.status}) starts from a reading the rebill of bill ${f.follows} moves, so it is rebilled with it: post or reverse its term first.`,
+        o.path,
+      );
+    }
+  }
   for (const s of again) {
     if (s.status !== 'posted') {
       throw invalidState(`Bill ${s.bill_number} (term ${s.term_id}, ${s.status}) settled the advance of bill ${s.settles_number}: post or reverse its term first.`, o.path);
@@ -96,7 +113,7 @@ export async function lockCorrection(
       );
     }
   }
-  const all = [...bills, ...again.map((s) => byId.get(s.bill_id)!)];
+  const all = [...new Map([...bills, ...again.map((s) => byId.get(s.bill_id)!), ...followersAgain.map((f) => byId.get(f.billId)!)].map((b) => [b.bill_id, b])).values()];
   const order = [...terms.values()].sort((x, y) => (x.start_date < y.start_date ? -1 : x.start_date > y.start_date ? 1 : compareIds(x.term_id, y.term_id)));
   return order.map((term) => ({ term, bills: all.filter((b) => b.term_id === term.term_id) })).filter((g) => g.bills.length > 0);
 }
