@@ -130,6 +130,9 @@ export async function changeInputs(
   });
 }
 
+/** Terms whose bills are made (or being made). */
+const BILLED: readonly TermStatus[] = ['Processing', 'Processed', 'Posted'];
+
 /** Where a subscription is billed: its template, batch and account (a move's new place: the destination's). */
 export type BilledAt = { subscription_id: string; service_id: string; batch_id: string; account_id: string };
 
@@ -147,6 +150,9 @@ export type BilledAt = { subscription_id: string; service_id: string; batch_id: 
  *   subscription suspended for a whole term, the new place of a move), so such a term
  *   approved or billed without the subscription is refused too: those days would be billed
  *   by no term (a reviewer's finding).
+ * - `inside` (a new subscription's start): of the terms that have billed, only one whose
+ *   dates hold `from`. A start before such a term's first day is history, a customer billed
+ *   elsewhere until then; a term approved and not billed yet is reached from any earlier date.
  * - One exception: a Processed term that has the subscription on its roster and holds no
  *   live bill of it (it failed there; an account bill of its account counts as its bill)
  *   takes the change, so the failure can be fixed and retried alone (retry-failures)
@@ -157,11 +163,11 @@ export async function changeReachesTerms(
   sub: BilledAt,
   from: string,
   by: string,
-  at: { path: string; what: string; offRoster?: boolean },
+  at: { path: string; what: string; offRoster?: boolean; inside?: boolean },
 ): Promise<void> {
   const r = await tx
-    .query<{ term_id: string; end_date: string; status: TermStatus; charging_type: string | null; billing_cycle: number | null; on_roster: boolean; billed: boolean }>(
-      `SELECT t.term_id, to_char(t.end_date, 'YYYY-MM-DD') AS end_date, t.status,
+    .query<{ term_id: string; start_date: string; end_date: string; status: TermStatus; charging_type: string | null; billing_cycle: number | null; on_roster: boolean; billed: boolean }>(
+      `SELECT t.term_id, to_char(t.start_date, 'YYYY-MM-DD') AS start_date, to_char(t.end_date, 'YYYY-MM-DD') AS end_date, t.status,
               v.definition->>'chargingType' AS charging_type, (v.definition->>'billingCycle')::int AS billing_cycle,
               EXISTS (SELECT 1 FROM term_subscription ts WHERE ts.term_id = t.term_id AND ts.subscription_id = $1) AS on_roster,
               EXISTS (SELECT 1 FROM bill b WHERE b.term_id = t.term_id AND b.status NOT IN ('withdrawn', 'cancelled')
@@ -184,7 +190,7 @@ export async function changeReachesTerms(
     t.charging_type === 'Prepaid' && t.status !== 'Processed' && t.status !== 'Posted'
       ? comingPeriod(t.end_date, CYCLE_MONTHS[(t.billing_cycle ?? 1) as BillingCycleId] ?? 1).end
       : t.end_date;
-  const reached = r.rows.filter((t) => reachEnd(t) >= from && (t.on_roster || at.offRoster === true));
+  const reached = r.rows.filter((t) => reachEnd(t) >= from && (t.on_roster || at.offRoster === true) && (at.inside !== true || t.start_date <= from || !BILLED.includes(t.status)));
   const frozen = reached
     .filter((t) => t.status !== 'Validated' && !(t.status === 'Processed' && t.on_roster && !t.billed))
     .sort((a, b) => (reachEnd(a) < reachEnd(b) ? 1 : -1))[0];

@@ -8,6 +8,8 @@ import { checkSubscription, jsonAccess, raiseIssues, type Issue } from './check.
 import { loadTemplate } from '../templates/context.ts';
 import { insertSubscription, recordDocuments } from './store.ts';
 import { chargeDeposits } from '../deposits/deposits.ts';
+import { changeReachesTerms } from './changeSubscription.ts';
+import { formatDate } from '../calendar/calendar.ts';
 
 export type SubscriptionInput = {
   accountNumber: string;
@@ -55,6 +57,16 @@ export async function makeSubscription(db: pg.Pool, caller: Caller, data: Subscr
       { accountId, serviceId: s.template.serviceId, batchId: s.batchId, connection: s.connection, unmetered: s.unmetered, startDate: s.startDate, endDate: s.endDate },
       caller.email,
     );
+    // A start inside a term approved or billed already: its days there would be billed by no
+    // term, so it is refused as a resumption into such a term is (an attacker's finding). A
+    // start before a term's first day is history (a customer billed elsewhere until then), and
+    // an import takes its dates as they are (docs/accounts.md).
+    await changeReachesTerms(tx, { subscription_id: id, service_id: s.template.serviceId, batch_id: s.batchId, account_id: accountId }, s.startDate, caller.email, {
+      path: 'data.startDate',
+      what: `A subscription from ${formatDate(s.startDate)}`,
+      offRoster: true,
+      inside: true,
+    });
     await insertReadings(
       tx,
       caller.appCode,

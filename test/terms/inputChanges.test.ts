@@ -169,6 +169,31 @@ describe('unmetered inputs changed from a date', () => {
     assert.equal((await sub('resume-subscription', 'Resume Subscription', { subscriptionID: r, date: '01/05/2027' })).status, 200);
   });
 
+  test('a subscription made with a start inside an approved or billed term is refused on its start date; after the term it is taken', async () => {
+    // An attacker's finding: made on 05/11 from 15/10 after October was billed, its days
+    // from 15/10 to 31/10 were billed by no term.
+    const acct = await h.post('/billing/accounts/make-account', { method: 'Create', action: 'Create Account', apiVersion: 'v2', data: { accountNumber: 'NEW-1', name: 'New customer' } }, h.tokens.biller);
+    assert.equal(acct.status, 200, JSON.stringify(acct.body));
+    const termID = await makeTerm(h, { serviceCode: 'SEATS', batchCode: 'SEATS2', billingPeriodID: 202706, startDate: '01/06/2027', endDate: '30/06/2027' });
+    for (const [n, a] of [['load-subscriptions', 'Load Term Subscriptions'], ['validate-term', 'Validate Term'], ['approve-term', 'Approve Term']] as const) assert.equal((await step(h, n, a, { termID })).status, 200);
+    const make = (startDate: string) =>
+      h.post('/billing/subscriptions/make-subscription', { method: 'Create', action: 'Create Subscription', apiVersion: 'v2', data: { accountNumber: 'NEW-1', serviceCode: 'SEATS', batchCode: 'SEATS2', startDate } }, h.tokens.biller);
+    const inside = await make('15/06/2027');
+    assert.equal(inside.status, 409, JSON.stringify(inside.body));
+    assert.deepEqual(inside.body.error.details.map((d: any) => d.path), ['data.startDate']);
+    assert.match(inside.body.message, new RegExp(`A subscription from 15/06/2027 reaches term ${termID} \\(billing to 30/06/2027\\), which is Approved without this subscription on its roster: the days it adds would be billed by no term\\. Date it after 30/06/2027`));
+    // Nothing was written: no subscription of the account.
+    assert.equal((await h.db.query(`SELECT count(*)::int AS n FROM subscription s JOIN account a ON a.account_id = s.account_id WHERE a.account_number = 'NEW-1'`)).rows[0].n, 0);
+    // Before the approved term, not billed yet: refused too, since its roster is frozen without it.
+    assert.equal((await make('01/01/2027')).status, 409);
+    assert.equal((await make('01/07/2027')).status, 200);
+    // Once the term has billed, a start before its first day is history (billed elsewhere until then): taken.
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID })).status, 200);
+    await waitForStatus(h, termID, ['Processed']);
+    assert.equal((await make('16/06/2027')).status, 409);
+    assert.equal((await make('01/01/2027')).status, 200);
+  });
+
   test('a subscription that failed in a processed term takes new values from a date inside it, and retry-failures bills it alone', async () => {
     // An attacker's case: a failure caused by an unmetered input could not be fixed without
     // reversing the whole term, because every change dated into it was refused.
