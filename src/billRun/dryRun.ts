@@ -8,7 +8,7 @@ import { loadRosterInputs, rateRoster, type FailedEntry, type RunContext } from 
 import { accountSlices, loadAccountInputs, rateAccounts, sumAccountBills } from './accountRun.ts';
 import { rosterSlices } from './roster.ts';
 import { formatDate } from '../calendar/calendar.ts';
-import { lineSegment } from '../bills/explain.ts';
+import { lineDays } from '../bills/explain.ts';
 
 export type DryRun = { exceptions: TermException[]; bills: number; failures: number; totals: Totals; previewBills: PreviewBill[] };
 
@@ -23,7 +23,7 @@ export async function dryRun(db: Queryable, ctx: RunContext, o: { chunkSize: num
     const chunk = await rateRoster(ctx, await loadRosterInputs(db, ctx, from, to));
     for (const f of chunk.failed) {
       failures++;
-      exceptions.push(exceptionOf(f));
+      exceptions.push(...exceptionsOf(f));
     }
     totals = sumBills(chunk.rated.map((r) => r.bill), totals);
     bills += chunk.rated.length;
@@ -56,17 +56,18 @@ const previewLine = (l: RatedLine, subscriptionId?: string): PreviewBill['lines'
   quantity: l.quantity,
   ...(l.rate !== undefined ? { rate: l.rate } : {}),
   amount: l.amount,
-  ...lineSegment(l),
+  ...lineDays(l),
 });
 
-const exceptionOf = (f: FailedEntry): TermException => ({
-  subscriptionID: Number(f.input.subscriptionId),
-  accountID: Number(f.input.accountId),
-  code: f.code,
-  severity: 'error',
-  message: f.reason,
-  ...(f.details[0] ? { path: f.details[0].path } : {}),
-});
+/**
+ * A failure as validate-term's exceptions: one, or one per meter when several have no
+ * reading (each row names its meter, so the officer types each in its own row).
+ */
+const exceptionsOf = (f: FailedEntry): TermException[] => {
+  const base = { subscriptionID: Number(f.input.subscriptionId), accountID: Number(f.input.accountId), code: f.code, severity: 'error' as const };
+  if (f.code === 'MISSING_READING' && f.details.length > 1) return f.details.map((d) => ({ ...base, message: d.message, path: d.path }));
+  return [{ ...base, message: f.reason, ...(f.details[0] ? { path: f.details[0].path } : {}) }];
+};
 
 /**
  * A Post Account term's dry run: the chunks' slices of accounts and their rating
@@ -84,7 +85,7 @@ async function accountDryRun(db: Queryable, ctx: RunContext, o: { chunkSize: num
     const chunk = await rateAccounts(ctx, await loadAccountInputs(db, ctx, from, to));
     for (const f of chunk.failed) {
       failures++;
-      exceptions.push(exceptionOf(f));
+      exceptions.push(...exceptionsOf(f));
     }
     totals = sumAccountBills(chunk.bills, totals);
     bills += chunk.bills.length;

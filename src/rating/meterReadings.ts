@@ -35,6 +35,32 @@ export function missingReading(code: string, previous: ReadingPoint | undefined,
   return new RatingError('MISSING_READING', message, [{ path: `readings.${code}`, message: 'missing' }]);
 }
 
+/**
+ * `consume` for each meter, in order; the meters without a current reading all named in one
+ * MISSING_READING (a detail per meter, its own words as the detail's message), not only the
+ * first: an officer fixed one meter, validated again, and only then learned of the next.
+ * Any other error stops at its meter.
+ */
+export function forEachMeter<M extends { code: string }>(meters: readonly M[], consume: (meter: M) => void): void {
+  const missing: RatingError[] = [];
+  for (const meter of meters) {
+    try {
+      consume(meter);
+    } catch (err) {
+      if (!(err instanceof RatingError) || err.code !== 'MISSING_READING') throw err;
+      missing.push(err);
+    }
+  }
+  if (missing.length === 1) throw missing[0]!;
+  if (missing.length > 1) {
+    throw new RatingError(
+      'MISSING_READING',
+      missing.map((e) => e.message).join('; '),
+      missing.map((e) => ({ path: e.details![0]!.path, message: e.message })),
+    );
+  }
+}
+
 function readingValue(meter: PreparedMeteredInput, point: ReadingPoint | undefined, which: string): Dec {
   const path = `readings.${meter.code}.${which}`;
   const fail = (message: string): never => {

@@ -3,7 +3,7 @@ import { RatingError } from './errors.ts';
 import { checkAmountLimit, Dec, DECIMAL_TEXT, formatMinorUnits, minorUnitsOf, parseDecimal, ROUNDING_MODES, type RoundingMode, ZERO } from './money.ts';
 import type { ModelContext } from './models/context.ts';
 import { type PreparedTariff, type PreparedUnmeteredInput, prepareTariff } from './prepareTariff.ts';
-import { type LastReadingOnly, type MeterReadings, meterConsumption } from './meterReadings.ts';
+import { forEachMeter, type LastReadingOnly, type MeterReadings, meterConsumption } from './meterReadings.ts';
 import { type LineSettings, type RatedLine, rateLine } from './rateLine.ts';
 import type { Tariff } from './tariff.ts';
 import type { InputTrace, ReadingTrace, SuspendedPeriod } from './trace.ts';
@@ -162,12 +162,12 @@ export function rateBill(input: RateBillInput): RatedBill {
   let estimated = false;
   const meterQuantities: Dec[] = [];
   const meterTraces: ReadingTrace[] = [];
-  for (const meter of prepared.meteredNeeded) {
+  forEachMeter(prepared.meteredNeeded, (meter) => {
     const { quantity, trace } = meterConsumption(meter, input.readings?.[meter.code], activeEnd < termEnd ? dateOfDay(activeEnd) : null);
     meterQuantities.push(quantity);
     meterTraces.push(trace);
     if (trace.estimated) estimated = true;
-  }
+  });
   const unmeteredQuantities: Dec[] = [];
   const unmeteredTraces: InputTrace[] = [];
   for (const u of prepared.unmeteredNeeded) {

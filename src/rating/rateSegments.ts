@@ -5,7 +5,7 @@ import { dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
 import { checkAmountLimit, type Dec, formatMinorUnits, parseDecimal, ZERO } from './money.ts';
 import type { ModelContext, SegmentOfBill } from './models/context.ts';
-import { meterConsumption } from './meterReadings.ts';
+import { forEachMeter, meterConsumption } from './meterReadings.ts';
 import { type PreparedMeteredInput, type PreparedTariff, prepareTariff } from './prepareTariff.ts';
 import { type BillSegment, type RateBillInput, type RatedBill, readingDays, unmeteredQuantity, usesReadingPeriod } from './rateBill.ts';
 import { type LineSettings, type RatedLine, rateLine } from './rateLine.ts';
@@ -109,22 +109,21 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
   const readingTraces = new Map<string, ReadingTrace>();
   let estimated = false;
   const endsEarly = d.activeEnd < d.termEnd ? activePeriod.end : null;
-  for (const p of inPeriod) {
-    for (const meter of (prepared.get(p.version) as PreparedTariff).meteredNeeded) {
-      if (readingTraces.has(meter.code)) continue;
-      const { quantity, trace, previous, current } = meterConsumption(meter, input.readings?.[meter.code], endsEarly);
-      readingTraces.set(meter.code, trace);
-      if (trace.estimated) estimated = true;
-      meters[meter.code] = {
-        previous: { date: trace.previous.date, value: previous },
-        current: { date: trace.current.date, value: current },
-        quantity,
-        decimals: meter.decimals,
-        rolloverAt: meter.rolloverAt,
-        onChangeDates: changeReadings(meter, input.changeReadings?.[meter.code]),
-      };
-    }
-  }
+  const seen = new Set<string>();
+  const used = inPeriod.flatMap((p) => (prepared.get(p.version) as PreparedTariff).meteredNeeded).filter((m) => !seen.has(m.code) && Boolean(seen.add(m.code)));
+  forEachMeter(used, (meter) => {
+    const { quantity, trace, previous, current } = meterConsumption(meter, input.readings?.[meter.code], endsEarly);
+    readingTraces.set(meter.code, trace);
+    if (trace.estimated) estimated = true;
+    meters[meter.code] = {
+      previous: { date: trace.previous.date, value: previous },
+      current: { date: trace.current.date, value: current },
+      quantity,
+      decimals: meter.decimals,
+      rolloverAt: meter.rolloverAt,
+      onChangeDates: changeReadings(meter, input.changeReadings?.[meter.code]),
+    };
+  });
   const suspended = d.suspension.periods.map((p) => [dayNumber(p.start), dayNumber(p.end)] as const);
   const segments = splitSegmentDays(d.activeStart, d.activeEnd, suspended, inPeriod, meters);
 

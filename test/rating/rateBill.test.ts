@@ -463,6 +463,21 @@ describe('refusals', () => {
       assert.deepEqual(e.details?.map((d) => d.path), ['tariff.components[0].input', 'tariff.components[0].minimum']);
     }
   });
+  // An officer fixed one meter, validated again, and only then learned of the next.
+  test('every meter without a reading is named at once, each in a detail of its own', () => {
+    try {
+      bill([energy, water], { readings: { power: { previous: { date: '2024-12-31', value: 5000 } } } });
+      assert.fail('no error');
+    } catch (e) {
+      assert.ok(e instanceof RatingError);
+      assert.equal(e.code, 'MISSING_READING');
+      assert.equal(e.message, 'no reading of power dated in the term after the one of 31/12/2024; no reading of water to measure the consumption from (none before or in the term)');
+      assert.deepEqual(e.details, [
+        { path: 'readings.power', message: 'no reading of power dated in the term after the one of 31/12/2024' },
+        { path: 'readings.water', message: 'no reading of water to measure the consumption from (none before or in the term)' },
+      ]);
+    }
+  });
   test('an unused meter needs no readings', () => {
     const b = bill([{ code: 'f', name: 'F', model: 'flat', amount: 1 }], { readings: {} });
     assert.equal(b.total, '1.00');
