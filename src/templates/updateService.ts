@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { inTransaction } from '../db/pool.ts';
+import { inTransaction, type Queryable } from '../db/pool.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import type { ServiceDefinition } from './schemas.ts';
@@ -39,6 +39,9 @@ export async function updateService(db: pg.Pool, caller: Caller, service: Servic
     const current = await lockService(tx, caller.appCode, definition.code);
     if (!current) throw notFound('pricing template', 'service.code');
     await checkDefinitionInApp(tx, caller.appCode, definition);
+    // The same definition again (a console form saved with no change) is not a version: an
+    // officer found version 3 identical to version 2, and a dated copy would price nothing new.
+    if (await sameAsCurrent(tx, current.service_id, current.current_version, definition)) return current.current_version;
     let effective: { from: string | null; dated: boolean };
     if (from !== null) {
       const term = await billedTermReached(tx, current.service_id, from);
@@ -60,4 +63,9 @@ export async function updateService(db: pg.Pool, caller: Caller, service: Servic
     await linkBatches(tx, caller.appCode, current.service_id, definition.batches, caller.email);
     return version;
   });
+}
+
+async function sameAsCurrent(tx: Queryable, serviceId: string, version: number, definition: unknown): Promise<boolean> {
+  const r = await tx.query<{ same: boolean }>('SELECT definition = $3::jsonb AS same FROM service_version WHERE service_id = $1 AND version = $2', [serviceId, version, JSON.stringify(definition)]);
+  return r.rows[0]?.same === true;
 }

@@ -137,6 +137,11 @@ describe('pricing templates', () => {
     assert.equal(s.dueDateOffset, 21);
     const versions = await h.db.query('SELECT version FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = $1 ORDER BY version', ['VER']);
     assert.deepEqual(versions.rows.map((r) => r.version), [1, 2]);
+    // The same definition again is no new version (a console form saved unchanged made version 3, identical to 2).
+    const again = await h.post('/billing/services/update-service', { method: 'Update', action: 'Update Package', apiVersion: 'v2', service: { ...exampleService('VER'), name: 'Renamed', dueDateOffset: 21 } });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.headers.get('x-billrun-service-version'), '2');
+    assert.equal((await h.db.query('SELECT count(*)::int AS n FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = $1', ['VER'])).rows[0].n, 2);
 
     const arch = await h.post('/billing/services/archive-service', { method: 'Update', action: 'Archive Package', apiVersion: 'v2', serviceCode: 'VER', archiveStatus: 1 });
     assert.equal(arch.status, 200);
