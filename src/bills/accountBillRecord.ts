@@ -4,7 +4,7 @@
 import { formatDate } from '../calendar/calendar.ts';
 import { moneyText as money } from '../rating/money.ts';
 import type { RatedLine } from '../rating/index.ts';
-import { explainLine, lineSegment } from './explain.ts';
+import { explainLine, lineDays } from './explain.ts';
 import { splitGroups, type StoredGroup } from './accountBills.ts';
 
 /** SQL: the connection inputs of an account bill's subscriptions by id (null on other bills), `b` the bill's alias. */
@@ -33,6 +33,6 @@ export function accountBillFields(groups: StoredGroup[], inputs: Record<string, 
 /** An account bill's lines, each with its subscription and explanation. */
 export function accountBillLines(lines: RatedLine[], groups: StoredGroup[]) {
   return splitGroups(lines, groups).flatMap(({ group, lines }) =>
-    lines.map((l) => ({ subscriptionID: Number(group.subscriptionId), ...l, ...lineSegment(l), explanation: explainLine(l) })),
+    lines.map((l) => ({ subscriptionID: Number(group.subscriptionId), ...l, ...lineDays(l), explanation: explainLine(l) })),
   );
 }

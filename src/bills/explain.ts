@@ -5,14 +5,19 @@ import { Dec, explainModel, explainPrepaid, type RatedLine, type RoundingMode } 
 import { formatDate as day } from '../calendar/calendar.ts';
 
 /**
- * A line's segment, as fields of the line: on a bill rated in segments (a version change, or
- * unmetered inputs changed inside it), the version and the dates it was rated for; nothing
- * otherwise. The preview's lines and the bills' say it alike (get-bills had it only in the
- * trace and the explanation: a new user's walk).
+ * A line's days, as fields of the line: on a bill rated in segments (a version change, or
+ * unmetered inputs changed inside it), the version and the dates it was rated for (get-bills
+ * had them only in the trace and the explanation: a new user's walk); on a line prorated by
+ * days, how many (its quantity and rate are the whole period's: "1 x 250 = 137.10" did not
+ * add up, another walk). The preview's lines and the bills' say it alike.
  */
-export function lineSegment(line: RatedLine): { version?: number; segment?: string } {
+export function lineDays(line: RatedLine): { version?: number; segment?: string; prorated?: string } {
   const g = line.trace.segment;
-  return g === undefined ? {} : { version: g.version, segment: `${day(g.start)} to ${day(g.end)}` };
+  const p = line.trace.proration;
+  return {
+    ...(g === undefined ? {} : { version: g.version, segment: `${day(g.start)} to ${day(g.end)}` }),
+    ...(p === undefined ? {} : { prorated: proratedWords(p) }),
+  };
 }
 
 export function explainLine(line: RatedLine): string {
@@ -91,3 +96,9 @@ const shortFractions = (words: string): string => words.replace(LONG_FRACTION, '
 
 /** The decimals an amount is written with ("12.30": 2). */
 const decimalsOf = (amount: string): number => amount.split('.')[1]?.length ?? 0;
+
+/** A prorated line's days in words, as the bill's table prints them beside its name. */
+export function proratedWords(p: RatedLine['trace']['proration']): string {
+  if (p === undefined) return '';
+  return p.basis === 'billedDays' ? `${p.factor} of the days billed` : `${p.activeDays} of ${p.termDays} days`;
+}

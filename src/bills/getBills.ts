@@ -5,7 +5,7 @@ import type { RatedLine } from '../rating/index.ts';
 import { formatDate } from '../calendar/calendar.ts';
 import { moneyText as money } from '../rating/money.ts';
 import type { BillRecord, GetBillsData } from './schemas.ts';
-import { explainLine, lineSegment } from './explain.ts';
+import { explainLine, lineDays } from './explain.ts';
 import { decodeBillRows } from '../billLines/storedLines.ts';
 import { localTimeSql } from '../calendar/calendar.ts';
 import { accountBillFields, accountBillLines, groupInputsSql } from './accountBillRecord.ts';
@@ -93,7 +93,7 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
     estimated: b.estimated,
     status: b.status,
     postedAt: b.posted_at,
-    lines: b.groups === null ? b.lines.map((l) => ({ ...l, ...lineSegment(l), explanation: explainLine(l) })) : accountBillLines(b.lines, b.groups),
+    lines: b.groups === null ? b.lines.map((l) => ({ ...l, ...lineDays(l), explanation: explainLine(l) })) : accountBillLines(b.lines, b.groups),
     correctsBillID: b.corrects_bill_id === null ? null : Number(b.corrects_bill_id),
     creditNote:
       b.cn_id === null

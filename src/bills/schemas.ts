@@ -30,8 +30,9 @@ export const GetBillsData = Type.Object(
 export type GetBillsData = Static<typeof GetBillsData>;
 
 
-/** A line's segment (bills/explain.ts, lineSegment), in the preview's lines and the bills' alike. */
-const LINE_SEGMENT = {
+/** A line's days (bills/explain.ts, lineDays), in the preview's lines and the bills' alike. */
+const LINE_DAYS = {
+  prorated: Type.Optional(Type.String({ description: 'a line prorated by days: how many it is for, as the bill prints it beside the name ("17 of 31 days"); its quantity and rate are the whole period\'s' })),
   version: Type.Optional(Type.Integer({ description: 'when the bill is rated in segments (the term spans a version change, or the unmetered inputs change inside it): the template version the line was rated by' })),
   segment: Type.Optional(Type.String({ description: 'when the bill is rated in segments (a version change, or unmetered inputs changed inside it): the dates of the line\'s segment, "dd/mm/yyyy to dd/mm/yyyy"' })),
 };
@@ -45,7 +46,7 @@ export const BillLine = named('BillLine', Type.Object({
   unit: Type.Optional(Type.String()),
   rate: Type.Optional(Type.String()),
   amount: Money,
-  ...LINE_SEGMENT,
+  ...LINE_DAYS,
   explanation: Type.String({ description: 'the trace in words' }),
   // Sent as the rating core wrote it; documented by ./traceSchema.ts (typed by charge model).
   trace: Type.Unknown({ title: 'LineTrace', description: 'how the amount was reached: readings, tiers with their quantities and rates, proration, limits, rounding' }),
@@ -123,7 +124,7 @@ export const PreviewBill = named('PreviewBill', Type.Object({
       quantity: Type.String(),
       rate: Type.Optional(Type.String()),
       amount: Money,
-      ...LINE_SEGMENT,
+      ...LINE_DAYS,
     }),
   ),
   segments: Type.Optional(

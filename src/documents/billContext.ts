@@ -8,7 +8,7 @@ import type { RatedLine } from '../rating/index.ts';
 import type { ReadingTrace } from '../rating/trace.ts';
 import { moneyText } from '../rating/money.ts';
 import { formatDate as dmyFromIso } from '../calendar/calendar.ts';
-import { explainLine } from '../bills/explain.ts';
+import { explainLine, proratedWords } from '../bills/explain.ts';
 import { decodeStored, loadPrototypes } from '../billLines/storedLines.ts';
 import { Dec } from '../rating/money.ts';
 import type { BillColumns } from '../bills/getBills.ts';
@@ -149,7 +149,9 @@ const lineData = (l: RatedLine) => ({
   periodStart: l.trace.segment === undefined ? '' : dmyFromIso(l.trace.segment.start),
   periodEnd: l.trace.segment === undefined ? '' : dmyFromIso(l.trace.segment.end),
   version: l.trace.segment?.version ?? 0,
+  prorated: proratedWords(l.trace.proration),
 });
+
 
 /**
  * The readings a bill's lines were rated from, each meter's once per subscription: a bill

@@ -18,6 +18,12 @@ export type BillLineData = {
   periodStart: string;
   periodEnd: string;
   version: number;
+  /**
+   * A line prorated by days: how many it is for ("17 of 31 days"); empty otherwise. Its
+   * quantity and rate are the whole period's: "1 x 250.00 = 137.10" did not add up to a
+   * customer without it (a new user's walk).
+   */
+  prorated: string;
 };
 export type ReadingData = {
   input: string;
@@ -141,7 +147,7 @@ export const SAMPLE: DocumentData = Object.freeze({
     estimated: false,
     paymentReference: 'RF40 0000 0010 01',
     lines: [
-      { name: 'Standing charge', category: 'charge', quantity: '1', unit: '', rate: '150.00', amount: '150.00', explanation: 'Standing charge: flat 150.00.', periodStart: '', periodEnd: '', version: 0 },
+      { name: 'Standing charge', category: 'charge', quantity: '1', unit: '', rate: '150.00', amount: '150.00', explanation: 'Standing charge: flat 150.00.', periodStart: '', periodEnd: '', version: 0, prorated: '' },
       {
         name: 'Water',
         category: 'charge',
@@ -153,8 +159,9 @@ export const SAMPLE: DocumentData = Object.freeze({
         periodStart: '',
         periodEnd: '',
         version: 0,
+        prorated: '',
       },
-      { name: 'VAT', category: 'tax', quantity: '1', unit: '', rate: '16%', amount: '296.80', explanation: 'VAT: 16% of 1855.00.', periodStart: '', periodEnd: '', version: 0 },
+      { name: 'VAT', category: 'tax', quantity: '1', unit: '', rate: '16%', amount: '296.80', explanation: 'VAT: 16% of 1855.00.', periodStart: '', periodEnd: '', version: 0, prorated: '' },
     ],
     subscriptions: [],
     subscription: { id: '501', connection: 'METER_NO: M-1042', inputs: [{ code: 'METER_NO', label: 'Meter number', value: 'M-1042' }] },

@@ -25,12 +25,12 @@ export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
 {% if bill.subscriptions.size > 0 %}{% for s in bill.subscriptions %}**Subscription {{ s.id }}{% if s.connection != blank %} ({{ s.connection }}){% endif %}, {{ s.periodStart }} to {{ s.periodEnd }}{% if s.estimated %} (estimated){% endif %}**
 | Description | Quantity | Rate | Amount ({{ bill.currency }}) |
 |---|--:|--:|--:|
-{% for line in s.lines %}| {{ line.name }}{% if line.periodStart != blank %} ({{ line.periodStart }} to {{ line.periodEnd }}){% endif %} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
+{% for line in s.lines %}| {{ line.name }}{% if line.periodStart != blank %} ({{ line.periodStart }} to {{ line.periodEnd }}){% endif %}{% if line.prorated != blank %} ({{ line.prorated }}){% endif %} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
 {% endfor %}| Subtotal of subscription {{ s.id }} | | | {{ s.total }} |
 
 {% endfor %}{% else %}| Description | Quantity | Rate | Amount ({{ bill.currency }}) |
 |---|--:|--:|--:|
-{% for line in bill.lines %}| {{ line.name }}{% if line.periodStart != blank %} ({{ line.periodStart }} to {{ line.periodEnd }}){% endif %} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
+{% for line in bill.lines %}| {{ line.name }}{% if line.periodStart != blank %} ({{ line.periodStart }} to {{ line.periodEnd }}){% endif %}{% if line.prorated != blank %} ({{ line.prorated }}){% endif %} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
 {% endfor %}{% endif %}
 | Summary | Amount ({{ bill.currency }}) |
 |---|--:|
@@ -108,7 +108,7 @@ export const DEFAULT_CREDIT_NOTE_BODY = `# {{ app.name }}
 ## Lines reversed
 | Description | Quantity | Rate | Amount ({{ bill.currency }}) |
 |---|--:|--:|--:|
-{% for line in creditNote.lines %}| {{ line.name }} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
+{% for line in creditNote.lines %}| {{ line.name }}{% if line.prorated != blank %} ({{ line.prorated }}){% endif %} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
 {% endfor %}
 | Summary | Amount ({{ bill.currency }}) |
 |---|--:|

@@ -113,7 +113,10 @@ function drawBlocks(doc: Doc, blocks: Block[], maxPages: number): void {
   };
   doc.on('pageAdded', counted);
   try {
-    for (const b of blocks) drawBlock(doc, b);
+    blocks.forEach((b, i) => {
+      if (b.kind === 'heading') keepShortSection(doc, blocks, i);
+      drawBlock(doc, b);
+    });
   } finally {
     doc.off('pageAdded', counted);
   }
@@ -167,6 +170,50 @@ function drawBlock(doc: Doc, b: Block): void {
   }
 }
 
+/** The tallest section kept whole on one page: a third of it. */
+const SHORT_SECTION = (BOTTOM - MARGIN) / 3;
+
+/**
+ * A short section (a heading and what follows it up to the next heading) that does not fit
+ * in what is left of the page starts on the next one, whole: "How to pay" and its payment
+ * reference ended page 1 and the bank table stood alone on page 2 (a new user's walk). A
+ * longer one starts where it is and runs on.
+ */
+function keepShortSection(doc: Doc, blocks: Block[], at: number): void {
+  if (doc.y <= MARGIN) return;
+  let height = 0;
+  for (let i = at; i < blocks.length && height <= SHORT_SECTION; i++) {
+    const b = blocks[i]!;
+    if (i > at && (b.kind === 'heading' || b.kind === 'title')) break;
+    height += blockHeight(doc, b);
+  }
+  if (height <= SHORT_SECTION && doc.y + height > BOTTOM) doc.addPage();
+}
+
+/** A block's height as drawBlock lays it out (text measured in the regular face). */
+function blockHeight(doc: Doc, b: Block): number {
+  switch (b.kind) {
+    case 'space':
+      return 6;
+    case 'rule':
+      return 8;
+    case 'table': {
+      const rows = b.rows.slice(0, 60);
+      const widths = columnWidths(doc, b.header, rows, Math.max(b.header?.length ?? 0, ...rows.map((r) => r.length)));
+      let h = 4 + (b.header ? rowHeight(doc, b.header, widths, true) : 0);
+      for (const r of b.rows) {
+        h += rowHeight(doc, r, widths, false);
+        if (h > SHORT_SECTION) break;
+      }
+      return h;
+    }
+    default:
+      doc.fontSize(SIZE[b.kind]);
+      useFont(doc, 'regular');
+      return doc.heightOfString(b.text || ' ', { width: WIDTH, lineGap: 1 }) + (b.kind === 'heading' ? 6 : b.kind === 'title' ? 2 : 0);
+  }
+}
+
 /** Room kept below a heading for what follows it: a table's header and first row, or two lines of text. */
 const KEEP_WITH_HEADING = 40;
 
@@ -209,13 +256,7 @@ function drawTable(doc: Doc, t: Extract<Block, { kind: 'table' }>): void {
   let columns = 0;
   for (const r of all) columns = Math.max(columns, r.length);
   const widths = columnWidths(doc, t.header, t.rows, columns);
-  const heightOf = (row: string[], header: boolean) => {
-    doc.fontSize(SIZE.text);
-    useFont(doc, header ? 'bold' : 'regular');
-    let h = 0;
-    row.forEach((c, i) => (h = Math.max(h, doc.heightOfString(c || ' ', { width: widths[i]! - 2 * PAD }))));
-    return h + 2 * VPAD;
-  };
+  const heightOf = (row: string[], header: boolean) => rowHeight(doc, row, widths, header);
   const drawRow = (row: string[], header: boolean) => {
     const top = doc.y;
     let x = MARGIN;
@@ -247,6 +288,15 @@ function drawTable(doc: Doc, t: Extract<Block, { kind: 'table' }>): void {
     drawRow(r, false);
   }
   doc.y += 4;
+}
+
+/** A table row's height with these column widths. */
+function rowHeight(doc: Doc, row: string[], widths: number[], header: boolean): number {
+  doc.fontSize(SIZE.text);
+  useFont(doc, header ? 'bold' : 'regular');
+  let h = 0;
+  row.forEach((c, i) => (h = Math.max(h, doc.heightOfString(c || ' ', { width: (widths[i] ?? WIDTH) - 2 * PAD }))));
+  return h + 2 * VPAD;
 }
 
 /**

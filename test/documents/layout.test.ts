@@ -12,6 +12,7 @@ import { DEFAULT_EMAIL_BODY, DEFAULT_EMAIL_SUBJECT, DEFAULT_INVOICE_BODY } from 
 import { renderEmail, renderInvoice } from '../../src/documents/render.ts';
 import { parseLayout, renderPdf } from '../../src/documents/pdf.ts';
 import { payableOf } from '../../src/documents/billContext.ts';
+import { proratedWords } from '../../src/bills/explain.ts';
 import { needsPoppler, pdfText } from './support.ts';
 
 const withBill = (bill: Partial<DocumentData['bill']>): DocumentData => ({ ...SAMPLE, bill: { ...SAMPLE.bill, ...bill } });
@@ -72,6 +73,16 @@ describe('the standard bill and e-mail', { skip: needsPoppler() }, () => {
     assert.ok(!(await invoiceText(SAMPLE)).includes('Standing charge ('));
   });
 
+  // A new user's walk: "Hot desk fee 1 x 250 = 137.10" did not add up to a customer.
+  test('a line prorated by days says how many beside its name', async () => {
+    const p = { activeDays: 17, termDays: 31, factor: '17/31', before: '250', after: '137.096774' };
+    assert.equal(proratedWords(p), '17 of 31 days');
+    assert.equal(proratedWords({ ...p, factor: '12/31', basis: 'billedDays' }), '12/31 of the days billed');
+    assert.equal(proratedWords(undefined), '');
+    const text = await invoiceText(withBill({ lines: [{ ...SAMPLE.bill.lines[0]!, name: 'Hot desk fee', rate: '250.00', amount: '137.10', prorated: proratedWords(p) }] }));
+    assert.ok(text.includes('Hot desk fee (17 of 31 days) 1 250.00 137.10'), text);
+  });
+
   test('a rebill e-mail says which bill it replaces', async () => {
     assert.match((await email(SAMPLE)).text, /It replaces bill 998 of 30\/11\/2026, which credit note 12 cancelled/);
     assert.doesNotMatch((await email(withBill({ replaces: null }))).text, /replaces/);
@@ -114,6 +125,20 @@ describe('tables over pages', { skip: needsPoppler() }, () => {
         assert.match(p, /Account name/, `${before} lines before: the heading ends a page without its table:\n${p.slice(-300)}`);
       }
     }
+  });
+
+  // A new user's walk: "How to pay" and its payment reference ended page 1, and the bank
+  // table stood alone on page 2.
+  test('a short section (a heading, its text and a small table) is kept on one page, wherever it starts', async () => {
+    for (let before = 40; before <= 75; before++) {
+      const text = `${Array.from({ length: before }, (_, i) => `Line ${i + 1} of the letter.`).join('\n')}\n\n## How to pay\n**Payment reference: RF20 0000 0000 03**\n> Please quote the payment reference with every payment.\n${table(2)}`;
+      const on = (await pages(text)).filter((p) => /How to pay|Payment reference|Please quote|Account name|Bank \d/.test(p));
+      assert.equal(on.length, 1, `${before} lines before: the section is split over pages`);
+      for (const e of ['How to pay', 'Payment reference', 'Please quote', 'Account name', 'Bank 2 ']) assert.ok(on[0]!.includes(e), `${before} lines before: ${e} is not with its section`);
+    }
+    // A long section still starts where it is and runs on.
+    const long = await pages(`${Array.from({ length: 40 }, (_, i) => `Line ${i + 1} of the letter.`).join('\n')}\n\n## Banks\n${table(150)}`);
+    assert.match(long[0]!, /Banks[\s\S]*Bank 1 /);
   });
 
   test('a column is never narrower than its longest word: headings are not broken inside a word', async () => {

@@ -70,6 +70,9 @@ describe('unmetered inputs changed from a date', () => {
     assert.deepEqual(bill(mid).lines.map((l: any) => [l.version, l.segment]), [[1, '01/11/2026 to 14/11/2026'], [1, '15/11/2026 to 30/11/2026']]);
     const previewed = validated.body.data.previewBills.find((b: any) => String(b.subscriptionID) === mid);
     assert.deepEqual(previewed.lines.map((l: any) => [l.version, l.segment]), bill(mid).lines.map((l: any) => [l.version, l.segment]));
+    // A prorated line says its days beside its quantity and rate, in the bill as in the preview (a new user's walk: "1 x 250 = 137.10").
+    assert.deepEqual(bill(mid).lines.map((l: any) => l.prorated), ['14 of 30 days', '16 of 30 days']);
+    assert.deepEqual(previewed.lines.map((l: any) => l.prorated), ['14 of 30 days', '16 of 30 days']);
     // The preview's lines are named as the bill's (a new user read componentCode only).
     assert.deepEqual(previewed.lines.map((l: any) => l.name), bill(mid).lines.map((l: any) => l.name));
     assert.deepEqual(Object.keys(bill(none).lines[0]).filter((k) => k === 'version' || k === 'segment'), [], 'a bill of one segment says none');
