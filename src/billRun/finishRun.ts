@@ -8,7 +8,9 @@ import { recordTermEvent } from './termEvents.ts';
 
 /**
  * The run's last job: Processing to Processed once every chunk is done, then posted
- * when the template's postBilling is 1. Run again, it does what is left and no more.
+ * when the template's postBilling is 1, or when the term was posted before (a retry of its
+ * failures: the new bills join the posted ones, and the term is never seen Processed with
+ * posted bills, which reverse-term would withdraw). Run again, it does what is left and no more.
  */
 export async function finishRun(db: pg.Pool, termId: string, round: number, by: string): Promise<void> {
   await inTransaction(db, async (tx) => {
@@ -20,6 +22,6 @@ export async function finishRun(db: pg.Pool, termId: string, round: number, by: 
       await recordTermEvent(tx, t, 'term.processed', t.status);
       await addDocumentPlanJob(tx, t.term_id);
     }
-    if (t.status === TERM_STATUS.Processed && t.post_billing === 1) await postLocked(tx, t, by);
+    if (t.status === TERM_STATUS.Processed && (t.post_billing === 1 || t.posted_at !== null)) await postLocked(tx, t, by);
   });
 }

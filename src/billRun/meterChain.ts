@@ -28,7 +28,7 @@ import { Dec } from '../rating/money.ts';
 import type { BillSource } from './billSource.ts';
 import type { TermRow } from './termStore.ts';
 
-/** A term of the same template and batch, before or after this one, that may hold bills: its dates and watermark. */
+/** A term of the same template and batch, before or after this one, that may hold bills: its dates and the lowest watermark its rounds read with. */
 export type NearTerm = { termId: string; start: string; end: string; watermark: string | null };
 
 /** The failure code of a subscription whose consumption in the term a later term's bill billed already. */
@@ -46,7 +46,7 @@ export async function termsAround(
   term: Pick<TermRow, 'term_id' | 'app_code' | 'service_id' | 'batch_id' | 'start_date' | 'end_date'>,
 ): Promise<{ earlier: NearTerm[]; later: NearTerm[] }> {
   const r = await db.query<{ term_id: string; start_date: string; end_date: string; reading_watermark: string | null }>(
-    `SELECT term_id, start_date, end_date, reading_watermark FROM term
+    `SELECT term_id, start_date, end_date, lowest_reading_watermark AS reading_watermark FROM term
       WHERE app_code = $1 AND service_id = $2 AND batch_id = $3 AND term_id <> $4
         AND (end_date < $5::date OR start_date > $6::date)
         AND status IN ('Processing', 'Processed', 'Posted')
@@ -84,8 +84,9 @@ type ReadingRow = { id: string; date: string; value: string; kind: string };
  * Makes each roster meter start where its subscription's latest bill of an earlier term ended
  * (rows changed in place). Only a meter whose last reading before the term may not be that
  * one is looked at: one recorded after the term its date falls in was approved (its id above
- * that term's watermark: a late reading, a correction, a capture after approval; a rebill,
- * made later still, read no more than what was recorded by then), or of a subscription with
+ * the lowest watermark that term's rounds read with, migration 099: a late reading, a
+ * correction, a capture after approval; a rebill, made later still, read no more than what
+ * was recorded by then), or of a subscription with
  * suspensions (a whole term off the roster). So a run whose readings were all recorded
  * before the last term was approved, with no suspension, reads no bill.
  */

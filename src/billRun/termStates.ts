@@ -34,8 +34,10 @@ export const TERM_MOVES = Object.freeze({
   validate: { from: [S.Loaded, S.Validated, S.Failed], to: S.Validated },
   approve: { from: [S.Validated], to: S.Approved },
   process: { from: [S.Draft, S.Loaded, S.Validated, S.Approved, S.Failed], to: S.Scheduled },
-  // Rates again, alone, the subscriptions of a processed term that failed.
-  retryFailures: { from: [S.Processed], to: S.Scheduled },
+  // Rates again, alone, the subscriptions of a processed term that failed; of a posted one
+  // too, whose new bills are posted when the round ends (finishRun.ts): a failure posted
+  // with its term was otherwise never billed for that term (an attacker's walk).
+  retryFailures: { from: [S.Processed, S.Posted], to: S.Scheduled },
   cancel: { from: [S.Draft, S.Loaded, S.Validated, S.Approved, S.Scheduled, S.Failed], to: S.Cancelled },
   // The job's own moves.
   start: { from: [S.Scheduled], to: S.Processing },

@@ -168,7 +168,7 @@ export function markValidated(db: Queryable, termId: string, status: TermStatus,
 }
 
 export function markApproved(db: Queryable, termId: string, status: TermStatus, by: string, watermark: string): Promise<void> {
-  return write(db, termId, by, status, 'approved_at = now(), reading_watermark = $4', [watermark]);
+  return write(db, termId, by, status, 'approved_at = now(), reading_watermark = $4, lowest_reading_watermark = least(lowest_reading_watermark, $4::bigint)', [watermark]);
 }
 
 /**
@@ -185,7 +185,7 @@ export function recordRunApproval(db: Queryable, termId: string, watermark: stri
     termId,
     null,
     null,
-    `approved_at = now(), reading_watermark = $4, reading_count = CASE WHEN validated_at IS NULL AND $5 THEN subscription_count ELSE reading_count END,
+    `approved_at = now(), reading_watermark = $4, lowest_reading_watermark = least(lowest_reading_watermark, $4::bigint), reading_count = CASE WHEN validated_at IS NULL AND $5 THEN subscription_count ELSE reading_count END,
      exceptions = CASE WHEN validated_at IS NULL THEN '[]' ELSE exceptions END, exception_count = CASE WHEN validated_at IS NULL THEN 0 ELSE exception_count END`,
     [watermark, metered],
   );
@@ -205,7 +205,7 @@ export function markScheduled(
     by,
     status,
     `shedule_time = $4::timestamp, run_at = $5, job_round = $6, job_started_at = NULL, job_finished_at = NULL,
-     job_last_error = NULL, chunks_total = 0, chunks_done = 0, reading_watermark = $7`,
+     job_last_error = NULL, chunks_total = 0, chunks_done = 0, reading_watermark = $7, lowest_reading_watermark = least(lowest_reading_watermark, $7::bigint)`,
     [s.sheduleTime, s.runAt, s.round, s.watermark],
   );
 }

@@ -880,6 +880,7 @@ TABLE term
   created_by text NOT NULL
   modified_at timestamp with time zone NOT NULL DEFAULT now()
   modified_by text NOT NULL
+  lowest_reading_watermark bigint
   CONSTRAINT term_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT term_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batch(batch_id)
   CONSTRAINT term_check CHECK (((start_date <= end_date) AND (end_date <= due_date)))

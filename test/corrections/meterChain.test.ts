@@ -15,7 +15,7 @@ describe("a meter's consumption billed once across months", () => {
   let close: () => Promise<void>;
 
   before(async () => {
-    ({ h, close } = await startRun({}, [tariff()]));
+    ({ h, close } = await startRun({}, [tariff(), tariff('WATER2', { batches: ['Z5'] })]));
   });
   after(() => close());
 
@@ -136,6 +136,26 @@ describe("a meter's consumption billed once across months", () => {
     const t = await waitForStatus(h, aug.termID, ['Processed']);
     assert.equal(t.counts.failures, 0);
     assert.deepEqual(await liveWater(s!), [[sep, '20'], [aug.termID, '20']].sort((x, y) => (x[0] as number) - (y[0] as number)));
+    await ledgerOk();
+  });
+
+  test('a subscription that failed in a term posted with it is billed by retry-failures, and its bill is posted with the term', async () => {
+    // An attacker's walk: retry-failures answered 409 on a Posted term, and the next month
+    // started from the reading that would have fixed the failure: 81.00 billed by no bill.
+    const [a, b] = await subscriptions(h, { n: 2, serviceCode: 'WATER2', batchCode: 'Z5', readingsOf: (i) => (i === 0 ? [['2026-07-31', 100], ['2026-08-31', 120]] : [['2026-07-31', 100]]) });
+    const { termID: aug, failures } = await processed({ serviceCode: 'WATER2', ...month('Z5', 8) });
+    assert.deepEqual(failures.map((f) => [f.subscriptionID, f.code]), [[Number(b!.subscriptionId), 'MISSING_READING']]);
+    assert.equal((await step(h, 'post-term', 'Post Term', { termID: aug })).status, 200);
+    assert.deepEqual(await liveWater(b!), []);
+    await capture(b!, '31/08/2026', 130);
+    assert.equal((await step(h, 'retry-failures', 'Retry Term Failures', { termID: aug })).status, 200);
+    const t = await waitForStatus(h, aug, ['Posted']);
+    assert.deepEqual([t.counts.bills, t.counts.failures], [2, 0]);
+    assert.deepEqual(await liveWater(b!), [[aug, '30']]);
+    assert.equal((await billOf(b!, aug)).status, 'posted');
+    assert.deepEqual(await liveWater(a!), [[aug, '20']]);
+    // Nothing left to retry.
+    assert.equal((await step(h, 'retry-failures', 'Retry Term Failures', { termID: aug })).status, 409);
     await ledgerOk();
   });
 
