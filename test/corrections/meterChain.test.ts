@@ -142,12 +142,14 @@ describe("a meter's consumption billed once across months", () => {
   test('a subscription that failed in a term posted with it is billed by retry-failures, and its bill is posted with the term', async () => {
     // An attacker's walk: retry-failures answered 409 on a Posted term, and the next month
     // started from the reading that would have fixed the failure: 81.00 billed by no bill.
-    const [a, b] = await subscriptions(h, { n: 2, serviceCode: 'WATER2', batchCode: 'Z5', readingsOf: (i) => (i === 0 ? [['2026-07-31', 100], ['2026-08-31', 120]] : [['2026-07-31', 100]]) });
+    const [a, b] = await subscriptions(h, { n: 2, serviceCode: 'WATER2', batchCode: 'Z5', readingsOf: (i) => (i === 0 ? [['2026-07-31', 100], ['2026-08-25', 120]] : [['2026-07-31', 100]]) });
     const { termID: aug, failures } = await processed({ serviceCode: 'WATER2', ...month('Z5', 8) });
     assert.deepEqual(failures.map((f) => [f.subscriptionID, f.code]), [[Number(b!.subscriptionId), 'MISSING_READING']]);
     assert.equal((await step(h, 'post-term', 'Post Term', { termID: aug })).status, 200);
     assert.deepEqual(await liveWater(b!), []);
     await capture(b!, '31/08/2026', 130);
+    // Read late for a, before the retry: the retry's watermark is above it, a's bill is not.
+    await capture(a!, '28/08/2026', 125);
     assert.equal((await step(h, 'retry-failures', 'Retry Term Failures', { termID: aug })).status, 200);
     const t = await waitForStatus(h, aug, ['Posted']);
     assert.deepEqual([t.counts.bills, t.counts.failures], [2, 0]);
@@ -156,6 +158,12 @@ describe("a meter's consumption billed once across months", () => {
     assert.deepEqual(await liveWater(a!), [[aug, '20']]);
     // Nothing left to retry.
     assert.equal((await step(h, 'retry-failures', 'Retry Term Failures', { termID: aug })).status, 409);
+    // September starts a where its August bill ended, 120, not at the late 125.
+    await capture(a!, '30/09/2026', 140);
+    await capture(b!, '30/09/2026', 150);
+    const sep = await postedTerm({ serviceCode: 'WATER2', ...month('Z5', 9) });
+    assert.deepEqual(await liveWater(a!), [[aug, '20'], [sep, '20']]);
+    assert.deepEqual(await liveWater(b!), [[aug, '30'], [sep, '20']]);
     await ledgerOk();
   });
 
