@@ -133,7 +133,11 @@ export const localTimeSql = (column: string, timeZone = 'a.time_zone') => `to_ch
 /** An ISO date `days` days later (or earlier, when negative). */
 export function addDays(iso: string, days: number): string {
   const [y, m, d] = iso.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+  const t = new Date(Date.UTC(y, m - 1, d + days));
+  // Past 9999 toISOString writes "+010000-01-01": the day after 31/12/9999 (an end date
+  // meaning "never", as some systems write it) reached PostgreSQL as "+010000-01" (a 500, a
+  // fuzzer). PostgreSQL reads "10000-01-01", and it orders after every date parseDate takes.
+  return `${t.getUTCFullYear()}-${String(t.getUTCMonth() + 1).padStart(2, '0')}-${String(t.getUTCDate()).padStart(2, '0')}`;
 }
 
 /** The app's today, yyyy-mm-dd. */

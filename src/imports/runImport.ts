@@ -10,7 +10,7 @@ import { AppError, type ErrorDetail } from '../errors.ts';
 import { checkAccount, type AccountFields } from '../accounts/rules.ts';
 import { checkSubscription, type CheckedSubscription, type Issue } from '../subscriptions/check.ts';
 import { loadBatchCodes, loadTemplates, type TemplateContext } from '../templates/context.ts';
-import { lockSubscriptions, writeReadings, type MeterSubscription, type ReadingWrite } from '../readings/write.ts';
+import { futureReading, lockSubscriptions, writeReadings, type MeterSubscription, type ReadingWrite } from '../readings/write.ts';
 import { NOTE_MAX, READING_KINDS, SOURCE } from '../readings/rules.ts';
 import { effectiveReadings, READING_COLUMNS } from '../readings/store.ts';
 import { analyzeTables } from '../db/statistics.ts';
@@ -95,6 +95,8 @@ type Context = {
   pendingReadings: string[] | null;
   /** The subscriptions the last readings chunk locked. */
   pendingSubscriptions: ReadonlySet<string>;
+  /** The app's today: no opening reading is dated after it. */
+  today: string;
 };
 
 export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOptions): Promise<ImportOutcome> {
@@ -148,6 +150,7 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
       optimistic: true,
       pendingReadings: null,
       pendingSubscriptions: new Set(),
+      today: await appToday(client, caller.appCode),
     };
     const size = o.chunkRows ?? CHUNK_ROWS;
     // While the database takes one chunk, the next is read and checked: the writes of
@@ -260,6 +263,7 @@ function checkAccountRows(ctx: Context, kind: ImportKind, rows: ImportRow[]): { 
     const wantsSub =
       kind === 'subscriptions' || SUBSCRIPTION_FIELDS.some((f) => !absent(row.get(f))) || row.connection !== undefined || row.unmetered !== undefined || row.readings !== undefined || row.documents !== undefined;
     const sub = wantsSub ? checkSubscription(row, ctx.templatesByCode, ctx.batches, issues) : null;
+    if (sub !== null && sub.readings.length > 0 && sub.readingDate > ctx.today) issues.push({ path: row.at(absent(row.get('readingDate')) ? 'startDate' : 'readingDate'), message: futureReading(ctx.today) });
     if (kind === 'accounts' && accountNumber !== undefined) {
       const first = firstRow.get(accountNumber);
       if (first !== undefined) issues.push({ path: row.at('accountNumber'), message: `appears twice in this file (also on row ${first})` });

@@ -207,8 +207,11 @@ function checkReadingDate(s: MeterSubscription, raw: unknown, today: string, pat
   }
   // Issue 9, defect 11: a meter cannot be read on a day that has not come yet.
   if (d > today) {
-    issues.push({ path, message: `must not be after today (${formatDate(today)} in the app's time zone): a meter is read on or before the day it is recorded` });
+    issues.push({ path, message: futureReading(today) });
     return null;
   }
   return d;
 }
+
+/** Why a reading dated after the app's today is refused: every way in says it alike (opening readings too). */
+export const futureReading = (today: string) => `must not be after today (${formatDate(today)} in the app's time zone): a meter is read on or before the day it is recorded`;

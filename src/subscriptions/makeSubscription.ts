@@ -9,7 +9,8 @@ import { loadTemplate } from '../templates/context.ts';
 import { insertSubscription, recordDocuments } from './store.ts';
 import { chargeDeposits } from '../deposits/deposits.ts';
 import { changeReachesTerms } from './changeSubscription.ts';
-import { formatDate } from '../calendar/calendar.ts';
+import { appToday, formatDate } from '../calendar/calendar.ts';
+import { futureReading } from '../readings/write.ts';
 
 export type SubscriptionInput = {
   accountNumber: string;
@@ -51,6 +52,9 @@ export async function makeSubscription(db: pg.Pool, caller: Caller, data: Subscr
     const s = checkSubscription(jsonAccess(data as Record<string, unknown>, 'data'), templates, batches, issues);
     raiseIssues(issues);
     if (!s) throw new AppError('INTERNAL', 'subscription check answered nothing without an issue');
+    // Opening readings are readings: none dated after today (a fuzzer's was dated 31/12/9999).
+    const today = await appToday(tx, caller.appCode);
+    if (s.readings.length > 0 && s.readingDate > today) raiseIssues([{ path: data.readingDate === undefined ? 'data.startDate' : 'data.readingDate', message: futureReading(today) }]);
     const id = await insertSubscription(
       tx,
       caller.appCode,

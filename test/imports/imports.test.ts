@@ -104,11 +104,12 @@ describe('bulk import', () => {
       line(5, 'DUPS').replace(/,[0-9.]+$/, ',12.55'), // row 7: two decimals on a one-decimal meter
       'DUPS-9,short row', // row 8: too few fields
       line(6, 'DUPS').replace('01/01/2025', '31/02/2025'), // row 9: not a date
+      line(7, 'DUPS').replace('01/01/2025', '01/01/2999'), // row 10: an opening reading dated after today (on its start date)
     ];
     const r = await upload(h, rows.join('\n'));
     assertError(r, 400, 'VALIDATION_FAILED');
     const paths = r.body.error.details.map((d: { path: string }) => d.path);
-    for (const p of ['rows[3].accountNumber', 'rows[4].accountNumber', 'rows[5].batchCode', 'rows[6].connection.METER_NO', 'rows[7].reading.METER', 'rows[8]', 'rows[9].startDate']) {
+    for (const p of ['rows[3].accountNumber', 'rows[4].accountNumber', 'rows[5].batchCode', 'rows[6].connection.METER_NO', 'rows[7].reading.METER', 'rows[8]', 'rows[9].startDate', 'rows[10].startDate']) {
       assert.ok(paths.includes(p), `${p} in ${JSON.stringify(r.body.error.details)}`);
     }
     assert.ok(!paths.some((p: string) => p.startsWith('rows[2].')), 'the first of the duplicates is fine');

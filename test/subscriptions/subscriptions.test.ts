@@ -106,6 +106,14 @@ describe('subscriptions', () => {
       ['terminated', '30/06/2025'],
     ]);
     assert.deepEqual(s.events[0].detail, { reason: 'unpaid' });
+
+    // An end on 31/12/9999 (how some systems write "never"): the day after it answered 500.
+    const forever = await makeSubscription(h, 'S-100', { connectionInputs: { METER_NO: 'M-S-100-9' } });
+    assert.equal((await post('terminate', 'Terminate Subscription', { subscriptionID: forever, endDate: '31/12/9999' })).status, 200);
+    // Opening readings are readings: none dated after today (a fuzzer's was dated 31/12/9999), on the field given.
+    const made = (extra: Record<string, unknown>) => h.post('/billing/subscriptions/make-subscription', env('Create', 'Create Subscription', subscriptionData('S-100', { openingReadings: { METER: '10' }, ...extra })), h.tokens.biller);
+    assertError(await made({ readingDate: '31/12/9999' }), 400, 'VALIDATION_FAILED', 'data.readingDate');
+    assertError(await made({ startDate: '01/01/2999' }), 400, 'VALIDATION_FAILED', 'data.startDate');
   });
 
   test('move to another template and batch from a date: the old one ends the day before, readings carry over', async () => {
