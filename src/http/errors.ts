@@ -70,12 +70,21 @@ export type FailureBody = {
   data: null;
 };
 
+/**
+ * The most details an answer lists; the message says how many there were. A fuzzer's
+ * 100,000 bad items in one array came back as 100,002 details: a 43.6 MB answer that took
+ * 2.7 s and left the server 1.5 GB larger.
+ */
+export const MAX_DETAILS = 100;
+
 export function failure(err: AppError): FailureBody {
+  const details = err.details ?? [];
+  const more = details.length - MAX_DETAILS;
   return {
     success: false,
     statusCode: statusOf(err),
-    message: err.message,
-    error: err.details && err.details.length > 0 ? { code: err.code, details: err.details } : { code: err.code },
+    message: more > 0 ? `${err.message} (the first ${MAX_DETAILS} of ${details.length > 10 * MAX_DETAILS ? `more than ${10 * MAX_DETAILS}` : details.length} problems are listed)` : err.message,
+    error: details.length > 0 ? { code: err.code, details: more > 0 ? details.slice(0, MAX_DETAILS) : details } : { code: err.code },
     data: null,
   };
 }
@@ -231,6 +240,8 @@ function validationDetails(all: NonNullable<FastifyLikeError['validation']>, con
   const details: ErrorDetail[] = [];
   const errors = plainAnyOf(all);
   for (const v of errors) {
+    // failure() lists MAX_DETAILS: past a few times that, the count is all the client gets.
+    if (details.length > 10 * MAX_DETAILS) break;
     // An all-digit segment of the instance path is an array index; a property name
     // reported by `required` or `additionalProperties` is a name even when it is "0".
     const segments: (string | number)[] = v.instancePath

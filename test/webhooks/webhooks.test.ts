@@ -156,6 +156,12 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
     assert.equal(badType.status, 400);
     assert.equal(badType.body.error.code, 'VALIDATION_FAILED');
     assert.ok(badType.body.error.details.some((d: any) => d.path.startsWith('data.eventTypes')), JSON.stringify(badType.body));
+    // A fuzzer's 100,000 bad items came back as 100,002 details (43.6 MB): the first 100 are listed, and the message counts them.
+    const flood = await h.post('/webhooks/make-endpoint', wh('Create', 'Create Webhook Endpoint', { url: receiver.url('/x'), eventTypes: Array(20000).fill('B1') }));
+    assert.equal(flood.status, 400);
+    assert.equal(flood.body.error.details.length, 100);
+    assert.match(flood.body.message, /\(the first 100 of more than 1000 problems are listed\)$/);
+    assert.ok(JSON.stringify(flood.body).length < 100_000);
     const badUrl = await h.post('/webhooks/make-endpoint', wh('Create', 'Create Webhook Endpoint', { url: 'ftp://example.com/x', eventTypes: ['term.posted'] }));
     assert.equal(badUrl.status, 400);
     assert.deepEqual(badUrl.body.error.details.map((d: any) => d.path), ['data.url']);
