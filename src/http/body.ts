@@ -51,6 +51,8 @@ export function jsonBodies(app: FastifyInstance): void {
       // A surrogate can enter only as a \uD800-\uDFFF escape, a NUL as \u0000: most bodies skip the walk.
       const bad = invalidUtf8 || SURROGATE_ESCAPE.test(text) || NUL_ESCAPE.test(text) ? badText(value, invalidUtf8) : [];
       if (bad.length > 0) return done(new AppError('VALIDATION_FAILED', 'The body holds text that is not valid UTF-8 or holds a NUL character.', bad), undefined);
+      const inexact = LONG_NUMBER.test(text) ? inexactNumbers(text) : [];
+      if (inexact.length > 0) return done(new AppError('VALIDATION_FAILED', 'The body holds a number with more digits than a JSON number keeps.', inexact), undefined);
       done(null, value);
     });
   });
@@ -84,4 +86,60 @@ function badText(value: unknown, invalidUtf8: boolean): ErrorDetail[] {
   // Bad bytes outside any string would have failed the JSON parse; this is a safety net.
   if (found.length === 0 && invalidUtf8) found.push({ path: 'body', message: 'is not valid UTF-8' });
   return found;
+}
+
+// A number of 16 digits or more (with its point) may not survive JSON.parse: most bodies skip the second parse.
+const LONG_NUMBER = /\d[\d.]{15,}/;
+
+/**
+ * The numbers whose value after JSON.parse is not the number the client wrote: past about
+ * 15 significant digits a double keeps another one, silently. A payment of
+ * 0.300000000000000000000000000004 was recorded as 0.30, and a reference 9007199254740993
+ * stored as 9007199254740992 (a fuzzer). A decimal or a large id sent as a string is kept
+ * exactly; as a number, it is refused here, on its field, rather than changed.
+ */
+function inexactNumbers(text: string): ErrorDetail[] {
+  const holders = new Map<object, string[]>();
+  const value: unknown = JSON.parse(text, function (this: object, key: string, v: unknown, context?: { source?: string }) {
+    if (typeof v === 'number' && context?.source !== undefined && !sameNumber(context.source, v)) {
+      const keys = holders.get(this) ?? [];
+      keys.push(key);
+      holders.set(this, keys);
+    }
+    return v;
+  });
+  const found: ErrorDetail[] = [];
+  const walk = (v: unknown, path: (string | number)[]) => {
+    if (v === null || typeof v !== 'object' || found.length >= 20) return;
+    for (const key of holders.get(v) ?? []) {
+      const source = Array.isArray(v) ? [...path, Number(key)] : [...path, key];
+      found.push({ path: fieldPath(source), message: 'has more digits than a JSON number keeps exactly: send it as a string' });
+    }
+    if (Array.isArray(v)) v.forEach((item, i) => walk(item, [...path, i]));
+    else for (const [k, item] of Object.entries(v)) walk(item, [...path, k]);
+  };
+  walk(value, []);
+  return found;
+}
+
+/** Whether the number written as `source` is the double `v` exactly, as a decimal: "1.50" is 1.5, "0.1000000000000000055" is not 0.1. */
+function sameNumber(source: string, v: number): boolean {
+  if (!Number.isFinite(v)) return false;
+  const written = decimalParts(source);
+  const kept = decimalParts(String(v));
+  return written.digits === kept.digits && written.exponent === kept.exponent && written.negative === kept.negative;
+}
+
+/** A decimal's significant digits and the power of ten of its last one (no trailing zeros), and its sign. */
+function decimalParts(text: string): { digits: string; exponent: number; negative: boolean } {
+  const m = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (m === null) return { digits: text, exponent: 0, negative: false };
+  const fraction = m[3] ?? '';
+  let digits = (m[2]! + fraction).replace(/^0+/, '');
+  let exponent = Number(m[4] ?? 0) - fraction.length;
+  const zeros = digits.length - digits.replace(/0+$/, '').length;
+  digits = digits.slice(0, digits.length - zeros);
+  exponent += zeros;
+  if (digits === '') return { digits: '0', exponent: 0, negative: false };
+  return { digits, exponent, negative: m[1] === '-' };
 }

@@ -31,6 +31,27 @@ describe('envelopes and errors', () => {
     assertFailure(r, 400, 'MALFORMED_JSON');
   });
 
+  // A fuzzer's payment of 0.300000000000000000000000000004 was recorded as 0.30, and a
+  // reference 9007199254740993 kept as 9007199254740992: JSON.parse had changed them.
+  test('a number JSON.parse would change is refused on its field; one it keeps is taken', async () => {
+    const post = (raw: string) => h.request('POST', '/billing/terms/get-terms', { token: h.tokens.admin, raw, headers: { 'content-type': 'application/json' } });
+    const body = (data: string) => `{"method":"Retrieve","action":"Retrieve Terms","apiVersion":"v2","operation":"schedule","data":${data}}`;
+    for (const [data, path] of [
+      ['{"termID":9007199254740993}', 'data.termID'],
+      ['{"termID":1,"x":[1, 0.300000000000000000000000000004]}', 'data.x[1]'],
+      ['{"termID":123456789012345678901234567890}', 'data.termID'],
+    ] as const) {
+      const r = await post(body(data));
+      assertFailure(r, 400, 'VALIDATION_FAILED');
+      assert.deepEqual(r.body.error.details, [{ path, message: 'has more digits than a JSON number keeps exactly: send it as a string' }]);
+    }
+    // Written with more zeros, or as an exponent, the number is still the same.
+    for (const data of ['{"termID":1.000000000000000000}', '{"termID":10000000000000000e-16}', '{"termID":9007199254740992}']) {
+      const r = await post(body(data));
+      assert.notEqual(r.body.error?.details?.[0]?.message, 'has more digits than a JSON number keeps exactly: send it as a string', data);
+    }
+  });
+
   test('a wrong content type is UNSUPPORTED_MEDIA_TYPE', async () => {
     const r = await h.request('POST', '/billing/services/get-services', { token: h.tokens.admin, raw: 'method=Retrieve', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     assertFailure(r, 415, 'UNSUPPORTED_MEDIA_TYPE');
