@@ -98,7 +98,13 @@ export async function accountRoutes(app: FastifyInstance, services: Services): P
       if (accountID === undefined && accountNumber === undefined) throw validationFailed([{ path: 'data.accountNumber', message: 'give accountNumber or accountID' }]);
       const { rows } = await listAccounts(ctx.db, ctx.caller.appCode, { accountID, accountNumber }, 1, 0);
       const row = rows[0];
-      if (!row) throw notFound('account', accountNumber !== undefined ? 'data.accountNumber' : 'data.accountID');
+      if (!row) {
+        // Both given and naming different accounts: the id is the one at fault when the number exists (a fuzzer was told its account number was unknown).
+        if (accountID !== undefined && accountNumber !== undefined && (await listAccounts(ctx.db, ctx.caller.appCode, { accountNumber }, 1, 0)).rows.length > 0) {
+          throw notFound('account', 'data.accountID');
+        }
+        throw notFound('account', accountNumber !== undefined ? 'data.accountNumber' : 'data.accountID');
+      }
       const subs = await listSubscriptions(ctx.db, ctx.caller.appCode, { accountID: Number(row.account_id) }, 1000, 0);
       const events = await listEvents(ctx.db, subs.rows.map((s) => s.subscription_id));
       return {

@@ -69,7 +69,11 @@ export async function documentRoutes(app: FastifyInstance, services: Services): 
               ...(d.templateID !== undefined ? { templateId: d.templateID } : {}),
               ...(d.version !== undefined && d.templateID !== undefined ? { version: d.version } : {}),
             });
-      if (d.templateID !== undefined && d.templateID !== 0 && rows.length === 0) throw notFound('document template', 'data.templateID');
+      if (d.templateID !== undefined && d.templateID !== 0 && rows.length === 0) {
+        // The template exists without that version: the version is at fault (a fuzzer was told the template was unknown).
+        const exists = d.version !== undefined && (await listTemplates(ctx.db, ctx.caller.appCode, { ...(d.kind ? { kind: d.kind } : {}), templateId: d.templateID })).length > 0;
+        throw notFound(exists ? 'document template version' : 'document template', exists ? 'data.version' : 'data.templateID');
+      }
       return { templates: [...defaults, ...rows.map(templateRecord)] };
     },
   });

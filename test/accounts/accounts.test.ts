@@ -63,6 +63,9 @@ describe('accounts', () => {
     assertError(await make({ accountNumber: 'X1', name: 'X\u0000' }), 400, 'VALIDATION_FAILED', 'data.name');
     assertError(await make({ accountNumber: 'X1', name: 'X' }, h.tokens.viewer), 403, 'FORBIDDEN');
     assertError(await h.post('/billing/accounts/get-account', env('Retrieve', 'Retrieve Account', {})), 400, 'VALIDATION_FAILED', 'data.accountNumber');
+    // An account number that exists with another account's id: the id is at fault, not the number (a fuzzer).
+    assertError(await h.post('/billing/accounts/get-account', env('Retrieve', 'Retrieve Account', { accountNumber: 'ACC-001', accountID: 999999 })), 404, 'NOT_FOUND', 'data.accountID');
+    assertError(await h.post('/billing/accounts/get-account', env('Retrieve', 'Retrieve Account', { accountNumber: 'NO-SUCH', accountID: 999999 })), 404, 'NOT_FOUND', 'data.accountNumber');
     assertError(await h.post('/billing/accounts/update-account', update({ accountNumber: 'ACC-DUP', balance: '5' })), 400, 'VALIDATION_FAILED', 'data.balance');
     const none = await h.post('/billing/accounts/get-accounts', list({ accountNumber: 'X1' }));
     assert.equal(none.body.data.accounts.length, 0);

@@ -41,6 +41,10 @@ describe('invoice and e-mail templates', () => {
     assert.deepEqual([t[0].name, t[0].version], ['Plain 2', 2]);
     const v1 = (await list({ templateID: id, version: 1 })).body.data.templates[0];
     assert.equal(v1.body, INVOICE);
+    // A version the template does not have names the version, not the template (a fuzzer).
+    const noVersion = await list({ templateID: id, version: 12345 });
+    assert.equal(noVersion.status, 404);
+    assert.deepEqual(noVersion.body.error.details.map((d: any) => d.path), ['data.version']);
 
     const archived = await call(h, 'archive-document-template', 'Update', 'Archive Document Template', { templateID: id, archiveStatus: 1 });
     assert.equal(archived.status, 200);

@@ -83,6 +83,7 @@ describe('bill-cycle schedules', () => {
       [{ serviceCode: 'WATER', batchCode: 'NOPE', startDate: '01/02/2027' }, 404, 'NOT_FOUND', 'data.batchCode'],
       [{ serviceCode: 'WATER', batchCode: 'ZONE-A', startDate: '30/02/2027' }, 400, 'VALIDATION_FAILED', 'data.startDate'],
       [{ serviceCode: 'WATER', batchCode: 'ZONE-A', startDate: '2027-02-01' }, 400, 'VALIDATION_FAILED', 'data.startDate'],
+      [{ serviceCode: 'WATER', batchCode: 'ZONE-A', startDate: '31/12/9999' }, 400, 'VALIDATION_FAILED', 'data.startDate'], // a fuzzer's: its first period ended in the year 10000
       [{ serviceCode: 'WATER', batchCode: 'ZONE-A', startDate: '01/02/2027', cycle: 2 }, 400, 'VALIDATION_FAILED', 'data.cycle'],
     ];
     for (const [data, status, code, path] of cases) {
