@@ -31,6 +31,13 @@ export async function planDocuments(tx: Queryable, appCode: number | null, termI
   const term = t.rows[0];
   if (!term) throw notFound('term', 'data.termID');
   if (term.status !== 'Processed' && term.status !== 'Posted') throw invalidState(`A ${term.status} term has no bills to render; process it first.`);
+  if (o.billIds !== undefined) {
+    // A bill not of this term was queued as nothing and answered 200 (a fuzzer's unknown id, another app's).
+    const found = await tx.query<{ bill_id: string }>(`SELECT bill_id FROM bill WHERE term_id = $1 AND bill_id = ANY($2::bigint[]) AND status <> 'withdrawn'`, [termId, o.billIds]);
+    const known = new Set(found.rows.map((b) => Number(b.bill_id)));
+    const missing = o.billIds.findIndex((id) => !known.has(id));
+    if (missing >= 0) throw notFound(`bill ${o.billIds[missing]} of term ${termId}`, `data.billIDs[${missing}]`);
+  }
   const template = await resolveTemplate(tx, term.app_code, 'invoice', term.template_id);
   const marked = await markPending(tx, termId, template.templateId, template.version, o);
   await addRenderJobs(tx, termId, await pendingChunks(tx, termId, RENDER_CHUNK));

@@ -101,6 +101,10 @@ describe('bill documents', { skip: needsPoppler() }, () => {
     const svc = await h.post('/billing/services/update-service', { method: 'Update', action: 'Update Package', apiVersion: 'v2', service: tariff('WATER', { bankAccounts: [BANK], invoiceTemplate: { templateID: id } }) });
     assert.equal(svc.status, 200, JSON.stringify(svc.body));
     // the term keeps the pricing template version it was made with (and so its invoice template)
+    // A bill not of the term is NOT_FOUND on its place in the list (a fuzzer's answered 200, queuing nothing).
+    const unknown = await call(h, 'render-bill-documents', 'Update', 'Render Bill Documents', { termID, billIDs: [bills[2].billID, 987654321] });
+    assert.equal(unknown.status, 404, JSON.stringify(unknown.body));
+    assert.deepEqual(unknown.body.error.details.map((d: any) => d.path), ['data.billIDs[1]']);
     const r = await call(h, 'render-bill-documents', 'Update', 'Render Bill Documents', { termID, billIDs: [bills[2].billID] });
     assert.equal(r.headers.get('x-billrun-documents'), '1');
     const docs = await waitForDocuments(h, termID, 3);
