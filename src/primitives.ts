@@ -6,6 +6,17 @@ import { Type } from 'typebox';
 /** Free text a client may send (a name, a note, a reason): PostgreSQL refuses a NUL byte in text. */
 export const NO_NUL = '^[^\\x00]*$';
 
+/**
+ * A name or label a person reads (a template's, a component's, a batch's, a term's, a
+ * document template's): not only spaces, no NUL. A fuzzer's "  " was taken for all of them
+ * and printed as nothing on bills and in the console.
+ */
+export const VISIBLE_TEXT = '^[^\\x00]*[^\\s\\x00][^\\x00]*$';
+export const VISIBLE_TEXT_MESSAGE = 'must hold a visible character, not only spaces';
+/** VISIBLE_TEXT on one line: no control character at all. */
+export const VISIBLE_LINE = '^[^\\x00-\\x1f]*[^\\s\\x00-\\x1f][^\\x00-\\x1f]*$';
+export const VISIBLE_LINE_MESSAGE = 'must hold a visible character, not only spaces, and no control character (tab, line break)';
+
 /** The largest identifier: what a JavaScript client holds exactly (and far inside PostgreSQL's bigint). */
 export const MAX_ID = 9007199254740991;
 /** A record's identifier: a positive integer that a JavaScript client holds exactly. */

@@ -3,11 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { operation, requestSchema, type Services } from '../http/operation.ts';
 import { conflict, notFound } from '../errors.ts';
 import { BatchCode, BatchRecord } from './schemas.ts';
-import { NO_NUL } from '../primitives.ts';
+import { VISIBLE_TEXT } from '../primitives.ts';
 import { insertBatch, listBatches, updateBatchLabel, type BatchRow } from './store.ts';
 
 const Empty = Type.Object({});
-const Label = Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL });
+const Label = Type.String({ minLength: 1, maxLength: 200, pattern: VISIBLE_TEXT });
 
 const record = (r: BatchRow): BatchRecord => ({
   batchID: Number(r.batch_id),

@@ -5,7 +5,7 @@
 // answer of a business route is the envelope and every sandbox answer is { code, message }.
 import { AppError, fromRatingError, isDatabaseUnavailable, type ErrorCode, type ErrorDetail } from '../errors.ts';
 import { RatingError } from '../rating/errors.ts';
-import { AMOUNT_PATTERN, CODE_PATTERN, DECIMAL_PATTERN, IDENTIFIER_MESSAGE, IDENTIFIER_PATTERN, LOCAL_TIME_PATTERN, LOCAL_TIME_SPACE_PATTERN, NO_NUL, SANDBOX_LIMIT_PATTERN } from '../primitives.ts';
+import { AMOUNT_PATTERN, CODE_PATTERN, DECIMAL_PATTERN, IDENTIFIER_MESSAGE, IDENTIFIER_PATTERN, LOCAL_TIME_PATTERN, LOCAL_TIME_SPACE_PATTERN, NO_NUL, SANDBOX_LIMIT_PATTERN, VISIBLE_LINE, VISIBLE_LINE_MESSAGE, VISIBLE_TEXT, VISIBLE_TEXT_MESSAGE } from '../primitives.ts';
 import { CHARGE_MODELS } from '../rating/models/registry.ts';
 import { DMY_PATTERN, RECORD_DATE_MESSAGE, RECORD_DATE_PATTERN } from '../calendar/calendar.ts';
 import { PHONE, PHONE_MESSAGE } from '../accounts/rules.ts';
@@ -27,6 +27,8 @@ const PATTERN_WORDS: Record<string, string> = {
   [LOCAL_TIME_PATTERN]: 'must be a date and time, YYYY-MM-DDThh:mm:ss',
   [LOCAL_TIME_SPACE_PATTERN]: 'must be a date and time, YYYY-MM-DD hh:mm:ss (or with a T)',
   [NO_NUL]: 'holds a NUL character (\\u0000), which text cannot hold',
+  [VISIBLE_TEXT]: VISIBLE_TEXT_MESSAGE,
+  [VISIBLE_LINE]: VISIBLE_LINE_MESSAGE,
   [SANDBOX_LIMIT_PATTERN]: 'must be a whole number from 1 to 100',
   [PHONE.pattern]: PHONE_MESSAGE,
 };

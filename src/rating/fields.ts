@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Code } from '../primitives.ts';
+import { Code, VISIBLE_TEXT } from '../primitives.ts';
 
 /**
  * Schema pieces every part of a tariff uses (codes, labels, decimals, price
@@ -17,7 +17,7 @@ import { Code } from '../primitives.ts';
 // Codes are the API's one Code (src/primitives.ts), re-exported for the models.
 export { Code };
 
-export const Label = Type.String({ minLength: 1, maxLength: 200 });
+export const Label = Type.String({ minLength: 1, maxLength: 200, pattern: VISIBLE_TEXT });
 
 /** Plain decimal text as a JSON string: "12.50", "-3", "0.000001". No exponent, no spaces. */
 export const DecimalString = Type.String({

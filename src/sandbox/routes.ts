@@ -1,6 +1,6 @@
 // The sandbox plant API: plain REST with Bearer tokens and { code, message } errors,
 // beside the business API rather than inside its envelope (operation()'s sandbox shape).
-import { SANDBOX_LIMIT_PATTERN } from '../primitives.ts';
+import { SANDBOX_LIMIT_PATTERN, VISIBLE_TEXT } from '../primitives.ts';
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, type Services } from '../http/operation.ts';
@@ -52,7 +52,7 @@ export async function sandboxRoutes(app: FastifyInstance, services: Services): P
     role: 'biller',
     tag: TAG,
     summary: 'Create a plant',
-    body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), tag: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
+    body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, pattern: VISIBLE_TEXT }), tag: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
     data: Plant,
     status: 201,
     handler: async (body, ctx) => {

@@ -2,7 +2,7 @@
 // elements come from the rating core, which is what reads them.
 import { Type, type Static } from 'typebox';
 import { Component, ConnectionInput, MeteredInput, StoredComponent, TariffValue, UnmeteredInput } from '../rating/tariff.ts';
-import { Code, IDENTIFIER_PATTERN, DECIMAL_PATTERN } from '../primitives.ts';
+import { Code, IDENTIFIER_PATTERN, DECIMAL_PATTERN, VISIBLE_TEXT } from '../primitives.ts';
 import type { BillingCycleId } from '../calendar/cycles.ts';
 import { LateChargeRule } from '../rating/lateCharge.ts';
 import { named } from '../http/openapi.ts';
@@ -47,7 +47,7 @@ export const BankAccount = Type.Object(
 export const ServiceDefinition = Type.Object(
   {
     code: Code,
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: VISIBLE_TEXT }),
     serviceType: literals(SERVICE_TYPES),
     chargingType: literals(CHARGING_TYPES),
     postType: literals(POST_TYPES),

@@ -1,7 +1,7 @@
 // Request and response shapes of the term operations (interface.md for make-term and
 // process-term; docs/bill-run.md for the rest).
 import { Type, type Static } from 'typebox';
-import { Code, Id, DECIMAL_PATTERN, LOCAL_TIME_PATTERN } from '../primitives.ts';
+import { Code, Id, DECIMAL_PATTERN, LOCAL_TIME_PATTERN, VISIBLE_TEXT } from '../primitives.ts';
 import { POST_TYPES } from '../templates/schemas.ts';
 import { DMY_PATTERN } from '../calendar/calendar.ts';
 import { TERM_STATUSES } from '../billRun/termStates.ts';
@@ -19,7 +19,7 @@ export const MakeTermData = Type.Object(
     serviceCode: Code,
     batchCode: Code,
     billingPeriodID: PeriodId,
-    label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'default: "<service> <batch> <start> to <end>"' })),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: VISIBLE_TEXT, description: 'default: "<service> <batch> <start> to <end>"' })),
     startDate: DmyDate,
     endDate: DmyDate,
     dueDate: Type.Optional(Type.String({ pattern: DMY_PATTERN, description: "dd/mm/yyyy; default endDate + the template's dueDateOffset days" })),

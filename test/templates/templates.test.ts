@@ -122,6 +122,21 @@ describe('pricing templates', () => {
     assert.ok(got.body.data.services.every((s: { serviceCode: string }) => !s.serviceCode.startsWith('BAD')));
   });
 
+  // A fuzzer's "  " was taken for every name, and printed as nothing on bills and in the console.
+  test('a name of only spaces is refused, on its field, in words', async () => {
+    const svc = exampleService('BLANK');
+    for (const [service, path] of [
+      [{ ...svc, name: '  ' }, 'service.name'],
+      [{ ...svc, components: [{ ...svc.components![0]!, name: ' \u00a0 ' }, ...svc.components!.slice(1)] }, 'service.components[0].name'],
+    ] as const) {
+      const r = await h.post('/billing/services/make-service', make(service));
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      assert.deepEqual(r.body.error.details, [{ path, message: 'must hold a visible character, not only spaces' }]);
+    }
+    const batch = await h.post('/billing/batches/make-batch', { method: 'Create', action: 'Create Batch', apiVersion: 'v2', data: { batchCode: 'BLANK-1', label: '   ' } });
+    assert.deepEqual([batch.status, batch.body.error.details], [400, [{ path: 'data.label', message: 'must hold a visible character, not only spaces' }]]);
+  });
+
   test('update-service adds a version; archive-service sets archiveStatus', async () => {
     await h.post('/billing/services/make-service', make(exampleService('VER')));
     const upd = await h.post('/billing/services/update-service', {
