@@ -41,7 +41,8 @@ export async function updateService(db: pg.Pool, caller: Caller, service: Servic
     await checkDefinitionInApp(tx, caller.appCode, definition);
     // The same definition again (a console form saved with no change) is not a version: an
     // officer found version 3 identical to version 2, and a dated copy would price nothing new.
-    if (await sameAsCurrent(tx, current.service_id, current.current_version, definition)) return current.current_version;
+    // Dated, it is a new date for those prices, and checked as such.
+    if (from === null && (await sameAsCurrent(tx, current.service_id, current.current_version, definition))) return current.current_version;
     let effective: { from: string | null; dated: boolean };
     if (from !== null) {
       const term = await billedTermReached(tx, current.service_id, from);

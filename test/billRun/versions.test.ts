@@ -130,7 +130,9 @@ describe('a tariff change in the middle of a term', () => {
 
   test('a version saved without a date corrects the one in force today, from the same day, and reaches only later terms', async () => {
     // Today (31/01/2027) the version in force is 3 (from 01/05/2018): version 4 takes its date.
-    const u = await update(h, doubled());
+    // The same definition again is no version (templates.md); a changed one is.
+    assert.equal((await update(h, doubled())).headers.get('x-billrun-service-version'), '3');
+    const u = await update(h, { ...doubled(), description: 'corrected' });
     assert.equal(u.status, 200, JSON.stringify(u.body));
     const listed = (await versions(h)).body.data.versions.map((v: any) => [v.version, v.effectiveFrom, v.effectiveFromGiven]);
     assert.deepEqual(listed[0], [4, '01/05/2018', false]);

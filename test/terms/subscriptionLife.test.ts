@@ -173,7 +173,7 @@ describe('subscriptions through their life, billed by the bill run', () => {
     for (const b of bills.values()) {
       const preview = v.previewBills.find((p: any) => p.subscriptionID === b.subscriptionID);
       assert.deepEqual(
-        b.lines.map((l: any) => ({ componentCode: l.componentCode, name: l.name, quantity: l.quantity, ...(l.rate ? { rate: l.rate } : {}), amount: l.amount })),
+        b.lines.map((l: any) => ({ componentCode: l.componentCode, name: l.name, quantity: l.quantity, ...(l.rate ? { rate: l.rate } : {}), amount: l.amount, ...(l.prorated ? { prorated: l.prorated } : {}) })),
         preview.lines,
         `the preview of ${b.subscriptionID} is its bill`,
       );
