@@ -26,6 +26,7 @@ import type { TermRow } from '../billRun/termStore.ts';
 import { queueCreditNoteDeliveries, queueTermDeliveries } from '../delivery/store.ts';
 import { addDocumentPlanJob } from '../documents/jobs.ts';
 import { compareIds } from '../settlement/core.ts';
+import { carryAgain } from '../readings/carry.ts';
 import { reverseLateCharges } from '../lateCharges/reverseLateCharges.ts';
 import { creditNoteOf, correctionEffect, sumAmounts, sumEffects, type BillAmounts, type CorrectionEffect } from './amounts.ts';
 import { insertCreditNotes, markCancelled, rebillsOf, takeCreditNoteNumbers, transactionTime, type LockedBill, type NewCreditNote } from './store.ts';
@@ -87,6 +88,16 @@ export async function correctBills(tx: pg.PoolClient, groups: readonly TermBills
     by: o.by,
   });
   await markCancelled(tx, bills.map((b) => b.bill_id));
+  // A moved-in subscription's bill cancelled: its carried reading follows the old
+  // subscription's readings again before its rebill starts from it (readings/carry.ts).
+  if (o.rebill) {
+    const movedIn = await tx.query<{ from_id: string }>(
+      `SELECT s.moved_from_subscription_id AS from_id FROM subscription s
+        WHERE s.subscription_id = ANY($1::bigint[]) AND s.moved_from_subscription_id IS NOT NULL`,
+      [bills.flatMap((b) => (b.subscription_id === null ? [] : [b.subscription_id]))],
+    );
+    await carryAgain(tx, appCode, o.by, movedIn.rows.map((r) => r.from_id));
+  }
   // A cancelled bill's late charge is reversed with it (the rebill is charged afresh when
   // it is late in its turn: docs/late-charges.md): before the rebill, which brings forward
   // the balance without it, and before settlement, which pairs each reversal with its charge.

@@ -10,6 +10,7 @@ import { AppError, type ErrorDetail } from '../errors.ts';
 import { checkAccount, type AccountFields } from '../accounts/rules.ts';
 import { checkSubscription, type CheckedSubscription, type Issue } from '../subscriptions/check.ts';
 import { loadBatchCodes, loadTemplates, type TemplateContext } from '../templates/context.ts';
+import { carryAgain } from '../readings/carry.ts';
 import { futureReading, lockSubscriptions, writeReadings, type MeterSubscription, type ReadingWrite } from '../readings/write.ts';
 import { NOTE_MAX, READING_KINDS, SOURCE } from '../readings/rules.ts';
 import { effectiveReadings, READING_COLUMNS } from '../readings/store.ts';
@@ -182,6 +183,9 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
     if (chunk.length > 0) await nextChunk(chunk);
     await writing;
     await writePendingReadings(ctx);
+    // A moved subscription's carried reading follows the old one's readings until it is billed
+    // (readings/carry.ts): asked once for the app's moves, which are few, not per row.
+    if (o.kind === 'readings' && progress.errorCount === 0 && !dryRun) await carryAgain(client, caller.appCode, caller.email, 'all');
     if (progress.errorCount === 0 && progress.rowsRead === 0) {
       add({ row: 0, column: '', path: o.format === 'csv' ? 'rows' : 'data.rows', message: 'there are no rows to import' });
     }

@@ -19,6 +19,7 @@ import type pg from 'pg';
 import { copyLine } from '../db/copy.ts';
 import { conflict, type ErrorDetail } from '../errors.ts';
 import type { MeteredInput } from '../rating/tariff.ts';
+import { carryAgain } from './carry.ts';
 import { appToday, formatDate, parseRecordDate, RECORD_DATE_MESSAGE } from '../calendar/calendar.ts';
 import { checkReadingValue, fitReadings, type ChainPoint, type ChainResult } from './rules.ts';
 import { effectiveReadings, insertReadings, type EffectiveReading, type NewReading } from './store.ts';
@@ -185,6 +186,8 @@ export async function writeReadings(
     return { issues, ids: [], results, written: rows.length, lines };
   }
   const ids = await insertReadings(tx, appCode, rows, by);
+  // A subscription moved out of: its successor's carried reading follows (readings/carry.ts).
+  await carryAgain(tx, appCode, by, [...new Set(rows.map((r) => r.subscriptionId))]);
   return { issues, ids, results, written: rows.length };
 }
 

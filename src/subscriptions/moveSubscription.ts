@@ -85,7 +85,7 @@ export async function moveSubscription(db: pg.Pool, caller: Caller, d: MoveInput
     const given = new Set(documents.map((x) => x.name));
     await recordDocuments(tx, caller.appCode, newId, [...carried.filter((c) => !given.has(c.name)), ...documents], caller.email);
     const meters = new Set(t.meteredInputs.map((m) => m.code));
-    const latest = new Map<string, { reading_id: string; reading_date: string; value: string }>();
+    const latest = new Map<string, { reading_id: string; reading_date: string; value: string; kind: string }>();
     for (const r of await effectiveReadings(tx, [s.subscription_id])) if (meters.has(r.input_code)) latest.set(r.input_code, r);
     await insertReadings(
       tx,
@@ -95,7 +95,8 @@ export async function moveSubscription(db: pg.Pool, caller: Caller, d: MoveInput
         inputCode: code,
         date: r.reading_date,
         value: r.value,
-        kind: 'actual',
+        // An estimate stays one: copied as actual, it refused the actual reading below it.
+        kind: r.kind,
         source: 'move',
         note: `carried over from reading ${r.reading_id} of subscription ${s.subscription_id}`,
       })),

@@ -15,7 +15,7 @@ describe("a meter's consumption billed once across months", () => {
   let close: () => Promise<void>;
 
   before(async () => {
-    ({ h, close } = await startRun({}, [tariff(), tariff('WATER2', { batches: ['Z5'] })]));
+    ({ h, close } = await startRun({}, [tariff(), tariff('WATER2', { batches: ['Z5'] }), tariff('WATER3', { batches: ['M1', 'M2', 'M3'] })]));
   });
   after(() => close());
 
@@ -27,11 +27,11 @@ describe("a meter's consumption billed once across months", () => {
   const liveWater = async (s: Sub) => {
     const bills = (await billsOf({ accountID: Number(s.accountId) })) as any[];
     return bills
-      .filter((b) => b.status !== 'cancelled')
+      .filter((b) => b.status !== 'cancelled' && b.subscriptionID === Number(s.subscriptionId))
       .sort((x, y) => x.termID - y.termID)
       .map((b) => [b.termID, b.lines.find((l: any) => l.componentCode === 'WATER').quantity]);
   };
-  const billOf = async (s: Sub, termID: number) => ((await billsOf({ accountID: Number(s.accountId), termID })) as any[]).find((b) => b.status !== 'cancelled');
+  const billOf = async (s: Sub, termID: number) => ((await billsOf({ accountID: Number(s.accountId), termID })) as any[]).find((b) => b.status !== 'cancelled' && b.subscriptionID === Number(s.subscriptionId));
   const month = (batchCode: string, m: number) => {
     const end = new Date(Date.UTC(2026, m, 0)).getUTCDate();
     const mm = String(m).padStart(2, '0');
@@ -164,6 +164,41 @@ describe("a meter's consumption billed once across months", () => {
     const sep = await postedTerm({ serviceCode: 'WATER2', ...month('Z5', 9) });
     assert.deepEqual(await liveWater(a!), [[aug, '20'], [sep, '20']]);
     assert.deepEqual(await liveWater(b!), [[aug, '30'], [sep, '20']]);
+    await ledgerOk();
+  });
+
+  // An attacker's walk: the reading a move carries over was a copy frozen at the move.
+  test("a move's carried reading follows the old subscription's closing reading, recorded after the move, or corrected after both were billed", async () => {
+    const move = async (s: Sub, batchCode = 'M2') => {
+      const r = await h.post('/billing/subscriptions/move-subscription', envelope('Update', 'Move Subscription', { subscriptionID: Number(s.subscriptionId), date: '15/08/2026', batchCode }), h.tokens.biller);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return { subscriptionId: r.headers.get('x-billrun-subscription-id')!, accountId: s.accountId };
+    };
+    const [late, estimated, corrected] = await subscriptions(h, { n: 3, serviceCode: 'WATER3', batchCode: 'M1', readings: [['2026-07-31', 100]] });
+    // The closing reading recorded after the move: 100 to 150 on the old one, 150 to 200 on the new one (before: the new one billed 100 to 200).
+    const lateNew = await move(late!);
+    await capture(late!, '14/08/2026', 150);
+    await capture(lateNew, '31/08/2026', 200);
+    // An estimated closing reading is carried as an estimate: the actual reading below it on the new one is taken.
+    await h.post('/billing/readings/capture-readings', envelope('Create', 'Capture Readings', { readings: [{ subscriptionID: Number(estimated!.subscriptionId), inputCode: 'METER', readingDate: '14/08/2026', value: 150, kind: 'estimated' }] }), h.tokens.biller);
+    const estimatedNew = await move(estimated!, 'M3');
+    await capture(estimatedNew, '31/08/2026', 140);
+    assert.deepEqual((await h.db.query(`SELECT kind, trim_scale(value)::text AS value FROM reading WHERE subscription_id = $1 AND source = 'move'`, [estimatedNew.subscriptionId])).rows, [{ kind: 'estimated', value: '150' }]);
+    // Closed before the move, billed, then corrected: both bills rebilled, each from the corrected reading.
+    await capture(corrected!, '14/08/2026', 150);
+    const correctedNew = await move(corrected!);
+    await capture(correctedNew, '31/08/2026', 200);
+    const m1 = await postedTerm({ serviceCode: 'WATER3', ...month('M1', 8) });
+    const m2 = await postedTerm({ serviceCode: 'WATER3', ...month('M2', 8) });
+    assert.deepEqual([await liveWater(late!), await liveWater(lateNew)], [[[m1, '50']], [[m2, '50']]]);
+    assert.deepEqual(await readingsOf(lateNew, m2), [['2026-08-14', '150'], ['2026-08-31', '200']]);
+    await correctReading(corrected!, '2026-08-14', '140');
+    for (const s of [corrected!, correctedNew]) {
+      const term = s === corrected ? m1 : m2;
+      await ok('/billing/bills/cancel-bill', envelope('Update', 'Cancel Bill', { billID: (await billOf(s, term)).billID, reason: 'closing reading misread' }));
+    }
+    // 100 to 140, then 140 to 200 (before: 40 and 50, 10 billed by no bill).
+    assert.deepEqual([await liveWater(corrected!), await liveWater(correctedNew)], [[[m1, '40']], [[m2, '60']]]);
     await ledgerOk();
   });
 
