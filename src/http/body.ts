@@ -35,6 +35,8 @@ export function jsonBodies(app: FastifyInstance): void {
   // Fastify's parser: secure-json-parse refusing __proto__ and constructor.prototype.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    const refused = unreadEncoding(request.headers['content-encoding'], request.headers['content-type']);
+    if (refused !== null) return done(refused, undefined);
     // No bytes is no body: a route that wants one says so (operation(): MALFORMED_JSON).
     if (body.length === 0) return done(null, undefined);
     let text: string;
@@ -142,4 +144,21 @@ function decimalParts(text: string): { digits: string; exponent: number; negativ
   exponent += zeros;
   if (digits === '') return { digits: '0', exponent: 0, negative: false };
   return { digits, exponent, negative: m[1] === '-' };
+}
+
+/**
+ * A body compressed, or in a character set other than UTF-8, is one this server does not
+ * read: refused (415) rather than parsed as if it were plain UTF-8. A fuzzer's gzip body was
+ * "not valid JSON" (400), a plain one labelled gzip was taken, and one labelled latin1 was
+ * read as UTF-8.
+ */
+function unreadEncoding(encoding: string | undefined, type: string | undefined): AppError | null {
+  if (encoding !== undefined && encoding.trim() !== '' && encoding.trim().toLowerCase() !== 'identity') {
+    return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body uncompressed: no Content-Encoding is accepted.', [{ path: 'Content-Encoding', message: 'must be absent (or identity)' }]);
+  }
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(type ?? '')?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+    return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as UTF-8 JSON.', [{ path: 'Content-Type', message: 'must be application/json (charset utf-8)' }]);
+  }
+  return null;
 }

@@ -52,6 +52,22 @@ describe('envelopes and errors', () => {
     }
   });
 
+  // A fuzzer's gzip body was "not valid JSON", a plain one labelled gzip was taken, and latin1 was read as UTF-8.
+  test('a compressed body, or one in another character set, is UNSUPPORTED_MEDIA_TYPE on its header', async () => {
+    const body = JSON.stringify({ method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2' });
+    for (const [headers, path] of [
+      [{ 'content-type': 'application/json', 'content-encoding': 'gzip' }, 'Content-Encoding'],
+      [{ 'content-type': 'application/json; charset=latin1' }, 'Content-Type'],
+    ] as const) {
+      const r = await h.request('POST', '/billing/services/get-services', { token: h.tokens.admin, raw: body, headers });
+      assertFailure(r, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      assert.deepEqual(r.body.error.details.map((d: any) => d.path), [path]);
+    }
+    for (const headers of [{ 'content-type': 'application/json; charset=UTF-8' }, { 'content-type': 'application/json', 'content-encoding': 'identity' }] as Record<string, string>[]) {
+      assert.equal((await h.request('POST', '/billing/services/get-services', { token: h.tokens.admin, raw: body, headers })).status, 200);
+    }
+  });
+
   test('a wrong content type is UNSUPPORTED_MEDIA_TYPE', async () => {
     const r = await h.request('POST', '/billing/services/get-services', { token: h.tokens.admin, raw: 'method=Retrieve', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     assertFailure(r, 415, 'UNSUPPORTED_MEDIA_TYPE');
