@@ -37,7 +37,7 @@ export async function authRoutes(app: FastifyInstance, services: Services): Prom
     role: 'viewer',
     tag: 'auth',
     summary: 'Log out',
-    description: 'Ends the token in Authorization at once. The body, if any, is ignored.',
+    description: 'Ends the token in Authorization at once. No body is needed; one sent is checked as on every route (JSON, and the envelope fields given), and a refused request leaves the token valid.',
     data: Type.Object({}),
     handler: async (_body, ctx) => {
       await revokeToken(ctx.db, ctx.caller.tokenHash);
