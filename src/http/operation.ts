@@ -212,6 +212,14 @@ export function operation<B extends TObject, D extends TSchema, Q extends TObjec
   // The streamed types are read by this route only: everywhere else they stay 415.
   void app.register(async (scope) => {
     scope.addContentTypeParser([...streamTypes], (_request, payload, done) => done(null, payload));
+    // A JSON body here is the wrong type, not bad JSON: a CSV sent as application/json was
+    // "not valid JSON" (400) to a fuzzer, where every other wrong type is 415.
+    if (!streamTypes.includes('application/json')) {
+      scope.removeContentTypeParser('application/json');
+      scope.addContentTypeParser('application/json', (_request, _payload, done) =>
+        done(new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the body as ${streamTypes[0]}.`, [{ path: 'Content-Type', message: `must be ${streamTypes.join(' or ')}` }]), undefined),
+      );
+    }
     scope.route(route);
   });
 }

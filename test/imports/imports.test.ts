@@ -384,6 +384,8 @@ describe('bulk import', () => {
     assertError(await upload(h, csvOf(1, 'R'), 'kind=accounts&apiVersion=v1'), 400, 'UNSUPPORTED_API_VERSION');
     const json = await h.request('POST', '/billing/imports/upload-import?kind=accounts', { token: h.tokens.biller, body: { rows: [] } });
     assertError(json, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    // The CSV itself labelled as JSON: the wrong type, not bad JSON (a fuzzer had 400 MALFORMED_JSON).
+    assertError(await h.request('POST', '/billing/imports/upload-import?kind=accounts', { token: h.tokens.biller, raw: csvOf(1, 'R'), headers: { 'content-type': 'application/json' } }), 415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type');
     const mine = await upload(h, csvOf(1, 'ISO'));
     const id = Number(mine.headers.get('x-billrun-import-id'));
     assertError(await imports(h, { importID: id }, h.tokens.otherAdmin), 404, 'NOT_FOUND', 'data.importID');
