@@ -63,6 +63,15 @@ export async function loadAccountInputs(db: Queryable, ctx: RunContext, fromAcco
     [ctx.termId, fromAccount, toAccount],
   );
   const done = new Set(billed.rows.map((b) => b.account_id));
+  // An account bill cancelled without a rebill is not billed again (RunContext.corrected).
+  if (ctx.corrected) {
+    const cancelled = await db.query<{ account_id: string }>(
+      `SELECT b.account_id FROM credit_note cn JOIN bill b ON b.bill_id = cn.bill_id
+        WHERE cn.term_id = $1 AND b.subscription_id IS NULL AND b.account_id BETWEEN $2 AND $3`,
+      [ctx.termId, fromAccount, toAccount],
+    );
+    for (const b of cancelled.rows) done.add(b.account_id);
+  }
   // The accounts' subscriptions by the account index, each looked up in the roster by its
   // key (OFFSET 0 keeps the lookup a probe per subscription): as a join, the roster was
   // planned as a hash of every roster row, for every chunk (150 ms a chunk at 200,000).

@@ -92,9 +92,10 @@ type ReadingRow = { id: string; date: string; value: string; kind: string };
  */
 export async function chainToEarlierBills(db: Queryable, earlier: readonly NearTerm[] | undefined, inputs: ReadonlyMap<string, ChainInput>, rows: ChainRow[]): Promise<void> {
   if (earlier === undefined || earlier.length === 0) return;
+  const corrected = await correctedMeters(db, earlier, rows);
   const suspects = rows.filter((r) => {
     if (r.prev_id === null || r.prev_date === null) return false;
-    if (inputs.get(r.subscription_id)?.suspended !== undefined) return true;
+    if (inputs.get(r.subscription_id)?.suspended !== undefined || corrected.has(`${r.subscription_id}|${r.code}`)) return true;
     const term = covering(earlier, r.prev_date);
     return term !== undefined && (term.watermark === null || BigInt(r.prev_id) > BigInt(term.watermark));
   });
@@ -150,6 +151,51 @@ export async function laterBillOverlaps(db: Queryable, later: readonly NearTerm[
         `bill ${bill.billNumber} (billID ${bill.billId}) of the later term ${term.termId} (${formatDate(term.start)} to ${formatDate(term.end)}) bills ${r.code} from ` +
         `${trim(s.value)} (reading of ${formatDate(s.date)}), and ${ends}: billed so, consumption would be billed twice or by no bill. ` +
         `Cancel and rebill bill ${bill.billNumber} (cancel-bill), so that it starts from this term's last reading, then retry this subscription (retry-failures)`,
+    });
+  }
+  return out;
+}
+
+/**
+ * The roster subscriptions that ended inside the term by a move, whose new subscription's
+ * first live bill starts a meter from another value than this term's last reading: the
+ * closing reading was recorded, or corrected, after the new one was billed from the reading
+ * carried over at the move (readings/carry.ts), and both bills would bill the difference.
+ * Cancel and rebill that bill (cancel-bill carries again first), then retry. Only
+ * subscriptions ending in the term are looked at: one probe of the moves' index for those.
+ */
+export async function successorOverlaps(db: Queryable, end: string, inputs: ReadonlyMap<string, ChainInput & { endDate: string | null }>, rows: readonly ChainRow[]): Promise<Map<string, ChainConflict>> {
+  const out = new Map<string, ChainConflict>();
+  const ending = [...new Set(rows.filter((r) => r.cur_id !== null && (inputs.get(r.subscription_id)?.endDate ?? '9999-12-31') <= end).map((r) => r.subscription_id))];
+  if (ending.length === 0) return out;
+  const r = await db.query<{ old_id: string; new_id: string; bill_id: string; bill_number: string; term_id: string; source: unknown }>(
+    `SELECT DISTINCT ON (n.moved_from_subscription_id) n.moved_from_subscription_id AS old_id, n.subscription_id AS new_id, b.bill_id, b.bill_number, b.term_id, b.source
+       FROM subscription n
+       JOIN term t ON t.service_id = n.service_id AND t.batch_id = n.batch_id AND t.status IN ('Processing', 'Processed', 'Posted')
+       JOIN bill b ON b.term_id = t.term_id AND b.subscription_id = n.subscription_id AND b.${LIVE}
+      WHERE n.moved_from_subscription_id = ANY($1::bigint[])
+      ORDER BY n.moved_from_subscription_id, t.start_date`,
+    [ending],
+  );
+  if (r.rowCount === 0) return out;
+  await loadPrototypes(db, r.rows.map((b) => b.source));
+  const firstBill = new Map(r.rows.map((b) => [b.old_id, { ...b, readings: sourceGroups(b.new_id, b.source)[0]?.readings ?? {} }]));
+  const starts = new Map<ChainRow, string>();
+  for (const row of rows) {
+    const start = firstBill.get(row.subscription_id)?.readings[row.code]?.previous;
+    if (start != null) starts.set(row, start);
+  }
+  const found = await readingsById(db, [...starts.values()]);
+  for (const [row, id] of starts) {
+    const s = found.get(id);
+    const bill = firstBill.get(row.subscription_id)!;
+    if (s === undefined || out.has(row.subscription_id) || (row.cur_value !== null && new Dec(row.cur_value).eq(s.value))) continue;
+    out.set(row.subscription_id, {
+      path: `readings.${row.code}`,
+      message:
+        `subscription ${bill.new_id}, moved from this one, has bill ${bill.bill_number} (billID ${bill.bill_id}, term ${bill.term_id}) starting ${row.code} from ${trim(s.value)} (the reading carried over at the move), ` +
+        `and this term would bill it up to ${row.cur_value === null ? 'no reading' : trim(row.cur_value)}: billed so, consumption would be billed twice or by no bill. ` +
+        `Cancel and rebill bill ${bill.bill_number} (cancel-bill: its rebill starts from this subscription's last reading), then retry this subscription (retry-failures)`,
     });
   }
   return out;
@@ -216,6 +262,26 @@ export async function chainFollowers(db: Queryable, appCode: number, billIds: re
   return found;
 }
 
+/**
+ * The roster meters with a correction recorded after the term just before this one was
+ * approved (its lowest watermark): a correction may move the reading that term's bill ended
+ * at out of its term (its date changed), and the last reading before this term is then an
+ * older one, under every watermark (a reviewer: September billed from 31/07, 20 m3 twice).
+ * One run later the chain holds it: that term's bill ended where this one's starts. By the
+ * corrections' partial index (migration 100): corrections are few.
+ */
+async function correctedMeters(db: Queryable, earlier: readonly NearTerm[], rows: readonly ChainRow[]): Promise<Set<string>> {
+  const lowest = earlier[earlier.length - 1]!.watermark ?? '0';
+  const subs = [...new Set(rows.filter((r) => r.prev_id !== null).map((r) => r.subscription_id))];
+  if (subs.length === 0) return new Set();
+  const r = await db.query<{ subscription_id: string; input_code: string }>(
+    `SELECT DISTINCT subscription_id, input_code FROM reading
+      WHERE corrects_reading_id IS NOT NULL AND subscription_id = ANY($1::bigint[]) AND reading_id > $2::bigint`,
+    [subs, String(lowest)],
+  );
+  return new Set(r.rows.map((x) => `${x.subscription_id}|${x.input_code}`));
+}
+
 /** The earlier term whose dates hold `date` (terms in date order). */
 function covering(terms: readonly NearTerm[], date: string): NearTerm | undefined {
   for (let i = terms.length - 1; i >= 0; i--) {
@@ -227,31 +293,36 @@ function covering(terms: readonly NearTerm[], date: string): NearTerm | undefine
 }
 
 /**
- * Per subscription, its live bill (its own, or its account's bill when that bill has it) in
- * the latest of `terms` (`earlier`) or the first (`later`) that has one, with the readings it
- * was rated from. One probe of a bill key per subscription and term.
+ * Per subscription, its bill (its own, or its account's bill) in the latest of `terms`
+ * (`earlier`: the latest live one) or the first (`later`) that has one, with the readings it
+ * was rated from. In `later`, a term whose bill of the subscription is cancelled and not
+ * replaced yet answers none: a correction cancels every bill it rebills first, and that
+ * bill's rebill starts from this one's end (a reviewer: with three months posted, the
+ * rebill of the first was compared with the third's start, and refused). One probe of a
+ * bill key per subscription and term; one row (one source decoded) per subscription.
  */
 async function latestBills(db: Queryable, terms: readonly NearTerm[], which: 'earlier' | 'later', subs: { subscriptionId: string; accountId: string }[]): Promise<Map<string, BilledReadings>> {
-  const r = await db.query<{ subscription_id: string; bill_id: string; bill_number: string; term_id: string; own: boolean; start_date: string; source: unknown }>(
-    `SELECT w.subscription_id, b.bill_id, b.bill_number, b.term_id, b.subscription_id IS NOT NULL AS own, t.start_date, b.source
-       FROM unnest($1::bigint[], $2::bigint[]) AS w(subscription_id, account_id)
-      CROSS JOIN unnest($3::bigint[], $4::date[]) AS t(term_id, start_date)
-       JOIN bill b ON b.term_id = t.term_id AND b.subscription_id = w.subscription_id AND b.${LIVE}
-     UNION ALL
-     SELECT w.subscription_id, b.bill_id, b.bill_number, b.term_id, false, t.start_date, b.source
-       FROM unnest($1::bigint[], $2::bigint[]) AS w(subscription_id, account_id)
-      CROSS JOIN unnest($3::bigint[], $4::date[]) AS t(term_id, start_date)
-       JOIN bill b ON b.term_id = t.term_id AND b.account_id = w.account_id AND b.subscription_id IS NULL AND b.${LIVE}`,
+  const status = which === 'earlier' ? `b.${LIVE}` : `b.status <> 'withdrawn'`;
+  const r = await db.query<{ subscription_id: string; bill_id: string; bill_number: string; term_id: string; own: boolean; status: string; source: unknown }>(
+    `SELECT DISTINCT ON (x.subscription_id) x.* FROM (
+       SELECT w.subscription_id, b.bill_id, b.bill_number, b.term_id, true AS own, b.status, t.start_date, b.source
+         FROM unnest($1::bigint[], $2::bigint[]) AS w(subscription_id, account_id)
+        CROSS JOIN unnest($3::bigint[], $4::date[]) AS t(term_id, start_date)
+         JOIN bill b ON b.term_id = t.term_id AND b.subscription_id = w.subscription_id AND ${status}
+       UNION ALL
+       SELECT w.subscription_id, b.bill_id, b.bill_number, b.term_id, false, b.status, t.start_date, b.source
+         FROM unnest($1::bigint[], $2::bigint[]) AS w(subscription_id, account_id)
+        CROSS JOIN unnest($3::bigint[], $4::date[]) AS t(term_id, start_date)
+         JOIN bill b ON b.term_id = t.term_id AND b.account_id = w.account_id AND b.subscription_id IS NULL AND ${status}) x
+      ORDER BY x.subscription_id, x.start_date ${which === 'earlier' ? 'DESC' : 'ASC'}, x.status = 'cancelled', x.bill_id DESC`,
     [subs.map((s) => s.subscriptionId), subs.map((s) => s.accountId), terms.map((t) => t.termId), terms.map((t) => t.start)],
   );
-  await loadPrototypes(db, r.rows.map((b) => b.source));
-  const out = new Map<string, BilledReadings & { start: string }>();
-  for (const b of r.rows) {
+  const live = r.rows.filter((b) => b.status !== 'cancelled');
+  await loadPrototypes(db, live.map((b) => b.source));
+  const out = new Map<string, BilledReadings>();
+  for (const b of live) {
     const group = sourceGroups(b.own ? b.subscription_id : null, b.source).find((g) => g.subscriptionId === b.subscription_id);
-    if (group === undefined) continue;
-    const had = out.get(b.subscription_id);
-    if (had !== undefined && (which === 'earlier' ? had.start >= b.start_date : had.start <= b.start_date)) continue;
-    out.set(b.subscription_id, { billId: b.bill_id, billNumber: b.bill_number, termId: b.term_id, readings: group.readings, start: b.start_date });
+    if (group !== undefined) out.set(b.subscription_id, { billId: b.bill_id, billNumber: b.bill_number, termId: b.term_id, readings: group.readings });
   }
   return out;
 }

@@ -13,7 +13,8 @@ import { recordBillEvents } from '../events/record.ts';
 /** The move and the ledger entries, in the caller's transaction on a locked term (also the run's automatic post). */
 export async function postLocked(tx: Queryable, term: TermRow, by: string): Promise<number> {
   const status = moveTerm(term.status, 'post');
-  const posted = await postTermBills(tx, term.term_id, by);
+  const postedIds = await postTermBills(tx, term.term_id, by);
+  const posted = postedIds.length;
   // Credit already on an account (a payment before the bill, a credit note) settles the
   // bill it has just been given, in the same transaction as the posting.
   const accounts = await tx.query<{ account_id: string }>(`SELECT DISTINCT account_id FROM bill WHERE term_id = $1 AND status = 'posted'`, [term.term_id]);
@@ -25,7 +26,8 @@ export async function postLocked(tx: Queryable, term: TermRow, by: string): Prom
   await releaseDepositsOfTerm(tx, term, by);
   // One term event; one per bill only when an endpoint subscribed to bill.posted (events/record.ts).
   await recordTermEvent(tx, term, 'term.posted', status, { billsPosted: posted });
-  await recordBillEvents(tx, term.app_code, term.term_id, 'bill.posted');
+  // The bills this posting posted: a retry round's posting of a posted term announced its earlier bills again (a reviewer).
+  await recordBillEvents(tx, term.app_code, term.term_id, 'bill.posted', postedIds);
   // The bills' e-mails are queued with the posting, so a posted bill is never left unsent.
   await queueTermDeliveries(tx, term.term_id, by);
   return posted;

@@ -8,7 +8,7 @@ import type { TermRow } from './termStore.ts';
 import { suspendedPeriods, suspensionPeriodsSql } from './suspensions.ts';
 import { levelChangesSql, levelsOver, type LevelChange, type Levels } from './levels.ts';
 import { effectiveSql } from '../readings/store.ts';
-import { chainToEarlierBills, laterBillOverlaps, LATER_BILL_OVERLAP, termsAround, type ChainConflict, type NearTerm } from './meterChain.ts';
+import { chainToEarlierBills, laterBillOverlaps, LATER_BILL_OVERLAP, successorOverlaps, termsAround, type ChainConflict, type NearTerm } from './meterChain.ts';
 
 export type RunContext = {
   termId: string;
@@ -45,6 +45,8 @@ export type RunContext = {
    */
   earlier?: NearTerm[];
   later?: NearTerm[];
+  /** The term has credit notes: a bill of it was cancelled, maybe without a rebill, and the run does not bill that again. */
+  corrected?: true;
 };
 
 export type RosterInput = {
@@ -109,6 +111,7 @@ export async function runContext(db: Queryable, term: TermRow, watermark: string
   if (versions.length > 1) ctx.versions = versions;
   const prepaid = await prepaidContext(db, term.service_version_id);
   if (prepaid !== undefined) ctx.prepaid = prepaid;
+  if ((await db.query('SELECT 1 FROM credit_note WHERE term_id = $1 LIMIT 1', [term.term_id])).rowCount !== 0) ctx.corrected = true;
   if (meteredCodes.size > 0) {
     const around = await termsAround(db, term);
     if (around.earlier.length > 0) ctx.earlier = around.earlier;
@@ -134,6 +137,10 @@ export async function tariffOf(db: Queryable, serviceVersionId: string): Promise
 
 const NO_MARK = '9223372036854775807';
 const NOT_BILLED = `AND NOT EXISTS (SELECT 1 FROM bill b WHERE b.term_id = $1 AND b.subscription_id = ts.subscription_id AND b.status NOT IN ('withdrawn', 'cancelled'))`;
+// A bill cancelled by a credit note without a rebill is not billed again by a retry round of
+// its posted term (a reviewer: the credited customer was billed again). Read only when the
+// term has credit notes (RunContext.corrected), by the credit notes' term index.
+const NOT_CANCELLED = ` AND NOT EXISTS (SELECT 1 FROM credit_note cn JOIN bill cb ON cb.bill_id = cn.bill_id WHERE cn.term_id = $1 AND cb.subscription_id = ts.subscription_id)`;
 
 /**
  * The inputs of the roster subscriptions with ids in [fromId, toId] that have no live
@@ -179,7 +186,7 @@ export async function loadRosterInputs(
        JOIN subscription s ON s.subscription_id = ts.subscription_id
        JOIN account ac ON ac.account_id = s.account_id
       WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3
-        ${o.withBilled || o.ids !== undefined ? '' : NOT_BILLED}${only}
+        ${o.withBilled || o.ids !== undefined ? '' : NOT_BILLED + (ctx.corrected ? NOT_CANCELLED : '')}${only}
       ORDER BY ts.subscription_id`,
     o.ids === undefined ? [ctx.termId, fromId, toId] : [ctx.termId, fromId, toId, o.ids],
   );
@@ -220,6 +227,7 @@ export async function loadRosterInputs(
     if (r.change != null) (input.changeReadings ??= {})[r.code] = r.change;
   }
   for (const [id, why] of await laterBillOverlaps(db, ctx.later, byId, rows)) byId.get(id)!.laterBillOverlap = why;
+  for (const [id, why] of await successorOverlaps(db, ctx.end, byId, rows)) byId.get(id)!.laterBillOverlap ??= why;
   return inputs;
 }
 

@@ -10,7 +10,7 @@ import { accountBillSource, isPostAccount, loadAccountInputs, rateAccounts, sumA
 import { accountBillRowParts, copyAccountBills } from '../bills/accountBills.ts';
 import { addFinishJob } from './jobs.ts';
 import { billSource } from './billSource.ts';
-import { appToday } from '../calendar/calendar.ts';
+import { appToday, dueDateOn } from '../calendar/calendar.ts';
 
 /** What a chunk that committed wrote (undefined: it had been done already, or the run moved on). */
 export type ChunkDone = { bills: number; failures: number };
@@ -104,7 +104,7 @@ async function subscriptionChunk(db: pg.Pool, ctx: RunContext, term: TermRow, bi
     ctx,
     await loadRosterInputs(db, ctx, fromId, toId),
     (r) => {
-      rows.push(billRowParts(packer, term.app_code, term.term_id, billDate, term.due_date, { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill, source: billSource(ctx, r.input, r.bill) }));
+      rows.push(billRowParts(packer, term.app_code, term.term_id, billDate, dueOf(term, billDate), { subscriptionId: r.input.subscriptionId, accountId: r.input.accountId, bill: r.bill, source: billSource(ctx, r.input, r.bill) }));
       billed.push(r.input.subscriptionId);
       sumBills([r.bill], sums);
     },
@@ -122,8 +122,11 @@ async function accountChunk(db: pg.Pool, ctx: RunContext, term: TermRow, billDat
   for (let i = 0; i < bills.length; i++) {
     if (i % 256 === 255) await yieldToEventLoop();
     const e = bills[i]!;
-    rows.push(accountBillRowParts(packer, term.app_code, term.term_id, billDate, term.due_date, { accountId: e.accountId, bill: e.bill, source: accountBillSource(ctx, e) }));
+    rows.push(accountBillRowParts(packer, term.app_code, term.term_id, billDate, dueOf(term, billDate), { accountId: e.accountId, bill: e.bill, source: accountBillSource(ctx, e) }));
     for (const s of e.subscriptions) billed.push(s.input.subscriptionId);
   }
   return { rows, copy: (tx, rows) => copyAccountBills(tx, rows, packer), billed, failed, totals: totalsText(sumAccountBills(bills)) };
 }
+
+/** A run's bills are due on the term's due date; a retry round of a posted term's failures keeps the term's gap after the bill date instead (calendar.ts, dueDateOn). */
+const dueOf = (term: TermRow, billDate: string) => (term.posted_at === null ? term.due_date : dueDateOn(billDate, term));

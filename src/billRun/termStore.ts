@@ -259,7 +259,8 @@ export function markRunFinished(db: Queryable, termId: string, status: TermStatu
 }
 
 export function markPosted(db: Queryable, termId: string, status: TermStatus, by: string): Promise<void> {
-  return write(db, termId, by, status, 'posted_at = now()');
+  // A retry round's posting keeps the first: postedAt says when the term was posted.
+  return write(db, termId, by, status, 'posted_at = coalesce(posted_at, now())');
 }
 
 /** A job step threw: kept for get-terms (job.lastError) while the queue retries it. */

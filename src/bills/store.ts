@@ -82,11 +82,13 @@ export async function takeBillNumbers(db: Queryable, appCode: number, count: num
 /**
  * Posts a term's draft bills: each becomes 'posted' and adds one ledger entry of its
  * total to its account (the brought-forward balance is in the ledger already), in the
- * caller's transaction. Answers how many were posted.
+ * caller's transaction. Answers their ids.
  */
-export async function postTermBills(db: Queryable, termId: string, by: string): Promise<number> {
+export async function postTermBills(db: Queryable, termId: string, by: string): Promise<string[]> {
   const r = await db.query<{ bill_id: string }>(`UPDATE bill SET status = 'posted', posted_at = now() WHERE term_id = $1 AND status = 'draft' RETURNING bill_id`, [termId]);
-  return addBillEntries(db, r.rows.map((b) => b.bill_id), by);
+  const ids = r.rows.map((b) => b.bill_id);
+  await addBillEntries(db, ids, by);
+  return ids;
 }
 
 /** Withdraws a term's draft bills (reverse-term); they keep their numbers. */

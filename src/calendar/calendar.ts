@@ -140,6 +140,25 @@ export function addDays(iso: string, days: number): string {
   return `${t.getUTCFullYear()}-${String(t.getUTCMonth() + 1).padStart(2, '0')}-${String(t.getUTCDate()).padStart(2, '0')}`;
 }
 
+/** Days from one yyyy-mm-dd to another (negative when `to` is before `from`). */
+export function daysBetween(from: string, to: string): number {
+  const utc = (iso: string) => {
+    const [y, m, d] = iso.split('-').map(Number) as [number, number, number];
+    return Date.UTC(y, m - 1, d);
+  };
+  return Math.round((utc(to) - utc(from)) / 86_400_000);
+}
+
+/**
+ * A bill's due date when it is made on `billDate` in a term due `dueDate` (a retry of a
+ * posted term's failures, weeks later): the term's, or, once that has passed, as many days
+ * after the bill date as the term gave after its end, as a rebill keeps its gap: a retry's
+ * bill was born overdue and late-charged at the next daily run (a reviewer).
+ */
+export function dueDateOn(billDate: string, term: { end_date: string; due_date: string }): string {
+  return term.due_date >= billDate ? term.due_date : addDays(billDate, Math.max(0, daysBetween(term.end_date, term.due_date)));
+}
+
 /** The app's today, yyyy-mm-dd. */
 export async function appToday(db: Queryable, appCode: number): Promise<string> {
   const r = await db.query<{ today: string }>(`SELECT ${todaySql()} AS today FROM app a WHERE a.app_code = $1`, [appCode]);

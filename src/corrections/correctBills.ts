@@ -204,7 +204,9 @@ type RatedRebill = { parts: [string, string]; correctsBillId: string; total: Bil
  */
 async function rebill(tx: pg.PoolClient, term: TermRow, bills: readonly LockedBill[], today: string, by: string, at: string): Promise<Map<string, Rebill>> {
   // No watermark: the readings as they are now (corrections since the run included).
-  const ctx = await runContext(tx, term, null);
+  // A rebill rates again the bills it has just cancelled: the run's rule of not billing a
+  // cancelled bill's subscription again (RunContext.corrected) is not its own.
+  const { corrected: _corrected, ...ctx } = await runContext(tx, term, null);
   const packer = new StoredPacker();
   const problems: ErrorDetail[] = [];
   const work: RebillWork = { term, ctx, today, packer, problems, at };

@@ -88,7 +88,6 @@ export async function lockCorrection(
   const byId = new Map(locked.map((b) => [b.bill_id, b]));
   const bills = now.billIds.map((id) => byId.get(id)).filter((b) => b !== undefined);
   o.check({ terms, bills });
-
   const again = await laterSettlers(tx, appCode, now.billIds);
   const followersAgain = await followersOf(now.billIds, again);
   if (now.termIds.some((id) => !terms.has(id)) || !sameBills(again.map((s) => s.bill_id), settlers.map((s) => s.bill_id)) || !sameBills(followersAgain.map((f) => f.billId), followers.map((f) => f.billId))) {
@@ -113,6 +112,13 @@ export async function lockCorrection(
       );
     }
   }
+  // Only posted terms' bills are corrected: a posted term in a retry round of its failures
+  // (Scheduled, Processing) waits until it is Posted again (a reviewer: a bill cancelled during
+  // the round was billed again by it).
+  for (const t of terms.values()) {
+    if (t.status !== 'Posted') throw invalidState(`Term ${t.term_id} is ${t.status}: its bills are corrected once it is Posted${t.posted_at !== null ? ' again (a retry of its failures is running)' : ''}.`, o.path);
+  }
+
   const all = [...new Map([...bills, ...again.map((s) => byId.get(s.bill_id)!), ...followersAgain.map((f) => byId.get(f.billId)!)].map((b) => [b.bill_id, b])).values()];
   const order = [...terms.values()].sort((x, y) => (x.start_date < y.start_date ? -1 : x.start_date > y.start_date ? 1 : compareIds(x.term_id, y.term_id)));
   return order.map((term) => ({ term, bills: all.filter((b) => b.term_id === term.term_id) })).filter((g) => g.bills.length > 0);

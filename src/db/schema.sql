@@ -683,6 +683,7 @@ TABLE reading
   CONSTRAINT reading_pkey PRIMARY KEY (reading_id)
   CONSTRAINT reading_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
   CONSTRAINT reading_value_check CHECK ((value >= (0)::numeric))
+  CREATE INDEX reading_correction_subscription_idx ON reading (subscription_id, reading_id) WHERE (corrects_reading_id IS NOT NULL)
   CREATE INDEX reading_history_idx ON reading (subscription_id, input_code, reading_date)
   CREATE UNIQUE INDEX reading_corrected_once_idx ON reading (corrects_reading_id) WHERE (corrects_reading_id IS NOT NULL)
 

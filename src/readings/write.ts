@@ -187,7 +187,15 @@ export async function writeReadings(
   }
   const ids = await insertReadings(tx, appCode, rows, by);
   // A subscription moved out of: its successor's carried reading follows (readings/carry.ts).
-  await carryAgain(tx, appCode, by, [...new Set(rows.map((r) => r.subscriptionId))]);
+  const { frozen } = await carryAgain(tx, appCode, by, [...new Set(rows.map((r) => r.subscriptionId))]);
+  if (frozen.length > 0) {
+    const f = frozen[0]!;
+    const at = rows.find((r) => r.subscriptionId === f.oldId)!.path;
+    throw conflict(
+      `Subscription ${f.oldId} moved to subscription ${f.newId}, whose term ${f.termId} is ${f.status} with the reading carried over at the move: a reading changing the last one of ${f.oldId} would not reach that term. Record it once the term is billed, then cancel-bill the new subscription's bill (its rebill starts from it).`,
+      at,
+    );
+  }
   return { issues, ids, results, written: rows.length };
 }
 

@@ -193,8 +193,11 @@ describe("a meter's consumption billed once across months", () => {
     assert.deepEqual([await liveWater(late!), await liveWater(lateNew)], [[[m1, '50']], [[m2, '50']]]);
     assert.deepEqual(await readingsOf(lateNew, m2), [['2026-08-14', '150'], ['2026-08-31', '200']]);
     await correctReading(corrected!, '2026-08-14', '140');
-    for (const s of [corrected!, correctedNew]) {
-      const term = s === corrected ? m1 : m2;
+    // The old one first is refused: the new one's bill still starts from 150.
+    const early = await h.post('/billing/bills/cancel-bill', envelope('Update', 'Cancel Bill', { billID: (await billOf(corrected!, m1)).billID, reason: 'closing reading misread' }), h.tokens.biller);
+    assert.equal(early.status, 400, JSON.stringify(early.body));
+    assert.match(early.body.error.details[0].message, /LATER_BILL_OVERLAP: subscription \d+, moved from this one, has bill \d+/);
+    for (const [s, term] of [[correctedNew, m2], [corrected!, m1]] as const) {
       await ok('/billing/bills/cancel-bill', envelope('Update', 'Cancel Bill', { billID: (await billOf(s, term)).billID, reason: 'closing reading misread' }));
     }
     // 100 to 140, then 140 to 200 (before: 40 and 50, 10 billed by no bill).
