@@ -179,6 +179,18 @@ describe("a meter's consumption billed once across months", () => {
     const lateNew = await move(late!);
     await capture(late!, '14/08/2026', 150);
     await capture(lateNew, '31/08/2026', 200);
+    // Through the readings import too: the carry follows once the file is in.
+    const [imported] = await subscriptions(h, { n: 1, serviceCode: 'WATER3', batchCode: 'M1', readings: [['2026-07-31', 100]] });
+    const importedNew = await move(imported!, 'M3');
+    const upload = await h.request('POST', '/billing/imports/upload-import?kind=readings', {
+      token: h.tokens.biller,
+      raw: `subscriptionID,inputCode,readingDate,value\n${imported!.subscriptionId},METER,14/08/2026,150\n`,
+      headers: { 'content-type': 'text/csv' },
+    });
+    assert.equal(upload.status, 200, JSON.stringify(upload.body));
+    const carried = async (s: Sub) =>
+      (await h.db.query(`SELECT to_char(reading_date, 'YYYY-MM-DD') AS date, trim_scale(value)::text AS value FROM reading r WHERE subscription_id = $1 AND source = 'move' AND NOT EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id)`, [s.subscriptionId])).rows;
+    assert.deepEqual(await carried(importedNew), [{ date: '2026-08-14', value: '150' }]);
     // An estimated closing reading is carried as an estimate: the actual reading below it on the new one is taken.
     await h.post('/billing/readings/capture-readings', envelope('Create', 'Capture Readings', { readings: [{ subscriptionID: Number(estimated!.subscriptionId), inputCode: 'METER', readingDate: '14/08/2026', value: 150, kind: 'estimated' }] }), h.tokens.biller);
     const estimatedNew = await move(estimated!, 'M3');
