@@ -14,6 +14,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { startHarness, PASSWORD, type Harness } from '../support/harness.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
 import { previousMonth, isoToApi } from '../../console/src/api/dates.ts';
+import { waterService } from '../fixtures/tariffs.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../artifacts/console');
@@ -302,6 +303,68 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByText(/Cancelled by credit note \d+ on/).waitFor();
     assert.match(await page.getByTestId('corrections').innerText(), /Reason: Meter misread[\s\S]*Replaced by its rebill/);
     await snap('bill-cancelled');
+  });
+
+  /**
+   * A September 2026 term of a template with two meters (METER and PAGES), loaded: a stayer
+   * (L-1) and a leaver (L-2) terminated on 20/09/2026 whose METER was read that day and whose
+   * PAGES was not. Made through the API: what is tested is the console's reading of it.
+   */
+  const leaverTerm = async () => {
+    const ok = (r: { status: number; body: unknown }) => assert.equal(r.status, 200, JSON.stringify(r.body));
+    const env = (method: string, action: string, data: unknown) => ({ method, action, apiVersion: 'v2', data });
+    const base = waterService('TWOMETERS', { batches: ['LEAVERS'] });
+    ok(
+      await h.post('/billing/services/make-service', {
+        method: 'Create',
+        action: 'Create Package',
+        apiVersion: 'v2',
+        service: {
+          ...base,
+          meteredInputs: [...base.meteredInputs!, { code: 'PAGES', label: 'Printed pages', unit: 'pages', decimals: 0 }],
+          components: [...base.components!, { code: 'PRINT', name: 'Printing', model: 'perUnit', input: 'PAGES', rate: '0.10' }],
+        },
+      }),
+    );
+    const subscriptionIDs: number[] = [];
+    for (const n of ['L-1', 'L-2']) {
+      ok(await h.post('/billing/accounts/make-account', env('Create', 'Create Account', { accountNumber: n, name: `Leaver test ${n}` })));
+      const made = await h.post(
+        '/billing/subscriptions/make-subscription',
+        env('Create', 'Create Subscription', { accountNumber: n, serviceCode: 'TWOMETERS', batchCode: 'LEAVERS', startDate: '01/01/2026', openingReadings: { METER: 0, PAGES: 0 } }),
+      );
+      ok(made);
+      subscriptionIDs.push(Number(made.headers.get('x-billrun-subscription-id')));
+    }
+    const [stayer, leaver] = subscriptionIDs as [number, number];
+    ok(await h.post('/billing/subscriptions/terminate-subscription', env('Update', 'Terminate Subscription', { subscriptionID: leaver, endDate: '20/09/2026' })));
+    ok(await h.post('/billing/readings/capture-readings', env('Create', 'Capture Readings', { readings: [{ subscriptionID: leaver, inputCode: 'METER', readingDate: '20/09/2026', value: '25' }] })));
+    const term = await h.post('/billing/terms/make-term', {
+      ...env('Create', 'Create Bill Term', { serviceCode: 'TWOMETERS', batchCode: 'LEAVERS', billingPeriodID: 202609, startDate: '01/09/2026', endDate: '30/09/2026' }),
+      operation: 'schedule',
+    });
+    ok(term);
+    const termID = Number(term.headers.get('x-billrun-term-id'));
+    ok(await h.post('/billing/terms/load-subscriptions', { ...env('Update', 'Load Term Subscriptions', { termID }), operation: 'schedule' }));
+    return { termID, stayer, leaver };
+  };
+  let leaver: Awaited<ReturnType<typeof leaverTerm>>;
+
+  // The sheet left out a subscription terminated inside the term (5 on the roster, 4 rows): a leaver needs a final reading (an officer's walk).
+  test("the reading sheet has every roster subscription, a leaver's rows dated its end", async () => {
+    leaver = await leaverTerm();
+    await page.goto(`${h.url}/console/#/terms/${leaver.termID}`);
+    await page.getByRole('button', { name: /3\. Readings/ }).click();
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download reading sheet (CSV)', exact: true }).click();
+    const sheet = fs.readFileSync(await (await download).path(), 'utf8').trim().split(/\r?\n/);
+    assert.deepEqual(sheet, [
+      'subscriptionID,accountNumber,inputCode,readingDate,value',
+      `${leaver.stayer},L-1,METER,30/09/2026,`,
+      `${leaver.stayer},L-1,PAGES,30/09/2026,`,
+      `${leaver.leaver},L-2,METER,20/09/2026,`,
+      `${leaver.leaver},L-2,PAGES,20/09/2026,`,
+    ]);
   });
 
   test("a run scheduled with the date-time picker runs at that wall-clock time in the app's zone; cancelled, its job goes", async () => {
