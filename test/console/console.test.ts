@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Runner } from 'graphile-worker';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { startHarness, PASSWORD, type Harness } from '../support/harness.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
 import { previousMonth, isoToApi } from '../../console/src/api/dates.ts';
@@ -307,8 +307,8 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
 
   /**
    * A September 2026 term of a template with two meters (METER and PAGES), loaded: a stayer
-   * (L-1) and a leaver (L-2) terminated on 20/09/2026 whose METER was read that day and whose
-   * PAGES was not. Made through the API: what is tested is the console's reading of it.
+   * (L-1) read on 30/09/2026, and a leaver (L-2) terminated on 20/09/2026 whose METER was read
+   * that day and whose PAGES was not. Made through the API: what is tested is the console's reading of it.
    */
   const leaverTerm = async () => {
     const ok = (r: { status: number; body: unknown }) => assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -338,7 +338,12 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     }
     const [stayer, leaver] = subscriptionIDs as [number, number];
     ok(await h.post('/billing/subscriptions/terminate-subscription', env('Update', 'Terminate Subscription', { subscriptionID: leaver, endDate: '20/09/2026' })));
-    ok(await h.post('/billing/readings/capture-readings', env('Create', 'Capture Readings', { readings: [{ subscriptionID: leaver, inputCode: 'METER', readingDate: '20/09/2026', value: '25' }] })));
+    const readings = [
+      { subscriptionID: stayer, inputCode: 'METER', readingDate: '30/09/2026', value: '30' },
+      { subscriptionID: stayer, inputCode: 'PAGES', readingDate: '30/09/2026', value: '200' },
+      { subscriptionID: leaver, inputCode: 'METER', readingDate: '20/09/2026', value: '25' },
+    ];
+    ok(await h.post('/billing/readings/capture-readings', env('Create', 'Capture Readings', { readings })));
     const term = await h.post('/billing/terms/make-term', {
       ...env('Create', 'Create Bill Term', { serviceCode: 'TWOMETERS', batchCode: 'LEAVERS', billingPeriodID: 202609, startDate: '01/09/2026', endDate: '30/09/2026' }),
       operation: 'schedule',
@@ -364,6 +369,42 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
       `${leaver.stayer},L-1,PAGES,30/09/2026,`,
       `${leaver.leaver},L-2,METER,20/09/2026,`,
       `${leaver.leaver},L-2,PAGES,20/09/2026,`,
+    ]);
+  });
+
+  // The fix on an exception's row came preset to the first meter and the term's last day: for a leaver's
+  // missing PAGES the officer changed only the date, and the save silently corrected a good reading of
+  // the other meter on that day (an officer's walk). Now: the meter the exception names, the leaver's
+  // last day, and a reading that would correct another is asked about first.
+  test("an exception's reading is preset to the meter it names and the leaver's end; correcting a reading is asked first", async () => {
+    const rows = () => h.db.query("SELECT input_code, trim_scale(value)::text AS value, corrects_reading_id FROM reading WHERE subscription_id = $1 AND reading_date = '2026-09-20' ORDER BY reading_id", [leaver.leaver]);
+    await page.getByRole('button', { name: /4\. Validate/ }).click();
+    await page.getByRole('button', { name: 'Validate', exact: true }).click();
+    const exceptions = page.getByTestId('exceptions-table');
+    await exceptions.getByRole('cell', { name: 'L-2', exact: true }).waitFor();
+    // The day comes with the subscription's read: its input is empty until then.
+    const presetTo = async (input: Locator, expected: string) => {
+      for (let i = 0; i < 50 && (await input.inputValue()) !== expected; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(await input.inputValue(), expected);
+    };
+    await presetTo(page.getByRole('combobox', { name: `Meter for subscription ${leaver.leaver}` }), 'PAGES');
+    await presetTo(page.getByRole('textbox', { name: `Reading date for subscription ${leaver.leaver}` }), '20/09/2026');
+    // METER has its reading that day: saving another value there is said and waits for a yes.
+    await choose(page, `Meter for subscription ${leaver.leaver}`, 'METER');
+    await page.getByRole('textbox', { name: `Reading for subscription ${leaver.leaver}` }).fill('130');
+    await exceptions.getByRole('button', { name: 'Save', exact: true }).click();
+    assert.match(await page.getByTestId(`replaces-reading-${leaver.leaver}`).innerText(), /METER already reads 25 on 20\/09\/2026 .*saving 130 corrects it/);
+    await snap('exception-fix-would-correct');
+    await exceptions.getByRole('button', { name: 'Keep 25', exact: true }).click();
+    assert.deepEqual((await rows()).rows, [{ input_code: 'METER', value: '25', corrects_reading_id: null }]);
+    // The meter it names, saved: no question, and the exception goes.
+    await choose(page, `Meter for subscription ${leaver.leaver}`, 'PAGES');
+    await page.getByRole('textbox', { name: `Reading for subscription ${leaver.leaver}` }).fill('40');
+    await exceptions.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('No exception: every subscription can be billed.').waitFor();
+    assert.deepEqual((await rows()).rows, [
+      { input_code: 'METER', value: '25', corrects_reading_id: null },
+      { input_code: 'PAGES', value: '40', corrects_reading_id: null },
     ]);
   });
 
