@@ -93,6 +93,9 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('textbox', { name: 'Component 2 tier 1 up to' }).fill('10');
     await page.getByRole('textbox', { name: 'Component 2 tier 1 rate' }).fill('50');
     await page.getByRole('textbox', { name: 'Component 2 tier 2 rate' }).fill('70');
+    // Its meter chosen again stays chosen: it was cleared, and the save failed with "must be string" under Meter (an officer's walk).
+    await choose(second, 'Meter', 'METER');
+    assert.equal(await second.getByRole('combobox', { name: 'Meter', exact: true }).inputValue(), 'METER');
     await page.getByRole('button', { name: 'Make the template', exact: true }).click();
     const codeError = page.locator('.mantine-TextInput-error').first();
     await codeError.waitFor();

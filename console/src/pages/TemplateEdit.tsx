@@ -198,7 +198,7 @@ export function TemplateEdit() {
                   <TextInput label="Name" required {...form.getInputProps(`components.${i}.name`)} />
                   <Select label="Model" data={[...MODELS]} allowDeselect={false} {...form.getInputProps(`components.${i}.model`)} />
                   <Select label="Category" data={['charge', 'tax']} allowDeselect={false} {...form.getInputProps(`components.${i}.category`)} />
-                  {c.model !== 'percentage' && c.model !== 'flat' && c.model !== 'commitment' && c.model !== 'perDay' && c.model !== 'totalRounding' && <Select label="Meter" data={meters} {...form.getInputProps(`components.${i}.input`)} />}
+                  {c.model !== 'percentage' && c.model !== 'flat' && c.model !== 'commitment' && c.model !== 'perDay' && c.model !== 'totalRounding' && <Select label="Meter" data={meters} allowDeselect={false} {...form.getInputProps(`components.${i}.input`)} />}
                   {(c.model === 'flat' || c.model === 'commitment') && <TextInput label={c.model === 'commitment' ? 'Minimum commitment' : 'Amount'} required {...form.getInputProps(`components.${i}.amount`)} />}
                   {c.model === 'perUnit' && <TextInput label="Rate per unit" required {...form.getInputProps(`components.${i}.rate`)} />}
                   {c.model === 'perDay' && <TextInput label="Rate per day billed" required {...form.getInputProps(`components.${i}.rate`)} />}
