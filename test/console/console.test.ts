@@ -115,12 +115,24 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('button', { name: 'Add a bank account', exact: true }).click();
     await page.getByRole('textbox', { name: 'Bank account 1 bankName' }).fill('Equity Bank');
     await page.getByRole('textbox', { name: 'Bank account 1 accountNumber' }).fill('0170299');
+    // Unticked, a flat charge stops prorating: the form left prorate out and the engine's default (prorate) held (an officer's walk).
+    const standingProrates = page.getByTestId('component-0').getByRole('checkbox', { name: 'Prorate by days' });
+    assert.equal(await standingProrates.isChecked(), true);
+    await standingProrates.uncheck();
     await page.getByRole('button', { name: 'Save a new version', exact: true }).click();
     const versions = page.getByTestId('versions-table');
     await versions.getByRole('row', { name: 'Show version 2' }).waitFor();
     assert.equal(await versions.getByRole('row', { name: /Show version/ }).count(), 2);
-    const banks = await h.db.query("SELECT v.definition->'bankAccounts' AS b FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = 'WATER' AND s.app_code = $1 ORDER BY v.version DESC LIMIT 1", [h.appCode]);
-    assert.deepEqual(banks.rows[0].b, [{ bankName: 'Equity Bank', accountNumber: '0170299' }]);
+    const definitions = await h.db.query(
+      "SELECT v.definition FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = 'WATER' AND s.app_code = $1 ORDER BY v.version",
+      [h.appCode],
+    );
+    const prorates = (d: { components: { code: string; prorate?: boolean }[] }) => d.components.map((c) => `${c.code} ${c.prorate}`);
+    assert.deepEqual(definitions.rows.map((r) => prorates(r.definition)), [
+      ['STANDING true', 'WATER false'],
+      ['STANDING false', 'WATER false'],
+    ]);
+    assert.deepEqual(definitions.rows[1].definition.bankAccounts, [{ bankName: 'Equity Bank', accountNumber: '0170299' }]);
     assert.match(await versions.getByRole('row', { name: 'Show version 1' }).innerText(), /14 days/);
     await versions.getByRole('row', { name: 'Show version 1' }).click();
     await page.getByTestId('shown-version').getByText('version 1 (current is 2)').waitFor();
