@@ -133,9 +133,13 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
       ['STANDING false', 'WATER false'],
     ]);
     assert.deepEqual(definitions.rows[1].definition.bankAccounts, [{ bankName: 'Equity Bank', accountNumber: '0170299' }]);
+    // The page shows where its bills say to pay and which documents they use (it showed neither: an officer's walk).
+    assert.match(await page.getByTestId('bank-accounts').innerText(), /Equity Bank\s+—\s+0170299/);
+    assert.deepEqual([await page.getByTestId('invoice-template').innerText(), await page.getByTestId('email-template').innerText()], ['Standard', 'Standard']);
     assert.match(await versions.getByRole('row', { name: 'Show version 1' }).innerText(), /14 days/);
     await versions.getByRole('row', { name: 'Show version 1' }).click();
     await page.getByTestId('shown-version').getByText('version 1 (current is 2)').waitFor();
+    assert.match(await page.getByTestId('bank-accounts').innerText(), /^None/);
     await page.getByRole('heading', { name: 'Components of version 1' }).waitFor();
     await page.getByRole('cell', { name: 'and above' }).waitFor();
     await snap('template-version-1');

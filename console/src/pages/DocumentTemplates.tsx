@@ -11,6 +11,7 @@ import { ApiError, call, fetchFile, read, type Data } from '../api/client.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
 import { openBlob } from '../components/download.ts';
 import { formErrors, notifyDone, notifyError, StatusBadge } from '../components/feedback.tsx';
+import { useDocumentTemplates } from '../api/queries.ts';
 import { useSession } from '../session.tsx';
 
 type DocTemplate = Data<'/billing/documents/get-document-templates'>['templates'][number];
@@ -32,7 +33,7 @@ const templatesRead = (data: { kind?: Kind; templateID?: number }) =>
 export function DocumentTemplates() {
   const { can } = useSession();
   const navigate = useNavigate();
-  const list = useQuery({ queryKey: ['document-templates'], queryFn: () => templatesRead({}) });
+  const list = useDocumentTemplates();
   return (
     <Stack>
       <TemplatesTabs active="documents" />

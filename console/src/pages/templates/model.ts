@@ -31,6 +31,14 @@ export type ComponentV = {
   maximum: string;
 };
 export type BankV = { bankName: string; accountName: string; accountNumber: string; branch: string; swift: string };
+/** A bank account's fields in the order the form and the page show them. */
+export const BANK_FIELDS = [
+  ['bankName', 'Bank'],
+  ['accountName', 'Account name'],
+  ['accountNumber', 'Account number'],
+  ['branch', 'Branch'],
+  ['swift', 'SWIFT'],
+] as const satisfies readonly (readonly [keyof BankV, string])[];
 export const emptyBank = (): BankV => ({ bankName: '', accountName: '', accountNumber: '', branch: '', swift: '' });
 export type MeterV = { code: string; label: string; unit: string; decimals: number; rolloverAt: string };
 export type TemplateV = {
