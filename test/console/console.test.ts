@@ -75,6 +75,10 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     await snap('sign-in');
     await signIn('admin@a.test');
+    // The first-use steps start with Settings: the name and address every bill prints (never mentioned: an officer's walk).
+    const firstUse = page.getByTestId('first-use').getByRole('listitem');
+    assert.match(await firstUse.first().innerText(), /^Name the company and give its address, printed at the top of every bill \(Settings/);
+    assert.equal(await firstUse.first().getByRole('link', { name: 'Settings' }).getAttribute('href'), '#/settings');
 
     // A template through the form: a code with a space is refused, and the message sits under the Code field.
     await page.getByRole('link', { name: 'Templates' }).click();

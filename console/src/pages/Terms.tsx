@@ -141,7 +141,11 @@ function NewTerm() {
 function GettingStarted() {
   return (
     <Alert color="blue" title="Before the first bill run">
-      <List size="sm" type="ordered">
+      <List size="sm" type="ordered" data-testid="first-use">
+        {/* Every bill prints the app's name and address at its top: a new app's first bills said "Default" (an officer's walk). */}
+        <List.Item>
+          Name the company and give its address, printed at the top of every bill (<Anchor component={Link} to="/settings">Settings</Anchor>; an admin does this).
+        </List.Item>
         <List.Item>
           Make a pricing template with its batches (<Anchor component={Link} to="/templates/new">New template</Anchor>; an admin does this).
         </List.Item>
