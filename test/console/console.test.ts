@@ -15,6 +15,7 @@ import { startHarness, PASSWORD, type Harness } from '../support/harness.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
 import { previousMonth, isoToApi } from '../../console/src/api/dates.ts';
 import { waterService } from '../fixtures/tariffs.ts';
+import { Dec } from '../../src/rating/money.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../artifacts/console');
@@ -429,6 +430,31 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
       { input_code: 'METER', value: '25', corrects_reading_id: null },
       { input_code: 'PAGES', value: '40', corrects_reading_id: null },
     ]);
+  });
+
+  // A paid bill looked the same as an unpaid one: POSTED with its total due, in the list and on its page (an officer's walk).
+  test('a posted bill says whether it is paid, partly paid (with what is open) or open', async () => {
+    const bills = (
+      await h.db.query<{ bill_id: string; term_id: string; total: string }>(
+        "SELECT b.bill_id, b.term_id, trim_scale(b.total)::text AS total FROM bill b JOIN account a USING (account_id) WHERE a.account_number IN ('C-010', 'C-011', 'C-012') AND b.status = 'posted' ORDER BY a.account_number",
+      )
+    ).rows;
+    const [paid, partly, open] = bills as [(typeof bills)[0], (typeof bills)[0], (typeof bills)[0]];
+    const pay = async (accountNumber: string, amount: string) => {
+      const r = await h.post('/billing/payments/make-payment', { method: 'Create', action: 'Create Payment', apiVersion: 'v2', data: { accountNumber, amount, reference: `PAY-${accountNumber}`, channel: 'bank' } }, h.tokens.biller);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    };
+    await pay('C-010', paid.total);
+    await pay('C-011', '100');
+    await page.goto(`${h.url}/console/#/bills?termID=${paid.term_id}`);
+    // Waited for, not read at once: the list first shows what it read of these accounts before the payments, then asks again.
+    const says = (b: { bill_id: string }, text: string) => page.getByTestId(`paid-${b.bill_id}`).getByText(text, { exact: true }).waitFor();
+    await says(paid, 'paid');
+    await says(partly, `partly paid: ${new Dec(partly.total).minus(100).toFixed(2)} open`);
+    await says(open, `open: ${new Dec(open.total).toFixed(2)}`);
+    await snap('bills-paid-or-open');
+    await page.goto(`${h.url}/console/#/bills/${partly.bill_id}`);
+    await says(partly, `partly paid: ${new Dec(partly.total).minus(100).toFixed(2)} open`);
   });
 
   test("a run scheduled with the date-time picker runs at that wall-clock time in the app's zone; cancelled, its job goes", async () => {
