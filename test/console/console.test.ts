@@ -296,7 +296,12 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     const newValue = page.getByRole('textbox', { name: 'Corrected value' });
     await newValue.fill(String(Number(await newValue.inputValue()) + 1));
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByText(/^Reading \d+ corrected/).waitFor();
+    // The message names the posted bill that used the reading, with a link to it: it said only "a posted bill" (an officer's walk).
+    const used = (await h.db.query("SELECT b.bill_id, b.bill_number FROM bill b JOIN account a USING (account_id) WHERE a.account_number = 'C-042' AND b.status = 'posted'")).rows;
+    assert.equal(used.length, 1);
+    const correctedToast = page.locator('.mantine-Notification-root').filter({ hasText: /^Reading \d+ corrected/ });
+    assert.match(await correctedToast.innerText(), new RegExp(`now counts\\)\\. Posted bill ${used[0].bill_number} used it: cancel and rebill it from its page\\.`));
+    assert.equal(await correctedToast.getByRole('link', { name: String(used[0].bill_number), exact: true }).getAttribute('href'), `#/bills/${used[0].bill_id}`);
     await page.getByRole('cell', { name: /^corrected by \d+$/ }).waitFor();
     await snap('account-reading-corrected');
     // How its bills reach it, changed from its page (every imported account went to print, and nothing here changed it).

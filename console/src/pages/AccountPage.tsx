@@ -29,7 +29,7 @@ const subColumns: Column<Subscription>[] = [
   { header: 'Connection', cell: ({ row }) => Object.entries(row.original.connectionInputs).map(([k, v]) => `${k}: ${String(v)}`).join(', ') },
 ];
 
-const readingColumns = (correcting: number | null, setCorrecting: ((id: number | null) => void) | null): Column<Reading>[] => [
+const readingColumns = (accountID: number, correcting: number | null, setCorrecting: ((id: number | null) => void) | null): Column<Reading>[] => [
   { header: 'Date', accessorKey: 'readingDate' },
   { header: 'Meter', accessorKey: 'inputCode' },
   { header: 'Value', accessorKey: 'value', meta: { align: 'right' } },
@@ -46,7 +46,7 @@ const readingColumns = (correcting: number | null, setCorrecting: ((id: number |
           id: 'correct',
           cell: ({ row }: { row: { original: Reading } }) =>
             !row.original.effective ? null : correcting === row.original.readingID ? (
-              <CorrectReading reading={row.original} onDone={() => setCorrecting(null)} />
+              <CorrectReading accountID={accountID} reading={row.original} onDone={() => setCorrecting(null)} />
             ) : (
               <Button size="compact-xs" variant="default" onClick={() => setCorrecting(row.original.readingID)}>
                 Correct
@@ -67,7 +67,7 @@ const entryColumns: Column<Entry>[] = [
   { header: 'Balance', cell: ({ row }) => <Amount value={row.original.balance} />, meta: { align: 'right' } },
 ];
 
-function Readings({ subscriptions }: { subscriptions: Subscription[] }) {
+function Readings({ accountID, subscriptions }: { accountID: number; subscriptions: Subscription[] }) {
   const { can } = useSession();
   const templates = useTemplates();
   const [correcting, setCorrecting] = useState<number | null>(null);
@@ -99,7 +99,7 @@ function Readings({ subscriptions }: { subscriptions: Subscription[] }) {
         <Text c="dimmed" size="sm">No consumption to chart yet (it needs two readings).</Text>
       )}
       {can('biller') && chosen !== null && <AddReading key={chosen} subscriptionID={Number(chosen)} meters={templateMeters.length ? templateMeters : meters} />}
-      <DataTable columns={readingColumns(correcting, can('biller') ? setCorrecting : null)} data={readings.data?.readings} loading={readings.isLoading} empty="No reading." />
+      <DataTable columns={readingColumns(accountID, correcting, can('biller') ? setCorrecting : null)} data={readings.data?.readings} loading={readings.isLoading} empty="No reading." />
     </Stack>
   );
 }
@@ -195,7 +195,7 @@ export function AccountPage() {
           <DataTable columns={subColumns} data={subscriptions} empty="No subscription." />
         </Tabs.Panel>
         <Tabs.Panel value="readings" pt="sm">
-          {subscriptions.length ? <Readings subscriptions={subscriptions} /> : <Text c="dimmed">No subscription.</Text>}
+          {subscriptions.length ? <Readings accountID={accountID} subscriptions={subscriptions} /> : <Text c="dimmed">No subscription.</Text>}
         </Tabs.Panel>
         <Tabs.Panel value="bills" pt="sm">
           <BillsTable filter={{ accountID }} />
