@@ -462,6 +462,53 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await says(partly, `partly paid: ${new Dec(partly.total).minus(100).toFixed(2)} open`);
   });
 
+  // One new customer took a CSV import, and a subscription could not be paused or ended without the API (an officer's walk).
+  test('an officer makes an account and a subscription, suspends, resumes and terminates it; refusals sit under their fields', async () => {
+    await page.getByRole('link', { name: 'Accounts' }).click();
+    await page.getByRole('button', { name: 'New account', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Account number' }).fill('N-1');
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('New Customer');
+    const email = page.getByRole('textbox', { name: 'E-mail' });
+    await email.fill('not-an-email');
+    await page.getByRole('button', { name: 'Make the account', exact: true }).click();
+    await page.locator('[aria-invalid="true"]').first().waitFor();
+    assert.equal(await email.getAttribute('aria-invalid'), 'true');
+    await email.fill('new@example.com');
+    await page.getByRole('button', { name: 'Make the account', exact: true }).click();
+    await page.getByRole('heading', { name: 'New Customer (N-1)' }).waitFor();
+
+    // A start inside the billed term is refused under First day; the next month's first day is taken.
+    await page.getByRole('button', { name: 'New subscription', exact: true }).click();
+    await choose(page, 'Template', 'Domestic water (WATER)');
+    const start = page.getByRole('textbox', { name: 'First day' });
+    await start.fill(isoToApi(month.start));
+    await page.getByRole('textbox', { name: 'Opening reading of METER' }).fill('5');
+    await page.getByRole('button', { name: 'Make the subscription', exact: true }).click();
+    await page.locator('[aria-invalid="true"]').first().waitFor();
+    assert.equal(await start.getAttribute('aria-invalid'), 'true');
+    const next = new Date(`${month.end}T00:00:00Z`);
+    next.setUTCDate(next.getUTCDate() + 1);
+    const day = (d: number) => isoToApi(`${next.toISOString().slice(0, 8)}${String(d).padStart(2, '0')}`);
+    await start.fill(day(1));
+    await page.getByRole('button', { name: 'Make the subscription', exact: true }).click();
+    const row = page.getByTestId('subscriptions-table').getByRole('row').filter({ hasText: 'WATER' });
+    const act = async (action: 'Suspend' | 'Resume' | 'Terminate', date: string, then: string | null) => {
+      await row.getByRole('button', { name: action, exact: true }).click();
+      await row.getByRole('textbox', { name: new RegExp(`^${action} date`) }).fill(date);
+      await row.getByRole('button', { name: action, exact: true }).click();
+      if (then) await row.getByRole('button', { name: then, exact: true }).waitFor();
+      else await row.getByRole('button').first().waitFor({ state: 'detached' });
+    };
+    await act('Suspend', day(10), 'Resume');
+    await act('Resume', day(20), 'Suspend');
+    await act('Terminate', day(25), null);
+    await snap('account-subscription-terminated');
+    const made = await h.db.query(
+      "SELECT s.status, to_char(s.start_date, 'DD/MM/YYYY') AS start, to_char(s.end_date, 'DD/MM/YYYY') AS end, (SELECT array_agg(e.kind || ' ' || to_char(e.effective_date, 'DD/MM/YYYY') ORDER BY e.event_id) FROM subscription_event e WHERE e.subscription_id = s.subscription_id) AS events FROM subscription s JOIN account a USING (account_id) WHERE a.account_number = 'N-1'",
+    );
+    assert.deepEqual(made.rows, [{ status: 'terminated', start: day(1), end: day(25), events: [`suspended ${day(10)}`, `resumed ${day(20)}`, `terminated ${day(25)}`] }]);
+  });
+
   test("a run scheduled with the date-time picker runs at that wall-clock time in the app's zone; cancelled, its job goes", async () => {
     const earlier = previousMonth(new Date(`${month.start}T00:00:00Z`));
     const made = await h.post('/billing/terms/make-term', {
@@ -505,8 +552,8 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await signIn('viewer@a.test');
     assert.equal(await page.getByTestId('role').innerText(), 'VIEWER');
     const writes =
-      /^(Make the term|New template|Change|Archive|Load subscriptions|Upload readings \(CSV\)|Validate|Approve|Process now|Post bills|Reverse the run|Cancel term|Import|Record payment|Make batch|Save|New document template|Make template|Save \(new version\)|Render again|Render the failed ones again|Send again|CSV|JSON lines|PDF of every bill|Correct|Add the reading|Add the user|Reset password|Disable|Save the account|Add a bank account)$/;
-    const pages = ['terms', 'terms/1', 'templates', 'templates/WATER', 'templates/new', 'imports', 'batches', 'payments', 'accounts', 'document-templates', 'document-templates/0?kind=invoice', 'settings', 'users'];
+      /^(Make the term|New template|Change|Archive|Load subscriptions|Upload readings \(CSV\)|Validate|Approve|Process now|Post bills|Reverse the run|Cancel term|Import|Record payment|Make batch|Save|New document template|Make template|Save \(new version\)|Render again|Render the failed ones again|Send again|CSV|JSON lines|PDF of every bill|Correct|Add the reading|Add the user|Reset password|Disable|Save the account|Add a bank account|New account|Make the account|New subscription|Make the subscription|Suspend|Resume|Terminate)$/;
+    const pages = ['terms', 'terms/1', 'templates', 'templates/WATER', 'templates/new', 'imports', 'batches', 'payments', 'accounts', 'accounts/1', 'document-templates', 'document-templates/0?kind=invoice', 'settings', 'users'];
     for (const p of pages) {
       await page.goto(`${h.url}/console/#/${p}`);
       try {

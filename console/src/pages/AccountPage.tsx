@@ -12,6 +12,7 @@ import { BillsTable } from './Bills.tsx';
 import { PaymentsTable } from './Payments.tsx';
 import { AddReading, CorrectReading } from './account/ReadingForms.tsx';
 import { EditAccount } from './account/EditAccount.tsx';
+import { NewSubscription, SubscriptionActions } from './account/SubscriptionForms.tsx';
 import { useSession } from '../session.tsx';
 import { useTemplates } from '../api/queries.ts';
 
@@ -19,7 +20,7 @@ type Subscription = Data<'/billing/accounts/get-account'>['subscriptions'][numbe
 type Reading = Data<'/billing/readings/get-readings'>['readings'][number];
 type Entry = Data<'/billing/ledger/get-statement'>['statement']['entries'][number];
 
-const subColumns: Column<Subscription>[] = [
+const subColumns = (actions: ((s: Subscription) => React.ReactNode) | null): Column<Subscription>[] => [
   { header: 'Subscription', accessorKey: 'subscriptionID' },
   { header: 'Template', accessorKey: 'serviceCode' },
   { header: 'Batch', accessorKey: 'batchCode' },
@@ -27,6 +28,7 @@ const subColumns: Column<Subscription>[] = [
   { header: 'To', cell: ({ row }) => row.original.endDate ?? '—' },
   { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
   { header: 'Connection', cell: ({ row }) => Object.entries(row.original.connectionInputs).map(([k, v]) => `${k}: ${String(v)}`).join(', ') },
+  ...(actions === null ? [] : [{ header: '', id: 'actions', cell: ({ row }) => actions(row.original) } as Column<Subscription>]),
 ];
 
 const readingColumns = (accountID: number, correcting: number | null, setCorrecting: ((id: number | null) => void) | null): Column<Reading>[] => [
@@ -145,6 +147,7 @@ export function AccountPage() {
   const accountID = Number(useParams().accountID);
   const { can } = useSession();
   const [editing, setEditing] = useState(false);
+  const [making, setMaking] = useState(false);
   const q = useQuery({
     queryKey: ['account', accountID],
     queryFn: () => read('/billing/accounts/get-account', { method: 'Retrieve', action: 'Retrieve Account', apiVersion: 'v2', data: { accountID } }),
@@ -192,7 +195,23 @@ export function AccountPage() {
           <Tabs.Tab value="payments">Payments</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="subscriptions" pt="sm">
-          <DataTable columns={subColumns} data={subscriptions} empty="No subscription." />
+          <Stack>
+            {canEdit && (making ? (
+              <NewSubscription accountID={accountID} accountNumber={a.accountNumber} onDone={() => setMaking(false)} />
+            ) : (
+              <Group>
+                <Button size="xs" variant="default" onClick={() => setMaking(true)}>
+                  New subscription
+                </Button>
+              </Group>
+            ))}
+            <DataTable
+              columns={subColumns(canEdit ? (s) => <SubscriptionActions key={`${s.subscriptionID}-${s.status}`} accountID={accountID} subscription={s} /> : null)}
+              data={subscriptions}
+              empty="No subscription."
+              testId="subscriptions-table"
+            />
+          </Stack>
         </Tabs.Panel>
         <Tabs.Panel value="readings" pt="sm">
           {subscriptions.length ? <Readings accountID={accountID} subscriptions={subscriptions} /> : <Text c="dimmed">No subscription.</Text>}
