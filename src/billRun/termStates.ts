@@ -27,8 +27,9 @@ const S = TERM_STATUS;
 export const TERM_MOVES = Object.freeze({
   load: { from: [S.Draft, S.Loaded], to: S.Loaded },
   // Readings may be added until approval; after a validation they make it stale. In a
-  // Failed or Processed term they fix what stopped a run or a subscription.
-  capture: { from: [S.Loaded, S.Validated, S.Failed, S.Processed], to: null },
+  // Failed, Processed or Posted term they fix what stopped a run or a subscription (a posted
+  // term's failures are retried too).
+  capture: { from: [S.Loaded, S.Validated, S.Failed, S.Processed, S.Posted], to: null },
   // New readings make an earlier validation stale.
   invalidate: { from: [S.Validated], to: S.Loaded },
   validate: { from: [S.Loaded, S.Validated, S.Failed], to: S.Validated },

@@ -9,8 +9,9 @@ export function rateText(rate: string | null | undefined, model: string | undefi
 }
 
 /** One line in words: "SEWER 60% of 40.85 = 24.51", "WATER 25 × 3.5 = 87.50". */
-export function lineWorking(l: { componentCode: string; quantity: string; rate?: string | null; amount: string }, model: string | undefined): string {
+export function lineWorking(l: { componentCode: string; quantity: string; rate?: string | null; amount: string; prorated?: string }, model: string | undefined): string {
   if (model === 'percentage') return `${l.componentCode} ${rateText(l.rate, model)} of ${l.quantity} = ${l.amount}`;
   if (model === 'totalRounding') return `${l.componentCode}: ${l.quantity} rounded, ${l.amount}`;
-  return `${l.componentCode} ${l.quantity}${l.rate ? ` × ${l.rate}` : ''} = ${l.amount}`;
+  // A prorated line's quantity and rate are the whole period's: "DESK 1 × 250 = 137.10" did not add up (an officer's walk).
+  return `${l.componentCode} ${l.quantity}${l.rate ? ` × ${l.rate}` : ''}${l.prorated ? ` for ${l.prorated}` : ''} = ${l.amount}`;
 }

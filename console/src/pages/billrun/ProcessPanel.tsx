@@ -32,7 +32,7 @@ function Failures({ term, canWrite }: { term: Term; canWrite: boolean }) {
     { header: 'Subscription', accessorKey: 'subscriptionID' },
     { header: 'Code', accessorKey: 'code' },
     { header: 'Reason', accessorKey: 'reason' },
-    ...(canWrite && term.status === 'Processed'
+    ...(canWrite && (term.status === 'Processed' || term.status === 'Posted')
       ? [{ header: 'Fix: enter the reading', cell: ({ row }) => <FixReading term={term} subscriptionID={row.original.subscriptionID} problem={{ path: row.original.details[0]?.path, message: row.original.reason }} meters={meters} onSaved={() => {}} /> } as Column<Failure>]
       : []),
   ];
@@ -41,7 +41,7 @@ function Failures({ term, canWrite }: { term: Term; canWrite: boolean }) {
       <Title order={5}>Not billed ({term.counts.failures})</Title>
       <DataTable columns={columns} data={failures.data?.failures} loading={failures.isLoading} testId="failures-table" />
       <Pager paging={failures.data?.paging} onOffset={setOffset} />
-      {canWrite && term.status === 'Processed' && (
+      {canWrite && (term.status === 'Processed' || term.status === 'Posted') && (
         <Group>
           <Button
             onClick={async () => {
