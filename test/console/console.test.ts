@@ -10,12 +10,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Runner } from 'graphile-worker';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { startHarness, PASSWORD, type Harness } from '../support/harness.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
 import { previousMonth, isoToApi } from '../../console/src/api/dates.ts';
-import { waterService } from '../fixtures/tariffs.ts';
-import { Dec } from '../../src/rating/money.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../artifacts/console');
@@ -76,10 +74,6 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     await snap('sign-in');
     await signIn('admin@a.test');
-    // The first-use steps start with Settings: the name and address every bill prints (never mentioned: an officer's walk).
-    const firstUse = page.getByTestId('first-use').getByRole('listitem');
-    assert.match(await firstUse.first().innerText(), /^Name the company and give its address, printed at the top of every bill \(Settings/);
-    assert.equal(await firstUse.first().getByRole('link', { name: 'Settings' }).getAttribute('href'), '#/settings');
 
     // A template through the form: a code with a space is refused, and the message sits under the Code field.
     await page.getByRole('link', { name: 'Templates' }).click();
@@ -98,9 +92,6 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('textbox', { name: 'Component 2 tier 1 up to' }).fill('10');
     await page.getByRole('textbox', { name: 'Component 2 tier 1 rate' }).fill('50');
     await page.getByRole('textbox', { name: 'Component 2 tier 2 rate' }).fill('70');
-    // Its meter chosen again stays chosen: it was cleared, and the save failed with "must be string" under Meter (an officer's walk).
-    await choose(second, 'Meter', 'METER');
-    assert.equal(await second.getByRole('combobox', { name: 'Meter', exact: true }).inputValue(), 'METER');
     await page.getByRole('button', { name: 'Make the template', exact: true }).click();
     const codeError = page.locator('.mantine-TextInput-error').first();
     await codeError.waitFor();
@@ -120,31 +111,15 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('button', { name: 'Add a bank account', exact: true }).click();
     await page.getByRole('textbox', { name: 'Bank account 1 bankName' }).fill('Equity Bank');
     await page.getByRole('textbox', { name: 'Bank account 1 accountNumber' }).fill('0170299');
-    // Unticked, a flat charge stops prorating: the form left prorate out and the engine's default (prorate) held (an officer's walk).
-    const standingProrates = page.getByTestId('component-0').getByRole('checkbox', { name: 'Prorate by days' });
-    assert.equal(await standingProrates.isChecked(), true);
-    await standingProrates.uncheck();
     await page.getByRole('button', { name: 'Save a new version', exact: true }).click();
     const versions = page.getByTestId('versions-table');
     await versions.getByRole('row', { name: 'Show version 2' }).waitFor();
     assert.equal(await versions.getByRole('row', { name: /Show version/ }).count(), 2);
-    const definitions = await h.db.query(
-      "SELECT v.definition FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = 'WATER' AND s.app_code = $1 ORDER BY v.version",
-      [h.appCode],
-    );
-    const prorates = (d: { components: { code: string; prorate?: boolean }[] }) => d.components.map((c) => `${c.code} ${c.prorate}`);
-    assert.deepEqual(definitions.rows.map((r) => prorates(r.definition)), [
-      ['STANDING true', 'WATER false'],
-      ['STANDING false', 'WATER false'],
-    ]);
-    assert.deepEqual(definitions.rows[1].definition.bankAccounts, [{ bankName: 'Equity Bank', accountNumber: '0170299' }]);
-    // The page shows where its bills say to pay and which documents they use (it showed neither: an officer's walk).
-    assert.match(await page.getByTestId('bank-accounts').innerText(), /Equity Bank\s+—\s+0170299/);
-    assert.deepEqual([await page.getByTestId('invoice-template').innerText(), await page.getByTestId('email-template').innerText()], ['Standard', 'Standard']);
+    const banks = await h.db.query("SELECT v.definition->'bankAccounts' AS b FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = 'WATER' AND s.app_code = $1 ORDER BY v.version DESC LIMIT 1", [h.appCode]);
+    assert.deepEqual(banks.rows[0].b, [{ bankName: 'Equity Bank', accountNumber: '0170299' }]);
     assert.match(await versions.getByRole('row', { name: 'Show version 1' }).innerText(), /14 days/);
     await versions.getByRole('row', { name: 'Show version 1' }).click();
     await page.getByTestId('shown-version').getByText('version 1 (current is 2)').waitFor();
-    assert.match(await page.getByTestId('bank-accounts').innerText(), /^None/);
     await page.getByRole('heading', { name: 'Components of version 1' }).waitFor();
     await page.getByRole('cell', { name: 'and above' }).waitFor();
     await snap('template-version-1');
@@ -296,12 +271,7 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     const newValue = page.getByRole('textbox', { name: 'Corrected value' });
     await newValue.fill(String(Number(await newValue.inputValue()) + 1));
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    // The message names the posted bill that used the reading, with a link to it: it said only "a posted bill" (an officer's walk).
-    const used = (await h.db.query("SELECT b.bill_id, b.bill_number FROM bill b JOIN account a USING (account_id) WHERE a.account_number = 'C-042' AND b.status = 'posted'")).rows;
-    assert.equal(used.length, 1);
-    const correctedToast = page.locator('.mantine-Notification-root').filter({ hasText: /^Reading \d+ corrected/ });
-    assert.match(await correctedToast.innerText(), new RegExp(`now counts\\)\\. Posted bill ${used[0].bill_number} used it: cancel and rebill it from its page\\.`));
-    assert.equal(await correctedToast.getByRole('link', { name: String(used[0].bill_number), exact: true }).getAttribute('href'), `#/bills/${used[0].bill_id}`);
+    await page.getByText(/^Reading \d+ corrected/).waitFor();
     await page.getByRole('cell', { name: /^corrected by \d+$/ }).waitFor();
     await snap('account-reading-corrected');
     // How its bills reach it, changed from its page (every imported account went to print, and nothing here changed it).
@@ -332,181 +302,6 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByText(/Cancelled by credit note \d+ on/).waitFor();
     assert.match(await page.getByTestId('corrections').innerText(), /Reason: Meter misread[\s\S]*Replaced by its rebill/);
     await snap('bill-cancelled');
-  });
-
-  /**
-   * A September 2026 term of a template with two meters (METER and PAGES), loaded: a stayer
-   * (L-1) read on 30/09/2026, and a leaver (L-2) terminated on 20/09/2026 whose METER was read
-   * that day and whose PAGES was not. Made through the API: what is tested is the console's reading of it.
-   */
-  const leaverTerm = async () => {
-    const ok = (r: { status: number; body: unknown }) => assert.equal(r.status, 200, JSON.stringify(r.body));
-    const env = (method: string, action: string, data: unknown) => ({ method, action, apiVersion: 'v2', data });
-    const base = waterService('TWOMETERS', { batches: ['LEAVERS'] });
-    ok(
-      await h.post('/billing/services/make-service', {
-        method: 'Create',
-        action: 'Create Package',
-        apiVersion: 'v2',
-        service: {
-          ...base,
-          meteredInputs: [...base.meteredInputs!, { code: 'PAGES', label: 'Printed pages', unit: 'pages', decimals: 0 }],
-          components: [...base.components!, { code: 'PRINT', name: 'Printing', model: 'perUnit', input: 'PAGES', rate: '0.10' }],
-        },
-      }),
-    );
-    const subscriptionIDs: number[] = [];
-    for (const n of ['L-1', 'L-2']) {
-      ok(await h.post('/billing/accounts/make-account', env('Create', 'Create Account', { accountNumber: n, name: `Leaver test ${n}` })));
-      const made = await h.post(
-        '/billing/subscriptions/make-subscription',
-        env('Create', 'Create Subscription', { accountNumber: n, serviceCode: 'TWOMETERS', batchCode: 'LEAVERS', startDate: '01/01/2026', openingReadings: { METER: 0, PAGES: 0 } }),
-      );
-      ok(made);
-      subscriptionIDs.push(Number(made.headers.get('x-billrun-subscription-id')));
-    }
-    const [stayer, leaver] = subscriptionIDs as [number, number];
-    ok(await h.post('/billing/subscriptions/terminate-subscription', env('Update', 'Terminate Subscription', { subscriptionID: leaver, endDate: '20/09/2026' })));
-    const readings = [
-      { subscriptionID: stayer, inputCode: 'METER', readingDate: '30/09/2026', value: '30' },
-      { subscriptionID: stayer, inputCode: 'PAGES', readingDate: '30/09/2026', value: '200' },
-      { subscriptionID: leaver, inputCode: 'METER', readingDate: '20/09/2026', value: '25' },
-    ];
-    ok(await h.post('/billing/readings/capture-readings', env('Create', 'Capture Readings', { readings })));
-    const term = await h.post('/billing/terms/make-term', {
-      ...env('Create', 'Create Bill Term', { serviceCode: 'TWOMETERS', batchCode: 'LEAVERS', billingPeriodID: 202609, startDate: '01/09/2026', endDate: '30/09/2026' }),
-      operation: 'schedule',
-    });
-    ok(term);
-    const termID = Number(term.headers.get('x-billrun-term-id'));
-    ok(await h.post('/billing/terms/load-subscriptions', { ...env('Update', 'Load Term Subscriptions', { termID }), operation: 'schedule' }));
-    return { termID, stayer, leaver };
-  };
-  let leaver: Awaited<ReturnType<typeof leaverTerm>>;
-
-  // The sheet left out a subscription terminated inside the term (5 on the roster, 4 rows): a leaver needs a final reading (an officer's walk).
-  test("the reading sheet has every roster subscription, a leaver's rows dated its end", async () => {
-    leaver = await leaverTerm();
-    await page.goto(`${h.url}/console/#/terms/${leaver.termID}`);
-    await page.getByRole('button', { name: /3\. Readings/ }).click();
-    const download = page.waitForEvent('download');
-    await page.getByRole('button', { name: 'Download reading sheet (CSV)', exact: true }).click();
-    const sheet = fs.readFileSync(await (await download).path(), 'utf8').trim().split(/\r?\n/);
-    assert.deepEqual(sheet, [
-      'subscriptionID,accountNumber,inputCode,readingDate,value',
-      `${leaver.stayer},L-1,METER,30/09/2026,`,
-      `${leaver.stayer},L-1,PAGES,30/09/2026,`,
-      `${leaver.leaver},L-2,METER,20/09/2026,`,
-      `${leaver.leaver},L-2,PAGES,20/09/2026,`,
-    ]);
-  });
-
-  // The fix on an exception's row came preset to the first meter and the term's last day: for a leaver's
-  // missing PAGES the officer changed only the date, and the save silently corrected a good reading of
-  // the other meter on that day (an officer's walk). Now: the meter the exception names, the leaver's
-  // last day, and a reading that would correct another is asked about first.
-  test("an exception's reading is preset to the meter it names and the leaver's end; correcting a reading is asked first", async () => {
-    const rows = () => h.db.query("SELECT input_code, trim_scale(value)::text AS value, corrects_reading_id FROM reading WHERE subscription_id = $1 AND reading_date = '2026-09-20' ORDER BY reading_id", [leaver.leaver]);
-    await page.getByRole('button', { name: /4\. Validate/ }).click();
-    await page.getByRole('button', { name: 'Validate', exact: true }).click();
-    const exceptions = page.getByTestId('exceptions-table');
-    await exceptions.getByRole('cell', { name: 'L-2', exact: true }).waitFor();
-    // The day comes with the subscription's read: its input is empty until then.
-    const presetTo = async (input: Locator, expected: string) => {
-      for (let i = 0; i < 50 && (await input.inputValue()) !== expected; i++) await new Promise((r) => setTimeout(r, 100));
-      assert.equal(await input.inputValue(), expected);
-    };
-    await presetTo(page.getByRole('combobox', { name: `Meter for subscription ${leaver.leaver}` }), 'PAGES');
-    await presetTo(page.getByRole('textbox', { name: `Reading date for subscription ${leaver.leaver}` }), '20/09/2026');
-    // METER has its reading that day: saving another value there is said and waits for a yes.
-    await choose(page, `Meter for subscription ${leaver.leaver}`, 'METER');
-    await page.getByRole('textbox', { name: `Reading for subscription ${leaver.leaver}` }).fill('130');
-    await exceptions.getByRole('button', { name: 'Save', exact: true }).click();
-    assert.match(await page.getByTestId(`replaces-reading-${leaver.leaver}`).innerText(), /METER already reads 25 on 20\/09\/2026 .*saving 130 corrects it/);
-    await snap('exception-fix-would-correct');
-    await exceptions.getByRole('button', { name: 'Keep 25', exact: true }).click();
-    assert.deepEqual((await rows()).rows, [{ input_code: 'METER', value: '25', corrects_reading_id: null }]);
-    // The meter it names, saved: no question, and the exception goes.
-    await choose(page, `Meter for subscription ${leaver.leaver}`, 'PAGES');
-    await page.getByRole('textbox', { name: `Reading for subscription ${leaver.leaver}` }).fill('40');
-    await exceptions.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByText('No exception: every subscription can be billed.').waitFor();
-    assert.deepEqual((await rows()).rows, [
-      { input_code: 'METER', value: '25', corrects_reading_id: null },
-      { input_code: 'PAGES', value: '40', corrects_reading_id: null },
-    ]);
-  });
-
-  // A paid bill looked the same as an unpaid one: POSTED with its total due, in the list and on its page (an officer's walk).
-  test('a posted bill says whether it is paid, partly paid (with what is open) or open', async () => {
-    const bills = (
-      await h.db.query<{ bill_id: string; term_id: string; total: string }>(
-        "SELECT b.bill_id, b.term_id, trim_scale(b.total)::text AS total FROM bill b JOIN account a USING (account_id) WHERE a.account_number IN ('C-010', 'C-011', 'C-012') AND b.status = 'posted' ORDER BY a.account_number",
-      )
-    ).rows;
-    const [paid, partly, open] = bills as [(typeof bills)[0], (typeof bills)[0], (typeof bills)[0]];
-    const pay = async (accountNumber: string, amount: string) => {
-      const r = await h.post('/billing/payments/make-payment', { method: 'Create', action: 'Create Payment', apiVersion: 'v2', data: { accountNumber, amount, reference: `PAY-${accountNumber}`, channel: 'bank' } }, h.tokens.biller);
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-    };
-    await pay('C-010', paid.total);
-    await pay('C-011', '100');
-    await page.goto(`${h.url}/console/#/bills?termID=${paid.term_id}`);
-    // Waited for, not read at once: the list first shows what it read of these accounts before the payments, then asks again.
-    const says = (b: { bill_id: string }, text: string) => page.getByTestId(`paid-${b.bill_id}`).getByText(text, { exact: true }).waitFor();
-    await says(paid, 'paid');
-    await says(partly, `partly paid: ${new Dec(partly.total).minus(100).toFixed(2)} open`);
-    await says(open, `open: ${new Dec(open.total).toFixed(2)}`);
-    await snap('bills-paid-or-open');
-    await page.goto(`${h.url}/console/#/bills/${partly.bill_id}`);
-    await says(partly, `partly paid: ${new Dec(partly.total).minus(100).toFixed(2)} open`);
-  });
-
-  // One new customer took a CSV import, and a subscription could not be paused or ended without the API (an officer's walk).
-  test('an officer makes an account and a subscription, suspends, resumes and terminates it; refusals sit under their fields', async () => {
-    await page.getByRole('link', { name: 'Accounts' }).click();
-    await page.getByRole('button', { name: 'New account', exact: true }).click();
-    await page.getByRole('textbox', { name: 'Account number' }).fill('N-1');
-    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('New Customer');
-    const email = page.getByRole('textbox', { name: 'E-mail' });
-    await email.fill('not-an-email');
-    await page.getByRole('button', { name: 'Make the account', exact: true }).click();
-    await page.locator('[aria-invalid="true"]').first().waitFor();
-    assert.equal(await email.getAttribute('aria-invalid'), 'true');
-    await email.fill('new@example.com');
-    await page.getByRole('button', { name: 'Make the account', exact: true }).click();
-    await page.getByRole('heading', { name: 'New Customer (N-1)' }).waitFor();
-
-    // A start inside the billed term is refused under First day; the next month's first day is taken.
-    await page.getByRole('button', { name: 'New subscription', exact: true }).click();
-    await choose(page, 'Template', 'Domestic water (WATER)');
-    const start = page.getByRole('textbox', { name: 'First day' });
-    await start.fill(isoToApi(month.start));
-    await page.getByRole('textbox', { name: 'Opening reading of METER' }).fill('5');
-    await page.getByRole('button', { name: 'Make the subscription', exact: true }).click();
-    await page.locator('[aria-invalid="true"]').first().waitFor();
-    assert.equal(await start.getAttribute('aria-invalid'), 'true');
-    const next = new Date(`${month.end}T00:00:00Z`);
-    next.setUTCDate(next.getUTCDate() + 1);
-    const day = (d: number) => isoToApi(`${next.toISOString().slice(0, 8)}${String(d).padStart(2, '0')}`);
-    await start.fill(day(1));
-    await page.getByRole('button', { name: 'Make the subscription', exact: true }).click();
-    const row = page.getByTestId('subscriptions-table').getByRole('row').filter({ hasText: 'WATER' });
-    const act = async (action: 'Suspend' | 'Resume' | 'Terminate', date: string, then: string | null) => {
-      await row.getByRole('button', { name: action, exact: true }).click();
-      await row.getByRole('textbox', { name: new RegExp(`^${action} date`) }).fill(date);
-      await row.getByRole('button', { name: action, exact: true }).click();
-      if (then) await row.getByRole('button', { name: then, exact: true }).waitFor();
-      else await row.getByRole('button').first().waitFor({ state: 'detached' });
-    };
-    await act('Suspend', day(10), 'Resume');
-    await act('Resume', day(20), 'Suspend');
-    await act('Terminate', day(25), null);
-    await snap('account-subscription-terminated');
-    const made = await h.db.query(
-      "SELECT s.status, to_char(s.start_date, 'DD/MM/YYYY') AS start, to_char(s.end_date, 'DD/MM/YYYY') AS end, (SELECT array_agg(e.kind || ' ' || to_char(e.effective_date, 'DD/MM/YYYY') ORDER BY e.event_id) FROM subscription_event e WHERE e.subscription_id = s.subscription_id) AS events FROM subscription s JOIN account a USING (account_id) WHERE a.account_number = 'N-1'",
-    );
-    assert.deepEqual(made.rows, [{ status: 'terminated', start: day(1), end: day(25), events: [`suspended ${day(10)}`, `resumed ${day(20)}`, `terminated ${day(25)}`] }]);
   });
 
   test("a run scheduled with the date-time picker runs at that wall-clock time in the app's zone; cancelled, its job goes", async () => {
@@ -552,8 +347,8 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await signIn('viewer@a.test');
     assert.equal(await page.getByTestId('role').innerText(), 'VIEWER');
     const writes =
-      /^(Make the term|New template|Change|Archive|Load subscriptions|Upload readings \(CSV\)|Validate|Approve|Process now|Post bills|Reverse the run|Cancel term|Import|Record payment|Make batch|Save|New document template|Make template|Save \(new version\)|Render again|Render the failed ones again|Send again|CSV|JSON lines|PDF of every bill|Correct|Add the reading|Add the user|Reset password|Disable|Save the account|Add a bank account|New account|Make the account|New subscription|Make the subscription|Suspend|Resume|Terminate)$/;
-    const pages = ['terms', 'terms/1', 'templates', 'templates/WATER', 'templates/new', 'imports', 'batches', 'payments', 'accounts', 'accounts/1', 'document-templates', 'document-templates/0?kind=invoice', 'settings', 'users'];
+      /^(Make the term|New template|Change|Archive|Load subscriptions|Upload readings \(CSV\)|Validate|Approve|Process now|Post bills|Reverse the run|Cancel term|Import|Record payment|Make batch|Save|New document template|Make template|Save \(new version\)|Render again|Render the failed ones again|Send again|CSV|JSON lines|PDF of every bill|Correct|Add the reading|Add the user|Reset password|Disable|Save the account|Add a bank account)$/;
+    const pages = ['terms', 'terms/1', 'templates', 'templates/WATER', 'templates/new', 'imports', 'batches', 'payments', 'accounts', 'document-templates', 'document-templates/0?kind=invoice', 'settings', 'users'];
     for (const p of pages) {
       await page.goto(`${h.url}/console/#/${p}`);
       try {

@@ -9,14 +9,6 @@ export function useTemplates() {
   });
 }
 
-/** The invoice and e-mail templates, the product's standard ones (id 0) with the app's own. */
-export function useDocumentTemplates() {
-  return useQuery({
-    queryKey: ['document-templates'],
-    queryFn: () => read('/billing/documents/get-document-templates', { method: 'Retrieve', action: 'Retrieve Document Templates', apiVersion: 'v2', data: {} }),
-  });
-}
-
 export function useBatches() {
   return useQuery({
     queryKey: ['batches'],

@@ -1,6 +1,6 @@
 // How refusals reach the officer: a notification with each bad field, or the field's own
 // error under a form input when the API names it (details[].path).
-import { useState, type ReactNode } from 'react';
+import { useState } from 'react';
 import { notifications } from '@mantine/notifications';
 import { Badge, Text } from '@mantine/core';
 import { ApiError } from '../api/client.ts';
@@ -10,9 +10,8 @@ export function notifyError(err: unknown, title = 'Refused'): void {
   notifications.show({ color: 'red', title: err instanceof ApiError ? `${title}: ${err.code}` : title, message, autoClose: 10000 });
 }
 
-/** Done; a message with a link to follow stays longer, for a person to reach it. */
-export function notifyDone(message: ReactNode, autoClose = 4000): void {
-  notifications.show({ color: 'teal', message, autoClose });
+export function notifyDone(message: string): void {
+  notifications.show({ color: 'teal', message, autoClose: 4000 });
 }
 
 /**

@@ -12,7 +12,6 @@ import { BillsTable } from './Bills.tsx';
 import { PaymentsTable } from './Payments.tsx';
 import { AddReading, CorrectReading } from './account/ReadingForms.tsx';
 import { EditAccount } from './account/EditAccount.tsx';
-import { NewSubscription, SubscriptionActions } from './account/SubscriptionForms.tsx';
 import { useSession } from '../session.tsx';
 import { useTemplates } from '../api/queries.ts';
 
@@ -20,7 +19,7 @@ type Subscription = Data<'/billing/accounts/get-account'>['subscriptions'][numbe
 type Reading = Data<'/billing/readings/get-readings'>['readings'][number];
 type Entry = Data<'/billing/ledger/get-statement'>['statement']['entries'][number];
 
-const subColumns = (actions: ((s: Subscription) => React.ReactNode) | null): Column<Subscription>[] => [
+const subColumns: Column<Subscription>[] = [
   { header: 'Subscription', accessorKey: 'subscriptionID' },
   { header: 'Template', accessorKey: 'serviceCode' },
   { header: 'Batch', accessorKey: 'batchCode' },
@@ -28,10 +27,9 @@ const subColumns = (actions: ((s: Subscription) => React.ReactNode) | null): Col
   { header: 'To', cell: ({ row }) => row.original.endDate ?? '—' },
   { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
   { header: 'Connection', cell: ({ row }) => Object.entries(row.original.connectionInputs).map(([k, v]) => `${k}: ${String(v)}`).join(', ') },
-  ...(actions === null ? [] : [{ header: '', id: 'actions', cell: ({ row }) => actions(row.original) } as Column<Subscription>]),
 ];
 
-const readingColumns = (accountID: number, correcting: number | null, setCorrecting: ((id: number | null) => void) | null): Column<Reading>[] => [
+const readingColumns = (correcting: number | null, setCorrecting: ((id: number | null) => void) | null): Column<Reading>[] => [
   { header: 'Date', accessorKey: 'readingDate' },
   { header: 'Meter', accessorKey: 'inputCode' },
   { header: 'Value', accessorKey: 'value', meta: { align: 'right' } },
@@ -48,7 +46,7 @@ const readingColumns = (accountID: number, correcting: number | null, setCorrect
           id: 'correct',
           cell: ({ row }: { row: { original: Reading } }) =>
             !row.original.effective ? null : correcting === row.original.readingID ? (
-              <CorrectReading accountID={accountID} reading={row.original} onDone={() => setCorrecting(null)} />
+              <CorrectReading reading={row.original} onDone={() => setCorrecting(null)} />
             ) : (
               <Button size="compact-xs" variant="default" onClick={() => setCorrecting(row.original.readingID)}>
                 Correct
@@ -69,7 +67,7 @@ const entryColumns: Column<Entry>[] = [
   { header: 'Balance', cell: ({ row }) => <Amount value={row.original.balance} />, meta: { align: 'right' } },
 ];
 
-function Readings({ accountID, subscriptions }: { accountID: number; subscriptions: Subscription[] }) {
+function Readings({ subscriptions }: { subscriptions: Subscription[] }) {
   const { can } = useSession();
   const templates = useTemplates();
   const [correcting, setCorrecting] = useState<number | null>(null);
@@ -101,7 +99,7 @@ function Readings({ accountID, subscriptions }: { accountID: number; subscriptio
         <Text c="dimmed" size="sm">No consumption to chart yet (it needs two readings).</Text>
       )}
       {can('biller') && chosen !== null && <AddReading key={chosen} subscriptionID={Number(chosen)} meters={templateMeters.length ? templateMeters : meters} />}
-      <DataTable columns={readingColumns(accountID, correcting, can('biller') ? setCorrecting : null)} data={readings.data?.readings} loading={readings.isLoading} empty="No reading." />
+      <DataTable columns={readingColumns(correcting, can('biller') ? setCorrecting : null)} data={readings.data?.readings} loading={readings.isLoading} empty="No reading." />
     </Stack>
   );
 }
@@ -147,7 +145,6 @@ export function AccountPage() {
   const accountID = Number(useParams().accountID);
   const { can } = useSession();
   const [editing, setEditing] = useState(false);
-  const [making, setMaking] = useState(false);
   const q = useQuery({
     queryKey: ['account', accountID],
     queryFn: () => read('/billing/accounts/get-account', { method: 'Retrieve', action: 'Retrieve Account', apiVersion: 'v2', data: { accountID } }),
@@ -195,26 +192,10 @@ export function AccountPage() {
           <Tabs.Tab value="payments">Payments</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="subscriptions" pt="sm">
-          <Stack>
-            {canEdit && (making ? (
-              <NewSubscription accountID={accountID} accountNumber={a.accountNumber} onDone={() => setMaking(false)} />
-            ) : (
-              <Group>
-                <Button size="xs" variant="default" onClick={() => setMaking(true)}>
-                  New subscription
-                </Button>
-              </Group>
-            ))}
-            <DataTable
-              columns={subColumns(canEdit ? (s) => <SubscriptionActions key={`${s.subscriptionID}-${s.status}`} accountID={accountID} subscription={s} /> : null)}
-              data={subscriptions}
-              empty="No subscription."
-              testId="subscriptions-table"
-            />
-          </Stack>
+          <DataTable columns={subColumns} data={subscriptions} empty="No subscription." />
         </Tabs.Panel>
         <Tabs.Panel value="readings" pt="sm">
-          {subscriptions.length ? <Readings accountID={accountID} subscriptions={subscriptions} /> : <Text c="dimmed">No subscription.</Text>}
+          {subscriptions.length ? <Readings subscriptions={subscriptions} /> : <Text c="dimmed">No subscription.</Text>}
         </Tabs.Panel>
         <Tabs.Panel value="bills" pt="sm">
           <BillsTable filter={{ accountID }} />

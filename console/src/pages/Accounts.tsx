@@ -3,13 +3,11 @@
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Button, Group, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Stack, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { read, type Data } from '../api/client.ts';
 import { DataTable, Pager, type Column } from '../components/DataTable.tsx';
 import { Amount, StatusBadge } from '../components/feedback.tsx';
-import { useSession } from '../session.tsx';
-import { EditAccount } from './account/EditAccount.tsx';
 
 type Account = Data<'/billing/accounts/get-accounts'>['accounts'][number];
 const PAGE = 50;
@@ -26,8 +24,6 @@ const columns: Column<Account>[] = [
 
 export function Accounts() {
   const navigate = useNavigate();
-  const { can } = useSession();
-  const [making, setMaking] = useState(false);
   const [text, setText] = useState('');
   const [search] = useDebouncedValue(text.trim(), 250);
   const [offset, setOffset] = useState(0);
@@ -42,11 +38,7 @@ export function Accounts() {
   });
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>Accounts</Title>
-        {can('biller') && !making && <Button onClick={() => setMaking(true)}>New account</Button>}
-      </Group>
-      {making && <EditAccount onDone={() => setMaking(false)} />}
+      <Title order={2}>Accounts</Title>
       <TextInput
         label="Search"
         placeholder="Account number (its beginning) or name (any part)"

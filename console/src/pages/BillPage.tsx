@@ -9,7 +9,6 @@ import { Totals } from './billrun/ValidatePanel.tsx';
 import type { Bill } from './Bills.tsx';
 import { DocumentPanel } from './bill/DocumentPanel.tsx';
 import { CorrectionPanel } from './bill/CorrectionPanel.tsx';
-import { PaidBadge, useOpenBills } from './bill/PaidBadge.tsx';
 import { rateText } from '../components/lineText.ts';
 
 type Line = Bill['lines'][number];
@@ -28,7 +27,6 @@ export function BillPage() {
     queryKey: ['bill', billID],
     queryFn: async () => (await read('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { billID } })).bills[0] ?? null,
   });
-  const open = useOpenBills(q.data ? [q.data] : []);
   if (q.isLoading) return <Loader />;
   const b = q.data;
   if (!b) return <Alert color="red">No bill {billID}.</Alert>;
@@ -42,7 +40,6 @@ export function BillPage() {
           <Group gap="xs">
             <Title order={3}>Bill {b.billNumber}</Title>
             <StatusBadge status={b.status} />
-            <PaidBadge bill={b} open={open} />
             {b.estimated && <StatusBadge status="estimated" />}
           </Group>
           <Text size="sm">

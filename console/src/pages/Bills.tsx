@@ -6,19 +6,17 @@ import { Group, NumberInput, Select, Stack, Text, TextInput, Title } from '@mant
 import { read, type Data } from '../api/client.ts';
 import { DataTable, KeysetPager, type Column } from '../components/DataTable.tsx';
 import { Amount, StatusBadge } from '../components/feedback.tsx';
-import { PaidBadge, useOpenBills } from './bill/PaidBadge.tsx';
 
 export type Bill = Data<'/billing/bills/get-bills'>['bills'][number];
 const PAGE = 50;
 
-const billColumns = (open: ReturnType<typeof useOpenBills>): Column<Bill>[] => [
+export const billColumns: Column<Bill>[] = [
   { header: 'Number', accessorKey: 'billNumber' },
   { header: 'Account', accessorKey: 'accountNumber' },
   { header: 'Term', accessorKey: 'termID' },
   { header: 'Period', cell: ({ row }) => `${row.original.periodStart} to ${row.original.periodEnd}` },
   { header: 'Due', accessorKey: 'dueDate' },
   { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-  { header: 'Paid', cell: ({ row }) => <PaidBadge bill={row.original} open={open} /> },
   { header: 'Estimated', cell: ({ row }) => (row.original.estimated ? 'yes' : '') },
   { header: 'Total', cell: ({ row }) => <Amount value={row.original.total} />, meta: { align: 'right' } },
   { header: 'Total due', cell: ({ row }) => <Amount value={row.original.totalDue} />, meta: { align: 'right' } },
@@ -36,11 +34,10 @@ export function BillsTable({ filter }: { filter: { termID?: number; accountID?: 
   });
   const rows = bills.data?.bills.slice(0, PAGE);
   const hasMore = (bills.data?.bills.length ?? 0) > PAGE;
-  const open = useOpenBills(rows ?? []);
   return (
     <>
       <DataTable
-        columns={billColumns(open)}
+        columns={billColumns}
         data={rows}
         loading={bills.isLoading}
         empty="No bill."

@@ -11,7 +11,6 @@ import { ApiError, call, fetchFile, read, type Data } from '../api/client.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
 import { openBlob } from '../components/download.ts';
 import { formErrors, notifyDone, notifyError, StatusBadge } from '../components/feedback.tsx';
-import { useDocumentTemplates } from '../api/queries.ts';
 import { useSession } from '../session.tsx';
 
 type DocTemplate = Data<'/billing/documents/get-document-templates'>['templates'][number];
@@ -33,7 +32,7 @@ const templatesRead = (data: { kind?: Kind; templateID?: number }) =>
 export function DocumentTemplates() {
   const { can } = useSession();
   const navigate = useNavigate();
-  const list = useDocumentTemplates();
+  const list = useQuery({ queryKey: ['document-templates'], queryFn: () => templatesRead({}) });
   return (
     <Stack>
       <TemplatesTabs active="documents" />

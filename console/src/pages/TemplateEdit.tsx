@@ -3,14 +3,14 @@
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useForm } from '@mantine/form';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ActionIcon, Alert, Anchor, Button, Card, Checkbox, Group, List, Loader, MultiSelect, NumberInput, Select, SimpleGrid, Stack, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
-import { ApiError, call } from '../api/client.ts';
-import { useDocumentTemplates, useTemplates } from '../api/queries.ts';
+import { ApiError, call, read } from '../api/client.ts';
+import { useTemplates } from '../api/queries.ts';
 import { formErrors, notifyDone, notifyError } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
-import { BANK_FIELDS, CYCLES, MODELS, emptyBank, emptyComponent, emptyTemplate, emptyTier, fromRecord, toBody, type TemplateV } from './templates/model.ts';
-import { BankHead, MeterHead } from './templates/TableHeads.tsx';
+import { CYCLES, MODELS, emptyBank, emptyComponent, emptyTemplate, emptyTier, fromRecord, toBody, type TemplateV } from './templates/model.ts';
+import { MeterHead } from './templates/MeterHead.tsx';
 
 export function TemplateEdit() {
   const code = useParams().code;
@@ -18,7 +18,10 @@ export function TemplateEdit() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [renaming, setRenaming] = useState<{ index: number; from: string } | null>(null);
-  const documents = useDocumentTemplates();
+  const documents = useQuery({
+    queryKey: ['document-templates'],
+    queryFn: () => read('/billing/documents/get-document-templates', { method: 'Retrieve', action: 'Retrieve Document Templates', apiVersion: 'v2', data: {} }),
+  });
   // The standard template (id 0) is the empty choice: the body then names none.
   const documentChoices = (kind: 'invoice' | 'email') => [
     { value: '', label: 'Standard' },
@@ -113,11 +116,17 @@ export function TemplateEdit() {
           </Text>
           {v.bankAccounts.length > 0 && (
             <Table>
-              <BankHead withAction />
+              <Table.Thead>
+                <Table.Tr>
+                  {['Bank', 'Account name', 'Account number', 'Branch', 'SWIFT', ''].map((h) => (
+                    <Table.Th key={h}>{h}</Table.Th>
+                  ))}
+                </Table.Tr>
+              </Table.Thead>
               <Table.Tbody>
                 {v.bankAccounts.map((_, i) => (
                   <Table.Tr key={i}>
-                    {BANK_FIELDS.map(([k]) => (
+                    {(['bankName', 'accountName', 'accountNumber', 'branch', 'swift'] as const).map((k) => (
                       <Table.Td key={k}>
                         <TextInput aria-label={`Bank account ${i + 1} ${k}`} required={k === 'bankName' || k === 'accountNumber'} {...form.getInputProps(`bankAccounts.${i}.${k}`)} />
                       </Table.Td>
@@ -189,7 +198,7 @@ export function TemplateEdit() {
                   <TextInput label="Name" required {...form.getInputProps(`components.${i}.name`)} />
                   <Select label="Model" data={[...MODELS]} allowDeselect={false} {...form.getInputProps(`components.${i}.model`)} />
                   <Select label="Category" data={['charge', 'tax']} allowDeselect={false} {...form.getInputProps(`components.${i}.category`)} />
-                  {c.model !== 'percentage' && c.model !== 'flat' && c.model !== 'commitment' && c.model !== 'perDay' && c.model !== 'totalRounding' && <Select label="Meter" data={meters} allowDeselect={false} {...form.getInputProps(`components.${i}.input`)} />}
+                  {c.model !== 'percentage' && c.model !== 'flat' && c.model !== 'commitment' && c.model !== 'perDay' && c.model !== 'totalRounding' && <Select label="Meter" data={meters} {...form.getInputProps(`components.${i}.input`)} />}
                   {(c.model === 'flat' || c.model === 'commitment') && <TextInput label={c.model === 'commitment' ? 'Minimum commitment' : 'Amount'} required {...form.getInputProps(`components.${i}.amount`)} />}
                   {c.model === 'perUnit' && <TextInput label="Rate per unit" required {...form.getInputProps(`components.${i}.rate`)} />}
                   {c.model === 'perDay' && <TextInput label="Rate per day billed" required {...form.getInputProps(`components.${i}.rate`)} />}

@@ -7,12 +7,12 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Anchor, Badge, Button, Card, Group, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { call, read, type Data } from '../api/client.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
-import { useDocumentTemplates, useTemplates } from '../api/queries.ts';
+import { useTemplates } from '../api/queries.ts';
 import { ConfirmButton } from '../components/Confirm.tsx';
 import { notifyDone, notifyError } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
-import { BANK_FIELDS, CYCLES, fromRecord, type ServiceRecord } from './templates/model.ts';
-import { BankHead, MeterHead } from './templates/TableHeads.tsx';
+import { CYCLES, fromRecord, type ServiceRecord } from './templates/model.ts';
+import { MeterHead } from './templates/MeterHead.tsx';
 
 function Field({ label, value }: { label: string; value: React.ReactNode }) {
   return (
@@ -35,18 +35,11 @@ const versionColumns: Column<Version>[] = [
   { header: 'Due after', accessorFn: (x) => `${x.definition.dueDateOffset} days` },
 ];
 
-/** A document template as the page names it: the standard one for none (id 0 or null), else its name and id. */
-function documentName(id: number | null, name: string | null, names: Map<number, string>): string {
-  if (!id) return 'Standard';
-  return `${name || names.get(id) || 'template'} (${id})`;
-}
-
 export function TemplatePage() {
   const code = useParams().code!;
   const { can } = useSession();
   const queryClient = useQueryClient();
   const templates = useTemplates();
-  const documents = useDocumentTemplates();
   const [page, setPage] = useState(0);
   const [shown, setShown] = useState<number | null>(null);
   const versions = useQuery({
@@ -61,7 +54,6 @@ export function TemplatePage() {
   // An earlier version read as the list record it was then, so the same view shows it.
   const r: ServiceRecord = old ? { ...current, ...old.definition, version: old.version, createdAt: old.createdAt, createdBy: old.createdBy, modifiedAt: old.createdAt, modifiedBy: old.createdBy } : current;
   const v = fromRecord(r);
-  const docNames = new Map((documents.data?.templates ?? []).map((t) => [t.templateID, t.name]));
   const archive = async (archiveStatus: 0 | 1) => {
     try {
       await call('/billing/services/archive-service', { method: 'Update', action: 'Archive Package', apiVersion: 'v2', serviceCode: code, archiveStatus });
@@ -115,9 +107,6 @@ export function TemplatePage() {
           <Field label="Changed" value={`${r.modifiedAt} by ${r.modifiedBy}`} />
           <Field label="Made" value={`${r.createdAt} by ${r.createdBy}`} />
           <Field label="Values" value={r.values.map((x) => `${x.code} = ${x.value}`).join(', ') || '—'} />
-          {/* What its bills look like and where they say to pay: set in the form, and shown nowhere (an officer's walk). */}
-          <Field label="Invoice template" value={<span data-testid="invoice-template">{documentName(r.templateID, r.templateName, docNames)}</span>} />
-          <Field label="E-mail template" value={<span data-testid="email-template">{documentName(r.emailTemplateID, r.emailTemplateName, docNames)}</span>} />
         </SimpleGrid>
         <Text size="xs" c="dimmed" mt="sm">
           Each change is a new version; a term keeps the version it was made with.
@@ -146,28 +135,6 @@ export function TemplatePage() {
           </Button>
         </Group>
       )}
-      <Title order={4}>Bank accounts{old ? ` of version ${old.version}` : ''}</Title>
-      {v.bankAccounts.length === 0 ? (
-        <Text size="sm" c="dimmed" data-testid="bank-accounts">
-          None: the bills print no bank account to pay into.
-        </Text>
-      ) : (
-        <Table withTableBorder data-testid="bank-accounts">
-          <BankHead />
-          <Table.Tbody>
-            {v.bankAccounts.map((b, i) => (
-              <Table.Tr key={i}>
-                {BANK_FIELDS.map(([k]) => (
-                  <Table.Td key={k}>{b[k] || '—'}</Table.Td>
-                ))}
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
-      <Text size="xs" c="dimmed">
-        Printed on every bill under "How to pay".
-      </Text>
       <Title order={4}>Meters{old ? ` of version ${old.version}` : ''}</Title>
       <Table withTableBorder>
         <MeterHead />

@@ -2,14 +2,13 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Anchor, Button, Card, Group, List, NumberInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Group, List, NumberInput, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
 import { call, read } from '../api/client.ts';
 import { isoToApi, monthOfPeriod, previousMonth } from '../api/dates.ts';
 import { useTemplates } from '../api/queries.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
 import { Amount, StatusBadge, showRefusal } from '../components/feedback.tsx';
-import { TemplateAndBatch, useTemplateChoice } from '../components/TemplateAndBatch.tsx';
 import { useSession } from '../session.tsx';
 
 type Term = Awaited<ReturnType<typeof listTerms>>['terms'][number];
@@ -29,15 +28,18 @@ const columns: Column<Term>[] = [
 function NewTerm() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const choice = useTemplateChoice();
-  const { serviceCode, batchCode } = choice;
+  const templates = useTemplates();
   const month = previousMonth();
+  const [serviceCode, setServiceCode] = useState<string | null>(null);
+  const [batchCode, setBatchCode] = useState<string | null>(null);
   const [period, setPeriod] = useState<number | string>(month.period);
   const [start, setStart] = useState<string | null>(month.start);
   const [end, setEnd] = useState<string | null>(month.end);
   const [label, setLabel] = useState('');
   const [due, setDue] = useState<string | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const live = (templates.data?.services ?? []).filter((s) => s.archiveStatus === 0);
+  const batches = live.find((s) => s.serviceCode === serviceCode)?.batches ?? [];
   const make = useMutation({
     mutationFn: async () => {
       const { headers } = await call('/billing/terms/make-term', {
@@ -80,7 +82,21 @@ function NewTerm() {
             A bill run (a term) bills one template's subscriptions in one batch for one period.
           </Text>
           <SimpleGrid cols={{ base: 2, lg: 3 }}>
-            <TemplateAndBatch choice={choice} errors={errors} />
+            <Select
+              label="Template"
+              placeholder={live.length ? 'Choose' : 'No template yet: make one first'}
+              data={live.map((s) => ({ value: s.serviceCode, label: `${s.serviceLabel} (${s.serviceCode})` }))}
+              value={serviceCode}
+              onChange={(v) => {
+                setServiceCode(v);
+                const t = live.find((s) => s.serviceCode === v);
+                setBatchCode(t?.batches.length === 1 ? (t.batches[0] ?? null) : null);
+              }}
+              error={errors.serviceCode}
+              required
+            />
+            {/* Picking the chosen batch again cleared it, with the raw rule as the error (an officer's walk). */}
+            <Select label="Batch" placeholder="Choose" data={batches} value={batchCode} onChange={setBatchCode} allowDeselect={false} error={errors.batchCode} required />
             <NumberInput
               label="Billing period"
               description="e.g. 202611: sets the days to that month"
@@ -125,11 +141,7 @@ function NewTerm() {
 function GettingStarted() {
   return (
     <Alert color="blue" title="Before the first bill run">
-      <List size="sm" type="ordered" data-testid="first-use">
-        {/* Every bill prints the app's name and address at its top: a new app's first bills said "Default" (an officer's walk). */}
-        <List.Item>
-          Name the company and give its address, printed at the top of every bill (<Anchor component={Link} to="/settings">Settings</Anchor>; an admin does this).
-        </List.Item>
+      <List size="sm" type="ordered">
         <List.Item>
           Make a pricing template with its batches (<Anchor component={Link} to="/templates/new">New template</Anchor>; an admin does this).
         </List.Item>

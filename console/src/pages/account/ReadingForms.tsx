@@ -2,62 +2,16 @@
 // bill page telling them to correct the account's reading first, and no action there to do
 // it (the import refuses a second reading of a day, pointing at a readingID the console did
 // not show).
-import { useState, type ReactNode } from 'react';
+import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { Anchor, Button, Group, Select, TextInput } from '@mantine/core';
-import { call, read, type Data } from '../../api/client.ts';
-import { apiToIso } from '../../api/dates.ts';
+import { Button, Group, Select, TextInput } from '@mantine/core';
+import { call, type Data } from '../../api/client.ts';
 import { notifyDone, useSave } from '../../components/feedback.tsx';
 
 type Reading = Data<'/billing/readings/get-readings'>['readings'][number];
-type Bill = Data<'/billing/bills/get-bills'>['bills'][number];
-
-/**
- * The account's posted bills that used the reading: a line whose trace reads its meter on its
- * day (as the previous or the current reading) for its subscription. These are what a
- * correction leaves wrong until they are rebilled; the message named none (an officer's walk).
- */
-async function billsUsing(accountID: number, reading: Reading): Promise<Bill[]> {
-  const day = apiToIso(reading.readingDate);
-  // A line in a segment of a bill (a version change) may name its readings only there.
-  const reads = (l: Bill['lines'][number]) => {
-    const r = l.trace.reading;
-    const s = l.trace.segment?.consumption;
-    return (
-      (r !== undefined && r.input === reading.inputCode && (r.previous.date === day || r.current.date === day)) ||
-      (s !== undefined && s.input === reading.inputCode && (s.from?.date === day || s.to?.date === day))
-    );
-  };
-  const found: Bill[] = [];
-  for (let after = 0; ; ) {
-    const { bills } = await read('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { accountID, status: 'posted', limit: 1000, afterBillID: after } });
-    found.push(...bills.filter((b) => b.lines.some((l) => (l.subscriptionID ?? b.subscriptionID) === reading.subscriptionID && reads(l))));
-    if (bills.length < 1000) return found;
-    after = bills[bills.length - 1]!.billID;
-  }
-}
-
-/** The correction's message: the bills that used the reading, each a link to its page, where it is cancelled and rebilled. */
-function correctedMessage(reading: Reading, newID: string, bills: Bill[] | null): ReactNode {
-  const done = `Reading ${reading.readingID} corrected (reading ${newID} now counts).`;
-  if (bills === null) return `${done} Rebill a posted bill that used it from the bill's page.`;
-  if (bills.length === 0) return `${done} No posted bill used it.`;
-  return (
-    <>
-      {done} {bills.length === 1 ? 'Posted bill' : 'Posted bills'}{' '}
-      {bills.map((b, i) => (
-        <span key={b.billID}>
-          {i > 0 ? ', ' : ''}
-          <Anchor href={`#/bills/${b.billID}`} inherit>{b.billNumber}</Anchor>
-        </span>
-      ))}{' '}
-      used it: cancel and rebill {bills.length === 1 ? 'it' : 'each'} from its page.
-    </>
-  );
-}
 
 /** A corrected value (and date) for one effective reading: the original is kept, and stops counting. */
-export function CorrectReading({ accountID, reading, onDone }: { accountID: number; reading: Reading; onDone: () => void }) {
+export function CorrectReading({ reading, onDone }: { reading: Reading; onDone: () => void }) {
   const queryClient = useQueryClient();
   const [value, setValue] = useState(reading.value);
   const [date, setDate] = useState(reading.readingDate);
@@ -70,8 +24,7 @@ export function CorrectReading({ accountID, reading, onDone }: { accountID: numb
         apiVersion: 'v2',
         data: { readingID: reading.readingID, value: value.trim(), ...(date !== reading.readingDate ? { readingDate: date.trim() } : {}) },
       });
-      const bills = await billsUsing(accountID, reading).catch(() => null);
-      notifyDone(correctedMessage(reading, headers.get('x-billrun-reading-id') ?? '', bills), bills?.length ? 15000 : 4000);
+      notifyDone(`Reading ${reading.readingID} corrected (reading ${headers.get('x-billrun-reading-id') ?? ''} now counts). Rebill a posted bill that used it from the bill's page.`);
       await queryClient.invalidateQueries({ queryKey: ['readings'] });
       onDone();
     });

@@ -8,7 +8,7 @@ import { ApiError, read } from '../../api/client.ts';
 import { useTemplates } from '../../api/queries.ts';
 import { notifyDone, notifyError } from '../../components/feedback.tsx';
 import { downloadCsv } from '../../components/download.ts';
-import { apiToIso, earlierDay, todayApi } from '../../api/dates.ts';
+import { earlierDay, todayApi } from '../../api/dates.ts';
 import { useSession } from '../../session.tsx';
 import { ALLOWED, termSteps, type ReadingInput, type Term } from './actions.ts';
 
@@ -16,22 +16,10 @@ export function meteredInputsOf(templates: ReturnType<typeof useTemplates>['data
   return templates?.services.find((s) => s.serviceCode === serviceCode)?.meteredInputs ?? [];
 }
 
-/**
- * The day a subscription's reading for the term is asked for: the last day of its part of the term.
- * That is its end date when it ends inside the term (a leaver's final reading: the term's end was
- * refused as after the subscription's end), and never after today (a reading cannot be dated in the
- * future, and a sheet of a running month failed on every row: an officer's walk).
- */
-export function readingDayOf(term: Term, subscriptionEnd: string | null, timeZone: string | undefined): string {
-  const day = earlierDay(term.endDate, todayApi(timeZone));
-  return subscriptionEnd ? earlierDay(day, subscriptionEnd) : day;
-}
-
-/** On the term's roster by its dates (load-subscriptions' rule): connected on at least one day of the term, whatever its status now. */
-const overlapsTerm = (term: Term, s: { startDate: string; endDate: string | null }) =>
-  apiToIso(s.startDate) <= apiToIso(term.endDate) && (s.endDate === null || apiToIso(s.endDate) >= apiToIso(term.startDate));
-
 async function rosterSheet(term: Term, meters: string[], timeZone: string | undefined): Promise<string> {
+  // The term's last day, or today when the term has not ended: a reading cannot be dated in the
+  // future, and a sheet of a running month failed on every row (an officer's walk).
+  const readingDay = earlierDay(term.endDate, todayApi(timeZone));
   const rows: string[][] = [['subscriptionID', 'accountNumber', 'inputCode', 'readingDate', 'value']];
   for (let offset = 0; ; offset += 1000) {
     const d = await read('/billing/subscriptions/get-subscriptions', {
@@ -40,8 +28,7 @@ async function rosterSheet(term: Term, meters: string[], timeZone: string | unde
       apiVersion: 'v2',
       data: { batchCode: term.batchCode, serviceCode: term.serviceCode, limit: 1000, offset },
     });
-    // A subscription terminated inside the term is on its roster and needs its final reading: the sheet left it out (an officer's walk).
-    for (const s of d.subscriptions.filter((s) => overlapsTerm(term, s))) for (const m of meters) rows.push([String(s.subscriptionID), s.accountNumber, m, readingDayOf(term, s.endDate, timeZone), '']);
+    for (const s of d.subscriptions) if (s.status !== 'terminated') for (const m of meters) rows.push([String(s.subscriptionID), s.accountNumber, m, readingDay, '']);
     if (offset + 1000 >= d.paging.total) break;
   }
   // An account number opening with = is a formula to a spreadsheet: kept as text.
@@ -83,7 +70,7 @@ export function ReadingsPanel({ term, canWrite }: { term: Term; canWrite: boolea
         if (!r.value) return;
         const id = Number(r.subscriptionID);
         if (!Number.isInteger(id) || id < 1) local.push({ row: i + 2, column: 'subscriptionID', message: 'must be a subscription id' });
-        readings.push({ subscriptionID: id, inputCode: r.inputCode ?? '', readingDate: r.readingDate || readingDayOf(term, null, app?.timeZone), value: r.value, ...(r.note ? { note: r.note } : {}) });
+        readings.push({ subscriptionID: id, inputCode: r.inputCode ?? '', readingDate: r.readingDate || earlierDay(term.endDate, todayApi(app?.timeZone)), value: r.value, ...(r.note ? { note: r.note } : {}) });
         fileRow.push(i + 2);
       });
       if (local.length) return setRowErrors(local);

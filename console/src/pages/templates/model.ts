@@ -31,14 +31,6 @@ export type ComponentV = {
   maximum: string;
 };
 export type BankV = { bankName: string; accountName: string; accountNumber: string; branch: string; swift: string };
-/** A bank account's fields in the order the form and the page show them. */
-export const BANK_FIELDS = [
-  ['bankName', 'Bank'],
-  ['accountName', 'Account name'],
-  ['accountNumber', 'Account number'],
-  ['branch', 'Branch'],
-  ['swift', 'SWIFT'],
-] as const satisfies readonly (readonly [keyof BankV, string])[];
 export const emptyBank = (): BankV => ({ bankName: '', accountName: '', accountNumber: '', branch: '', swift: '' });
 export type MeterV = { code: string; label: string; unit: string; decimals: number; rolloverAt: string };
 export type TemplateV = {
@@ -60,9 +52,8 @@ export type TemplateV = {
 };
 
 export const emptyTier = (): TierV => ({ upTo: '', rate: '', flat: '' });
-/** A new component is flat, and a flat charge prorates unless told not to (the engine's default, shown ticked). */
 export const emptyComponent = (): ComponentV => ({
-  code: '', name: '', category: 'charge', model: 'flat', input: '', amount: '', rate: '', tiers: [emptyTier()], size: '', price: '', freeUnits: '', percentage: '', of: [], increment: '', rounding: 'halfUp', prorate: true, minimum: '', maximum: '',
+  code: '', name: '', category: 'charge', model: 'flat', input: '', amount: '', rate: '', tiers: [emptyTier()], size: '', price: '', freeUnits: '', percentage: '', of: [], increment: '', rounding: 'halfUp', prorate: false, minimum: '', maximum: '',
 });
 
 export const emptyTemplate = (): TemplateV => ({
@@ -71,7 +62,7 @@ export const emptyTemplate = (): TemplateV => ({
   // A standing charge and a tiered charge on the meter: the shape most utility tariffs start from.
   components: [
     { ...emptyComponent(), code: 'STANDING', name: 'Standing charge' },
-    { ...emptyComponent(), code: 'USAGE', name: 'Usage', model: 'graduated', input: 'METER', tiers: [emptyTier(), emptyTier()], prorate: false },
+    { ...emptyComponent(), code: 'USAGE', name: 'Usage', model: 'graduated', input: 'METER', tiers: [emptyTier(), emptyTier()] },
   ],
 });
 
@@ -94,7 +85,7 @@ export function fromRecord(r: ServiceRecord): TemplateV {
     bankAccounts: r.bankAccounts.map((b) => ({ bankName: b.bankName, accountName: b.accountName ?? '', accountNumber: b.accountNumber, branch: b.branch ?? '', swift: b.swift ?? '' })),
     meteredInputs: r.meteredInputs.map((m) => ({ code: m.code, label: m.label, unit: m.unit, decimals: m.decimals, rolloverAt: m.rolloverAt === undefined ? '' : String(m.rolloverAt) })),
     components: r.components.map((c) => {
-      const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: proratesByDefault(c), minimum: text(c.minimum), maximum: text(c.maximum) };
+      const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: 'prorate' in c ? !!c.prorate : false, minimum: text(c.minimum), maximum: text(c.maximum) };
       if (c.model === 'flat') v.amount = text(c.amount);
       if (c.model === 'perUnit') Object.assign(v, { input: c.input, rate: text(c.rate) });
       if (c.model === 'perDay') v.rate = text(c.rate);
@@ -109,13 +100,6 @@ export function fromRecord(r: ServiceRecord): TemplateV {
   };
 }
 
-/**
- * Whether a stored component prorates: its own prorate, else the engine's default for its model
- * (a flat charge prorates, docs/templates.md). A flat one stored without the field read as not
- * prorated, and saving the form then would have stopped its proration.
- */
-const proratesByDefault = (c: ServiceRecord['components'][number]): boolean => ('prorate' in c ? c.prorate : undefined) ?? c.model === 'flat';
-
 function toComponent(c: ComponentV): ApiComponent {
   const common = {
     code: c.code.trim(),
@@ -124,8 +108,7 @@ function toComponent(c: ComponentV): ApiComponent {
     ...(c.minimum.trim() ? { minimum: dec(c.minimum) } : {}),
     ...(c.maximum.trim() ? { maximum: dec(c.maximum) } : {}),
   };
-  // Sent ticked or not: left out when unticked, a flat charge took the engine's default and still prorated (an officer's walk).
-  const prorate = { prorate: c.prorate };
+  const prorate = c.prorate ? { prorate: true } : {};
   switch (c.model) {
     case 'flat':
       return { ...common, ...prorate, model: 'flat', amount: dec(c.amount) };

@@ -1,5 +1,4 @@
 import { Table } from '@mantine/core';
-import { BANK_FIELDS } from './model.ts';
 
 /** The meters table's header, the same in the form and on the template's page. */
 export function MeterHead({ withAction = false }: { withAction?: boolean }) {
@@ -11,20 +10,6 @@ export function MeterHead({ withAction = false }: { withAction?: boolean }) {
         <Table.Th>Unit</Table.Th>
         <Table.Th>Decimals</Table.Th>
         <Table.Th>Rolls over at</Table.Th>
-        {withAction && <Table.Th />}
-      </Table.Tr>
-    </Table.Thead>
-  );
-}
-
-/** The bank accounts table's header, the same in the form and on the template's page. */
-export function BankHead({ withAction = false }: { withAction?: boolean }) {
-  return (
-    <Table.Thead>
-      <Table.Tr>
-        {BANK_FIELDS.map(([key, label]) => (
-          <Table.Th key={key}>{label}</Table.Th>
-        ))}
         {withAction && <Table.Th />}
       </Table.Tr>
     </Table.Thead>
