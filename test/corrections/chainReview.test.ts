@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { makeTerm, startRun, step, subscriptions, tariff, waitForStatus, type Sub } from '../terms/fixtures.ts';
-import { correctionCalls, envelope } from './support.ts';
+import { correctionCalls, envelope, month2026 as month } from './support.ts';
 
 describe('review: meter chain, carry, retry on Posted', () => {
   let h: Harness;
@@ -17,22 +17,7 @@ describe('review: meter chain, carry, retry on Posted', () => {
     ({ h, close } = await startRun({}, [tariff(), tariff('WATER2', { batches: ['Z5'] }), tariff('WATER3', { batches: ['M1', 'M2'] })]));
   });
   after(() => close());
-  const { ok, postedTerm, billsOf, correctReading } = correctionCalls(() => h);
-  const capture = (s: Sub, date: string, value: number) =>
-    ok('/billing/readings/capture-readings', envelope('Create', 'Capture Readings', { readings: [{ subscriptionID: Number(s.subscriptionId), inputCode: 'METER', readingDate: date, value, kind: 'actual' }] }));
-  const liveWater = async (s: Sub) => {
-    const bills = (await billsOf({ accountID: Number(s.accountId) })) as any[];
-    return bills
-      .filter((b) => b.status !== 'cancelled' && b.subscriptionID === Number(s.subscriptionId))
-      .sort((x, y) => x.termID - y.termID)
-      .map((b) => [b.termID, b.lines.find((l: any) => l.componentCode === 'WATER').quantity]);
-  };
-  const billOf = async (s: Sub, termID: number) => ((await billsOf({ accountID: Number(s.accountId), termID })) as any[]).find((b) => b.status !== 'cancelled' && b.subscriptionID === Number(s.subscriptionId));
-  const month = (batchCode: string, m: number) => {
-    const end = new Date(Date.UTC(2026, m, 0)).getUTCDate();
-    const mm = String(m).padStart(2, '0');
-    return { batchCode, billingPeriodID: Number(`2026${mm}`), startDate: `01/${mm}/2026`, endDate: `${end}/${mm}/2026` };
-  };
+  const { ok, postedTerm, correctReading, capture, liveWater, billOf } = correctionCalls(() => h);
 
   /** Validated, approved, processed (failures allowed) and posted. */
   async function postedWithFailures(data: Record<string, unknown>) {

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { makeTerm, startRun, step, subscriptions, tariff, waitForStatus, type Sub } from '../terms/fixtures.ts';
-import { correctionCalls, envelope } from './support.ts';
+import { correctionCalls, envelope, month2026 as month } from './support.ts';
 
 describe("a meter's consumption billed once across months", () => {
   let h: Harness;
@@ -19,24 +19,8 @@ describe("a meter's consumption billed once across months", () => {
   });
   after(() => close());
 
-  const { ok, postedTerm, billsOf, ledgerOk, correctReading } = correctionCalls(() => h);
+  const { ok, postedTerm, billsOf, ledgerOk, correctReading, capture, liveWater, billOf } = correctionCalls(() => h);
 
-  const capture = (s: Sub, date: string, value: number) =>
-    ok('/billing/readings/capture-readings', envelope('Create', 'Capture Readings', { readings: [{ subscriptionID: Number(s.subscriptionId), inputCode: 'METER', readingDate: date, value, kind: 'actual' }] }));
-  /** The subscription's live bills, oldest first: [termID, water m3]. */
-  const liveWater = async (s: Sub) => {
-    const bills = (await billsOf({ accountID: Number(s.accountId) })) as any[];
-    return bills
-      .filter((b) => b.status !== 'cancelled' && b.subscriptionID === Number(s.subscriptionId))
-      .sort((x, y) => x.termID - y.termID)
-      .map((b) => [b.termID, b.lines.find((l: any) => l.componentCode === 'WATER').quantity]);
-  };
-  const billOf = async (s: Sub, termID: number) => ((await billsOf({ accountID: Number(s.accountId), termID })) as any[]).find((b) => b.status !== 'cancelled' && b.subscriptionID === Number(s.subscriptionId));
-  const month = (batchCode: string, m: number) => {
-    const end = new Date(Date.UTC(2026, m, 0)).getUTCDate();
-    const mm = String(m).padStart(2, '0');
-    return { batchCode, billingPeriodID: Number(`2026${mm}`), startDate: `01/${mm}/2026`, endDate: `${end}/${mm}/2026` };
-  };
   /** Makes, loads and runs a term; answers it once Processed, with its failures. */
   async function processed(data: Record<string, unknown>) {
     const termID = await makeTerm(h, data);

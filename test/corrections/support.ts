@@ -42,5 +42,26 @@ export function correctionCalls(h: () => Harness) {
     const r = await h().db.query('SELECT reading_id FROM reading WHERE subscription_id = $1 AND reading_date = $2 ORDER BY reading_id DESC LIMIT 1', [s.subscriptionId, date]);
     await ok('/billing/readings/correct-reading', envelope('Update', 'Correct Reading', { readingID: Number(r.rows[0].reading_id), value, note: 'misread' }));
   };
-  return { ok, postedTerm, billsOf, accountNumberOf, statementOf, ledgerOk, correctReading };
+  /** Records an actual reading of the subscription's METER (capture-readings). */
+  const capture = (s: Pick<Sub, 'subscriptionId'>, date: string, value: number) =>
+    ok('/billing/readings/capture-readings', envelope('Create', 'Capture Readings', { readings: [{ subscriptionID: Number(s.subscriptionId), inputCode: 'METER', readingDate: date, value, kind: 'actual' }] }));
+  /** The subscription's live bills, oldest term first: [termID, water m3]. */
+  const liveWater = async (s: Sub) => {
+    const bills = (await billsOf({ accountID: Number(s.accountId) })) as any[];
+    return bills
+      .filter((b) => b.status !== 'cancelled' && b.subscriptionID === Number(s.subscriptionId))
+      .sort((x, y) => x.termID - y.termID)
+      .map((b) => [b.termID, b.lines.find((l: any) => l.componentCode === 'WATER').quantity]);
+  };
+  /** The subscription's live bill in the term. */
+  const billOf = async (s: Sub, termID: number) =>
+    ((await billsOf({ accountID: Number(s.accountId), termID })) as any[]).find((b) => b.status !== 'cancelled' && b.subscriptionID === Number(s.subscriptionId));
+  return { ok, postedTerm, billsOf, accountNumberOf, statementOf, ledgerOk, correctReading, capture, liveWater, billOf };
 }
+
+/** A 2026 month of a batch, as make-term takes it. */
+export const month2026 = (batchCode: string, m: number) => {
+  const end = new Date(Date.UTC(2026, m, 0)).getUTCDate();
+  const mm = String(m).padStart(2, '0');
+  return { batchCode, billingPeriodID: Number(`2026${mm}`), startDate: `01/${mm}/2026`, endDate: `${end}/${mm}/2026` };
+};
