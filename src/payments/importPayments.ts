@@ -48,6 +48,13 @@ export async function importPayments(db: pg.Pool, caller: Caller, input: ImportI
         if (required) issues.push({ path: row.at(f), message: 'is required' });
         return null;
       }
+      // A JSON row's text is a string: a number there was turned into text (1e21 became
+      // the reference "1e+21", 0.1 + 0.2 a channel; a fuzzer's finding). The amount and the
+      // cash account are read as numbers on their own.
+      if (typeof v !== 'string' && f !== 'cashAccountID') {
+        issues.push({ path: row.at(f), message: 'must be text (a JSON string)' });
+        return null;
+      }
       const s = String(v).trim();
       if (s.length > max) issues.push({ path: row.at(f), message: `must be at most ${max} characters` });
       return s;

@@ -337,5 +337,16 @@ describe('payments', () => {
     );
     assert.equal(json.status, 400);
     assert.deepEqual(json.body.error.details, [{ path: 'data.payments[1].reference', message: 'is required' }]);
+    // A number where text belongs is refused on its field, not turned into text (1e21 was the reference "1e+21").
+    const numbers = await h.post(
+      '/billing/payments/import-payments',
+      importing({ payments: [{ accountNumber: a.accountNumber, amount: 5, paymentDate: '05/01/2025', reference: 1e21, channel: 7, cashAccountID: 3 }] }),
+      h.tokens.biller,
+    );
+    assert.equal(numbers.status, 400);
+    assert.deepEqual(numbers.body.error.details, [
+      { path: 'data.payments[0].reference', message: 'must be text (a JSON string)' },
+      { path: 'data.payments[0].channel', message: 'must be text (a JSON string)' },
+    ]);
   });
 });
