@@ -187,6 +187,18 @@ export const SAMPLE: DocumentData = Object.freeze({
  * (`bill.subscription.inputs[0].value`) is refused then, not at that customer's bill (a
  * reviewer's finding).
  */
+/**
+ * The sample bill under an app's own name, address and currency: what a preview shows. An
+ * officer previewed an e-mail signed "Sample Water Co" in KES, and took it for what the
+ * customers would get. A template is still checked against SAMPLE itself (its limits).
+ */
+export const sampleOfApp = (app: { name: string; address: string | null; currency: string }): DocumentData => ({
+  ...SAMPLE,
+  app: { name: app.name, address: app.address ?? '', addressLines: addressLines(app.address ?? ''), currency: app.currency },
+  service: { ...SAMPLE.service, bankAccounts: SAMPLE.service.bankAccounts.map((b) => ({ ...b, accountName: app.name })) },
+  bill: { ...SAMPLE.bill, currency: app.currency },
+});
+
 export const SAMPLE_WITHOUT_INPUTS: DocumentData = Object.freeze({
   ...SAMPLE,
   bill: { ...SAMPLE.bill, subscription: { id: '502', connection: '', inputs: [] } },

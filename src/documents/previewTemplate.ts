@@ -7,7 +7,7 @@ import { AppError, validationFailed } from '../errors.ts';
 import { roleAllows, type Role } from '../auth/roles.ts';
 import { SAMPLE_LIMITS, TemplateError } from './liquid.ts';
 import type { RawAnswer } from '../http/operation.ts';
-import { SAMPLE } from './context.ts';
+import { SAMPLE, sampleOfApp } from './context.ts';
 import { checkTemplate } from './checkTemplate.ts';
 import { renderEmail, renderInvoice } from './render.ts';
 import { resolveTemplate } from './resolveTemplate.ts';
@@ -30,8 +30,6 @@ async function preview(db: Queryable, appCode: number, d: PreviewTemplateData): 
   let kind = d.kind;
   let subject: string | null | undefined = d.subject;
   let body = d.body;
-  // A draft invoice's check lays it out with the sample bill already: that PDF is the preview.
-  let checked: Buffer | undefined;
   if (body === undefined) {
     if (d.templateID === undefined) throw validationFailed([{ path: 'data.body', message: 'give a draft body or a templateID' }]);
     const stored = d.templateID === 0 && kind === undefined ? undefined : await findAnyKind(db, appCode, d.templateID, kind, d.version);
@@ -40,11 +38,15 @@ async function preview(db: Queryable, appCode: number, d: PreviewTemplateData): 
   } else if (kind === undefined) {
     throw validationFailed([{ path: 'data.kind', message: 'a draft needs its kind' }]);
   } else {
-    checked = await checkTemplate(kind, subject, body);
+    // Checked as a save checks it, against SAMPLE itself; shown below under the app's name.
+    await checkTemplate(kind, subject, body);
   }
-  // With the sample bill: its limits, as a save's check has (liquid.ts).
-  if (kind === 'invoice') return { type: 'application/pdf', payload: checked ?? (await renderInvoice({ body: body! }, SAMPLE, 'body', SAMPLE_LIMITS)) };
-  const mail = await renderEmail({ subject: subject ?? '', body: body! }, SAMPLE, SAMPLE_LIMITS);
+  // With the sample bill under the app's own name and currency, and the sample's limits, as a
+  // save's check has (liquid.ts).
+  const app = await db.query<{ name: string; address: string | null; currency: string }>('SELECT name, address, currency FROM app WHERE app_code = $1', [appCode]);
+  const sample = app.rows[0] === undefined ? SAMPLE : sampleOfApp(app.rows[0]);
+  if (kind === 'invoice') return { type: 'application/pdf', payload: await renderInvoice({ body: body! }, sample, 'body', SAMPLE_LIMITS) };
+  const mail = await renderEmail({ subject: subject ?? '', body: body! }, sample, SAMPLE_LIMITS);
   return { type: 'text/plain; charset=utf-8', payload: `Subject: ${mail.subject}\n\n${mail.text}` };
 }
 

@@ -118,16 +118,19 @@ describe('invoice and e-mail templates', () => {
     assert.equal(upd.body.error.details[0].path, 'service.invoiceTemplate.templateID');
   });
 
-  test('preview: an invoice as a PDF of the sample bill, an e-mail as its text', { skip: needsPoppler() }, async () => {
+  test("preview: an invoice as a PDF of the sample bill, an e-mail as its text, both under the app's own name and currency", { skip: needsPoppler() }, async () => {
     const pdf = await fetchFile(h, '/billing/documents/preview-document-template', docEnv('Retrieve', 'Preview Document Template', { templateID: 0, kind: 'invoice' }));
     assert.equal(pdf.status, 200);
     assert.equal(pdf.type, 'application/pdf');
     const text = pdfText(pdf.bytes);
-    assert.match(text, /Sample Water Co/);
+    // An officer previewed the e-mail signed "Sample Water Co" and took it for what customers get.
+    const app = (await h.db.query('SELECT name, currency FROM app WHERE app_code = $1', [h.appCode])).rows[0];
+    assert.match(text, new RegExp(app.name));
+    assert.doesNotMatch(text, /Sample Water Co/);
     assert.match(text, /2191\.80/);
-    const draft = await fetchFile(h, '/billing/documents/preview-document-template', docEnv('Retrieve', 'Preview Document Template', { kind: 'email', subject: 'Bill {{ bill.number }}', body: 'Due {{ bill.totalDue }}' }));
+    const draft = await fetchFile(h, '/billing/documents/preview-document-template', docEnv('Retrieve', 'Preview Document Template', { kind: 'email', subject: 'Bill {{ bill.number }} of {{ app.name }}', body: 'Due {{ bill.totalDue }} {{ bill.currency }}' }));
     assert.equal(draft.status, 200);
-    assert.equal(draft.bytes.toString(), 'Subject: Bill 1001\n\nDue 2191.80');
+    assert.equal(draft.bytes.toString(), `Subject: Bill 1001 of ${app.name}\n\nDue 2191.80 ${app.currency}`);
     const bad = await fetchFile(h, '/billing/documents/preview-document-template', docEnv('Retrieve', 'Preview Document Template', { kind: 'invoice', body: '{{ nope }}' }));
     assert.equal(bad.status, 400);
     assert.match(JSON.parse(bad.bytes.toString()).error.details[0].message, /^line 1/);
