@@ -65,6 +65,18 @@ export const BLOCKING_CODES: readonly string[] = ['MISSING_READING', 'NEGATIVE_C
  * plan a small part of the run (docs/bill-run.md). It reads the committed roster (planRun
  * commits it first), on the pool's connections.
  */
+/**
+ * Where a blocking exception's fix is dated (TermException.readingDate): a missing reading
+ * at the end of the subscription's part of the term, a reading below the previous one on
+ * its own day (a term's capture-readings replaces it). The console's fix row starts there;
+ * before, it offered the term's end and another meter, and replaced a reading unasked.
+ */
+export function readingDateOf(code: string, activeEnd: string, currentDate: string | undefined): { readingDate?: string } {
+  if (code === 'MISSING_READING') return { readingDate: formatDate(activeEnd) };
+  if (code === 'NEGATIVE_CONSUMPTION' && currentDate !== undefined) return { readingDate: formatDate(currentDate) };
+  return {};
+}
+
 export async function blockingExceptions(db: pg.Pool, ctx: RunContext, limit = 100000): Promise<TermException[]> {
   if (ctx.meteredCodes.length === 0) return [];
   // Two slices of the roster, each on a connection of its own, so that PostgreSQL works on
@@ -113,6 +125,7 @@ async function exceptionsIn(db: Queryable, ctx: RunContext, fromId: string, toId
         severity: 'error',
         message: err.message,
         ...(err.details?.[0] ? { path: err.details[0].path } : {}),
+        ...readingDateOf(err.code, row.active_end, row.cur_date ?? undefined),
       });
     }
   }

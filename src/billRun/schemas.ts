@@ -11,5 +11,11 @@ export const TermException = named('TermFailure', Type.Object({
   severity: Type.Enum(['error', 'warning']),
   message: Type.String(),
   path: Type.Optional(Type.String()),
+  readingDate: Type.Optional(
+    Type.String({
+      description:
+        "dd/mm/yyyy, on a missing or wrong reading: the day a reading that fixes it is dated (MISSING_READING: the term's end, or the subscription's end inside the term; NEGATIVE_CONSUMPTION: the current reading's day, whose reading a term's capture-readings replaces)",
+    }),
+  ),
 }));
 export type TermException = Static<typeof TermException>;

@@ -54,18 +54,24 @@ describe('the bill run: who acted, the words it writes, and its own check', () =
   // readings.METER.current.value). Now both say the same, in the doc's words.
   test('validate-term and the run report the same exceptions, in the words docs/bill-run.md promises', async () => {
     const subs = await subscriptions(h, {
-      n: 4,
+      n: 5,
       batchCode: 'Z2',
       startDate: '2018-05-01',
       endDate: null,
-      readingsOf: (i) => (i === 1 ? [['2018-05-31', 10]] : i === 2 ? [['2018-05-31', 10], ['2018-06-30', 4]] : [['2018-05-31', 10], ['2018-06-30', 20]]),
+      readingsOf: (i) => (i === 1 || i === 4 ? [['2018-05-31', 10]] : i === 2 ? [['2018-05-31', 10], ['2018-06-25', 4]] : [['2018-05-31', 10], ['2018-06-30', 20]]),
     });
-    const [, missing, negative] = subs.map((s) => Number(s.subscriptionId));
+    const [, missing, negative, , ended] = subs.map((s) => Number(s.subscriptionId));
+    await h.db.query("UPDATE subscription SET end_date = '2018-06-20', status = 'terminated' WHERE subscription_id = $1", [ended]);
     const period = { batchCode: 'Z2', billingPeriodID: 201806, startDate: '01/06/2018', endDate: '30/06/2018' };
+    // Each with the day a reading that fixes it is dated (readingDate): the term's end, the
+    // reading below the previous one (which a term's reading of that day replaces), and the
+    // end of a subscription terminated inside the term (the console's fix row starts there).
     const expected = [
-      [missing, 'MISSING_READING', 'error', 'no reading of METER dated in the term after the one of 31/05/2018', 'readings.METER'],
-      [negative, 'NEGATIVE_CONSUMPTION', 'error', 'METER: current reading 4 is below the previous 10 and is not a plausible roll-over at 100000', 'readings.METER.current.value'],
+      [missing, 'MISSING_READING', 'error', 'no reading of METER dated in the term after the one of 31/05/2018', 'readings.METER', '30/06/2018'],
+      [negative, 'NEGATIVE_CONSUMPTION', 'error', 'METER: current reading 4 is below the previous 10 and is not a plausible roll-over at 100000', 'readings.METER.current.value', '25/06/2018'],
+      [ended, 'MISSING_READING', 'error', "no reading of METER dated in the term after the one of 31/05/2018 and up to the subscription's end, 20/06/2018", 'readings.METER', '20/06/2018'],
     ];
+    const byAccount = (e: any) => [e.subscriptionID, e.code, e.severity, e.message, e.path, e.readingDate];
 
     const checked = await makeTerm(h, period);
     assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID: checked })).status, 200);
@@ -87,7 +93,8 @@ describe('the bill run: who acted, the words it writes, and its own check', () =
       termID: run,
       readings: [
         { subscriptionID: missing, inputCode: 'METER', readingDate: '30/06/2018', value: '15' },
-        { subscriptionID: negative, inputCode: 'METER', readingDate: '30/06/2018', value: '14' },
+        { subscriptionID: negative, inputCode: 'METER', readingDate: '25/06/2018', value: '14' },
+        { subscriptionID: ended, inputCode: 'METER', readingDate: '20/06/2018', value: '12' },
       ],
     });
     assert.equal(fixed.status, 200, JSON.stringify(fixed.body));
@@ -96,7 +103,7 @@ describe('the bill run: who acted, the words it writes, and its own check', () =
     assert.equal(again.status, 'Processed');
     assert.deepEqual(again.exceptions, []);
     assert.equal(again.counts.exceptions, 0);
-    assert.equal((await bills(h, { termID: run })).body.data.bills.length, 4);
+    assert.equal((await bills(h, { termID: run })).body.data.bills.length, 5);
   });
 
   // The run's own check (checkReadings.ts, SQL over the roster) and validate-term (a dry run
