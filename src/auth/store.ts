@@ -3,6 +3,7 @@ import { embeddedIPv4, ipv6Groups } from '../ipAddress.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Caller, Role } from './roles.ts';
 import type { RoundingMode } from '../rating/money.ts';
+import { todaySql } from '../calendar/calendar.ts';
 
 export type UserRow = {
   user_id: string;
@@ -113,11 +114,13 @@ export async function createApp(
   return r.rows[0]!.app_code;
 }
 
-export type AppSettings = { appCode: number; name: string; timeZone: string; currency: string; minorUnits: number };
+/** today: dd/mm/yyyy, the app's by its clock (the console dates readings by it). */
+export type AppSettings = { appCode: number; name: string; timeZone: string; currency: string; minorUnits: number; today: string };
 
 export async function readApp(db: Queryable, appCode: number): Promise<AppSettings | undefined> {
   const r = await db.query<AppSettings>(
-    'SELECT app_code AS "appCode", name, time_zone AS "timeZone", currency, minor_units AS "minorUnits" FROM app WHERE app_code = $1',
+    `SELECT app_code AS "appCode", name, time_zone AS "timeZone", currency, minor_units AS "minorUnits", to_char(${todaySql()}, 'DD/MM/YYYY') AS today
+       FROM app a WHERE app_code = $1`,
     [appCode],
   );
   return r.rows[0];

@@ -56,6 +56,7 @@ const SessionData = Type.Object({
     timeZone: Type.String({ description: 'IANA name; date-times without a zone (sheduleTime) are read in it' }),
     currency: Type.String(),
     minorUnits: Type.Integer(),
+    today: Type.String({ description: "dd/mm/yyyy: the app's today by its clock (a test app's set-clock moves it), the last day a reading may be dated" }),
   }),
 });
 

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, PASSWORD, type Harness } from '../support/harness.ts';
+import { startHarness, PASSWORD, TEST_TODAY, type Harness } from '../support/harness.ts';
 import http from 'node:http';
 import { tokenHash } from '../../src/auth/token.ts';
 import { throttleClient } from '../../src/auth/store.ts';
@@ -37,13 +37,14 @@ describe('login, tokens and throttling', () => {
     assert.equal(wrong.status, 401);
   });
 
-  test("get-session answers the token's user and its app's time zone and currency; no token is 401", async () => {
+  test("get-session answers the token's user and its app's time zone, currency and today (by its clock); no token is 401", async () => {
     const body = { method: 'Retrieve', action: 'Retrieve Session', apiVersion: 'v2' };
     const r = await h.post('/auth/get-session', body, h.tokens.viewer);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.deepEqual(r.body.data, {
       user: { email: 'viewer@a.test', appCode: h.appCode, role: 'viewer' },
-      app: { appCode: h.appCode, name: 'App A', timeZone: 'Africa/Nairobi', currency: 'KES', minorUnits: 2 },
+      // The harness's app A runs at TEST_TODAY: the console dates readings by it, not by the browser's day.
+      app: { appCode: h.appCode, name: 'App A', timeZone: 'Africa/Nairobi', currency: 'KES', minorUnits: 2, today: TEST_TODAY.split('-').reverse().join('/') },
     });
     const other = await h.post('/auth/get-session', body, h.tokens.otherAdmin);
     assert.equal(other.body.data.app.timeZone, 'UTC');
