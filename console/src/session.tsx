@@ -6,7 +6,7 @@ import { loadSession, login, logout, read, saveSession, setUnauthenticatedHandle
 
 const RANK: Record<Role, number> = { viewer: 0, biller: 1, admin: 2 };
 
-export type AppSettings = { name: string; timeZone: string; currency: string; minorUnits: number };
+export type AppSettings = { name: string; timeZone: string; currency: string; minorUnits: number; today: string };
 
 type SessionContext = {
   session: Session | null;

@@ -13,7 +13,7 @@ import type { Runner } from 'graphile-worker';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startHarness, PASSWORD, type Harness } from '../support/harness.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
-import { previousMonth, isoToApi } from '../../console/src/api/dates.ts';
+import { isoToApi, monthOfPeriod, previousMonth } from '../../console/src/api/dates.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../artifacts/console');
@@ -304,6 +304,151 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await snap('bill-cancelled');
   });
 
+  // From a first-time officer's walk: a customer who joins between imports, a suspension and a
+  // termination were API-only; the reading sheet left off a subscription terminated inside
+  // the term; the fix row offered the term's end for its reading; a paid bill looked unpaid.
+  test('an officer connects a customer, suspends and terminates from the account page; the sheet and the fix row read the terminated one at its end', async () => {
+    await page.evaluate(() => (globalThis as unknown as { localStorage: { clear(): void } }).localStorage.clear());
+    await signIn('biller@a.test');
+    // The month after the first test's term.
+    const after = new Date(`${month.end}T00:00:00Z`);
+    after.setUTCDate(after.getUTCDate() + 1);
+    const next = monthOfPeriod(after.getUTCFullYear() * 100 + after.getUTCMonth() + 1)!;
+    const day = (d: number) => isoToApi(`${next.start.slice(0, 8)}${String(d).padStart(2, '0')}`);
+
+    await page.getByRole('link', { name: 'Accounts' }).click();
+    await page.getByRole('button', { name: 'New account', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Account number' }).fill('N-001');
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Njeri Wanjiku');
+    await page.getByRole('button', { name: 'Make the account', exact: true }).click();
+    await page.getByRole('heading', { name: 'Njeri Wanjiku (N-001)' }).waitFor();
+    for (const opening of ['500', '700']) {
+      await page.getByRole('button', { name: 'New subscription', exact: true }).click();
+      await choose(page, 'Template', 'Domestic water (WATER)');
+      await page.getByRole('textbox', { name: 'From', exact: true }).fill(day(1));
+      await page.getByRole('textbox', { name: 'Opening reading of Meter' }).fill(opening);
+      await page.getByRole('button', { name: 'Make the subscription', exact: true }).click();
+      await page.getByText(new RegExp(`^Subscription \\d+ to WATER made, from ${day(1)}`)).last().waitFor();
+      await page.getByRole('button', { name: 'Make the subscription', exact: true }).waitFor({ state: 'detached' });
+    }
+    const made = await h.db.query<{ subscription_id: string; value: string }>(
+      `SELECT s.subscription_id, r.value::text FROM subscription s JOIN account a USING (account_id) JOIN reading r USING (subscription_id)
+        WHERE a.account_number = 'N-001' AND r.source = 'opening' ORDER BY s.subscription_id`,
+    );
+    assert.deepEqual(made.rows.map((r) => Number(r.value)), [500, 700]);
+    const [s1, s2] = made.rows.map((r) => r.subscription_id) as [string, string];
+    const subs = page.getByTestId('subscriptions-table');
+    await subs.getByRole('cell', { name: s2, exact: true }).waitFor();
+    await snap('account-subscriptions');
+
+    await subs.getByRole('button', { name: `suspend subscription ${s2}` }).click();
+    await page.getByRole('textbox', { name: 'First day suspended' }).fill(day(5));
+    await page.getByRole('textbox', { name: 'Reason (optional)' }).fill('away');
+    await page.getByRole('button', { name: 'Suspend', exact: true }).click();
+    await page.getByText(`Subscription ${s2}: suspend from ${day(5)} recorded.`).waitFor();
+    await subs.getByRole('button', { name: `resume subscription ${s2}` }).click();
+    await page.getByRole('textbox', { name: 'First day billed again' }).fill(day(20));
+    await page.getByRole('button', { name: 'Resume', exact: true }).click();
+    await page.getByText(`Subscription ${s2}: resume from ${day(20)} recorded.`).waitFor();
+    await subs.getByRole('button', { name: `terminate subscription ${s1}` }).click();
+    await page.getByRole('textbox', { name: 'Last day billed' }).fill(day(15));
+    await page.getByRole('button', { name: 'Terminate', exact: true }).click();
+    await page.getByText(`Subscription ${s1}: terminate from ${day(15)} recorded.`).waitFor();
+    await snap('account-subscription-changes');
+    const changed = await h.db.query(
+      `SELECT s.subscription_id::text AS id, s.status, to_char(s.end_date, 'DD/MM/YYYY') AS end,
+              (SELECT array_agg(e.kind ORDER BY e.event_id) FROM subscription_event e WHERE e.subscription_id = s.subscription_id) AS kinds
+         FROM subscription s WHERE s.subscription_id = ANY($1::bigint[]) ORDER BY s.subscription_id`,
+      [[s1, s2]],
+    );
+    assert.deepEqual(changed.rows, [
+      { id: s1, status: 'terminated', end: day(15), kinds: ['terminated'] },
+      { id: s2, status: 'active', end: null, kinds: ['suspended', 'resumed'] },
+    ]);
+
+    // The next month's term, every other subscription read through the API.
+    const body = (action: string, data: object) => ({ method: action.startsWith('Create') ? 'Create' : 'Update', action, apiVersion: 'v2', operation: 'schedule', data });
+    const term = await h.post('/billing/terms/make-term', body('Create Bill Term', { serviceCode: 'WATER', batchCode: 'ZONE-A', billingPeriodID: Number(next.start.slice(0, 7).replace('-', '')), startDate: isoToApi(next.start), endDate: isoToApi(next.end) }));
+    assert.equal(term.status, 200, JSON.stringify(term.body));
+    const termID = Number(term.headers.get('x-billrun-term-id'));
+    assert.equal((await h.post('/billing/terms/load-subscriptions', body('Load Term Subscriptions', { termID }))).status, 200);
+    const others = await h.db.query<{ subscription_id: string }>("SELECT s.subscription_id FROM subscription s JOIN account a USING (account_id) WHERE a.account_number LIKE 'C-%' ORDER BY 1");
+    const read = await h.post('/billing/terms/capture-readings', body('Capture Term Readings', { termID, readings: others.rows.map((s, i) => ({ subscriptionID: Number(s.subscription_id), inputCode: 'METER', readingDate: isoToApi(next.end), value: String(400 + i) })) }));
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+
+    await page.goto(`${h.url}/console/#/terms/${termID}`);
+    await page.getByRole('button', { name: /3\. Readings/ }).click();
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download reading sheet (CSV)', exact: true }).click();
+    const sheet = fs.readFileSync(await (await download).path(), 'utf8').trim().split(/\r?\n/).map((l) => l.split(','));
+    const rowOf = (id: string) => sheet.find((r) => r[0] === id);
+    assert.deepEqual(rowOf(s1)?.slice(2, 4), ['METER', day(15)], 'the terminated subscription is read at its end');
+    assert.deepEqual(rowOf(s2)?.slice(2, 4), ['METER', isoToApi(next.end)]);
+    assert.equal(sheet.length - 1, others.rows.length + 2);
+
+    await page.getByRole('button', { name: /4\. Validate/ }).click();
+    await page.getByRole('button', { name: 'Validate', exact: true }).click();
+    const exceptions = page.getByTestId('exceptions-table');
+    const rowFor = (id: string) => exceptions.getByRole('row').filter({ has: page.getByRole('textbox', { name: `Reading for subscription ${id}` }) });
+    await rowFor(s1).waitFor();
+    assert.equal(await rowFor(s1).getByRole('textbox', { name: 'Reading date' }).inputValue(), day(15));
+    assert.equal(await rowFor(s2).getByRole('textbox', { name: 'Reading date' }).inputValue(), isoToApi(next.end));
+    await snap('exception-terminated');
+    await rowFor(s1).getByRole('textbox', { name: `Reading for subscription ${s1}` }).fill('512');
+    await rowFor(s1).getByRole('button', { name: 'Save', exact: true }).click();
+    await rowFor(s1).waitFor({ state: 'detached' });
+    await rowFor(s2).getByRole('textbox', { name: `Reading for subscription ${s2}` }).fill('731');
+    await rowFor(s2).getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('No exception: every subscription can be billed.').waitFor();
+    const fixed = await h.db.query("SELECT subscription_id::text AS id, to_char(reading_date, 'DD/MM/YYYY') AS day, trim_scale(value)::text AS value FROM reading WHERE subscription_id = ANY($1::bigint[]) AND source <> 'opening' ORDER BY 1", [[s1, s2]]);
+    assert.deepEqual(fixed.rows, [
+      { id: s1, day: day(15), value: '512' },
+      { id: s2, day: isoToApi(next.end), value: '731' },
+    ]);
+  });
+
+  test('a posted bill says whether it is paid', async () => {
+    const bills = await h.db.query<{ bill_id: string; account_number: string; total_due: string }>(
+      `SELECT b.bill_id, a.account_number, b.total_due::text FROM bill b JOIN account a USING (account_id)
+        WHERE b.status = 'posted' AND a.account_number IN ('C-050', 'C-051') ORDER BY a.account_number, b.bill_id DESC`,
+    );
+    const [paid, unpaid] = [bills.rows.find((b) => b.account_number === 'C-050')!, bills.rows.find((b) => b.account_number === 'C-051')!];
+    const pay = await h.post('/billing/payments/make-payment', { method: 'Create', action: 'Create Payment', apiVersion: 'v2', data: { accountNumber: 'C-050', amount: paid.total_due, reference: 'CONSOLE-PAID', channel: 'bank' } }, h.tokens.biller);
+    assert.equal(pay.status, 200, JSON.stringify(pay.body));
+    await page.goto(`${h.url}/console/#/bills/${paid.bill_id}`);
+    assert.equal(await page.getByTestId('bill-settlement').innerText(), 'PAID');
+    await page.goto(`${h.url}/console/#/bills/${unpaid.bill_id}`);
+    assert.match(await page.getByTestId('bill-settlement').innerText(), new RegExp(`^UNPAID: ${unpaid.total_due.replace(/(\.\d\d)0*$/, '$1').replace('.', '\\.')} DUE`));
+  });
+
+  test('a template shows its documents and bank accounts; a flat charge left unticked is not prorated, and a meter chosen again stays', async () => {
+    await page.evaluate(() => (globalThis as unknown as { localStorage: { clear(): void } }).localStorage.clear());
+    await signIn('admin@a.test');
+    await page.goto(`${h.url}/console/#/templates/WATER`);
+    await page.getByText('Equity Bank · 0170299').waitFor();
+    await page.getByText('Invoice template').waitFor();
+    await page.getByRole('link', { name: 'Change', exact: true }).click();
+    const standing = page.getByTestId('component-0');
+    const prorate = standing.getByRole('checkbox', { name: 'Prorate by days' });
+    // A flat charge prorates unless it says not to: the box shows it.
+    assert.equal(await prorate.isChecked(), true);
+    await prorate.uncheck();
+    const usage = page.getByTestId('component-1');
+    await choose(usage, 'Meter', 'METER');
+    assert.equal(await usage.getByRole('combobox', { name: 'Meter', exact: true }).inputValue(), 'METER');
+    await page.getByRole('button', { name: 'Save a new version', exact: true }).click();
+    await page.getByTestId('versions-table').getByRole('row', { name: 'Show version 3' }).waitFor();
+    const stored = await h.db.query(
+      `SELECT c->>'code' AS code, c->'prorate' AS prorate, c->>'input' AS input FROM service_version v JOIN service s USING (service_id), jsonb_array_elements(v.definition->'components') c
+        WHERE s.service_code = 'WATER' AND s.app_code = $1 AND v.version = 3 ORDER BY 1`,
+      [h.appCode],
+    );
+    assert.deepEqual(stored.rows, [
+      { code: 'STANDING', prorate: false, input: null },
+      { code: 'WATER', prorate: false, input: 'METER' },
+    ]);
+  });
+
   test("a run scheduled with the date-time picker runs at that wall-clock time in the app's zone; cancelled, its job goes", async () => {
     const earlier = previousMonth(new Date(`${month.start}T00:00:00Z`));
     const made = await h.post('/billing/terms/make-term', {
@@ -347,8 +492,8 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await signIn('viewer@a.test');
     assert.equal(await page.getByTestId('role').innerText(), 'VIEWER');
     const writes =
-      /^(Make the term|New template|Change|Archive|Load subscriptions|Upload readings \(CSV\)|Validate|Approve|Process now|Post bills|Reverse the run|Cancel term|Import|Record payment|Make batch|Save|New document template|Make template|Save \(new version\)|Render again|Render the failed ones again|Send again|CSV|JSON lines|PDF of every bill|Correct|Add the reading|Add the user|Reset password|Disable|Save the account|Add a bank account)$/;
-    const pages = ['terms', 'terms/1', 'templates', 'templates/WATER', 'templates/new', 'imports', 'batches', 'payments', 'accounts', 'document-templates', 'document-templates/0?kind=invoice', 'settings', 'users'];
+      /^(Make the term|New template|Change|Archive|Load subscriptions|Upload readings \(CSV\)|Validate|Approve|Process now|Post bills|Reverse the run|Cancel term|Import|Record payment|Make batch|Save|New document template|Make template|Save \(new version\)|Render again|Render the failed ones again|Send again|CSV|JSON lines|PDF of every bill|Correct|Add the reading|Add the user|Reset password|Disable|Save the account|Add a bank account|New account|New subscription|Suspend|Resume|Terminate)$/;
+    const pages = ['terms', 'terms/1', 'templates', 'templates/WATER', 'templates/new', 'imports', 'batches', 'payments', 'accounts', 'accounts/1', 'document-templates', 'document-templates/0?kind=invoice', 'settings', 'users'];
     for (const p of pages) {
       await page.goto(`${h.url}/console/#/${p}`);
       try {

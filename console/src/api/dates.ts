@@ -33,5 +33,8 @@ export function todayApi(timeZone?: string, now = new Date()): string {
   return `${part('day')}/${part('month')}/${part('year')}`;
 }
 
+/** The app's today (dd/mm/yyyy) as its session says, else today in its zone by the browser's clock. */
+export const appTodayApi = (app: { today?: string; timeZone?: string } | null | undefined): string => app?.today ?? todayApi(app?.timeZone);
+
 /** The earlier of two dd/mm/yyyy dates. */
 export const earlierDay = (a: string, b: string): string => (apiToIso(a) <= apiToIso(b) ? a : b);

@@ -28,3 +28,11 @@ export function useTerm(termID: number, refetchInterval: (status: string | undef
     refetchInterval: (q) => refetchInterval(q.state.data?.status),
   });
 }
+
+/** The app's invoice and e-mail templates, archived ones included (a template may still name one). */
+export function useDocumentTemplates() {
+  return useQuery({
+    queryKey: ['document-templates'],
+    queryFn: () => read('/billing/documents/get-document-templates', { method: 'Retrieve', action: 'Retrieve Document Templates', apiVersion: 'v2', data: {} }),
+  });
+}

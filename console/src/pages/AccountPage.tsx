@@ -12,6 +12,7 @@ import { BillsTable } from './Bills.tsx';
 import { PaymentsTable } from './Payments.tsx';
 import { AddReading, CorrectReading } from './account/ReadingForms.tsx';
 import { EditAccount } from './account/EditAccount.tsx';
+import { ChangeSubscription, NewSubscription, changesOf, type Change } from './account/SubscriptionForms.tsx';
 import { useSession } from '../session.tsx';
 import { useTemplates } from '../api/queries.ts';
 
@@ -141,6 +142,61 @@ function AccountPayments({ accountID }: { accountID: number }) {
   );
 }
 
+function Subscriptions({ accountID, account, subscriptions, canEdit }: { accountID: number; account: Data<'/billing/accounts/get-account'>['account']; subscriptions: Subscription[]; canEdit: boolean }) {
+  const [adding, setAdding] = useState(false);
+  const [changing, setChanging] = useState<{ id: number; change: Change } | null>(null);
+  const target = changing && subscriptions.find((s) => s.subscriptionID === changing.id);
+  const columns: Column<Subscription>[] = canEdit
+    ? [
+        ...subColumns,
+        {
+          header: '',
+          id: 'change',
+          cell: ({ row }) => (
+            <Group gap={4} wrap="nowrap">
+              {changesOf(row.original.status).map((c) => (
+                <Button
+                  key={c}
+                  size="compact-xs"
+                  variant="default"
+                  color={c === 'terminate' ? 'red' : undefined}
+                  aria-label={`${c} subscription ${row.original.subscriptionID}`}
+                  onClick={() => {
+                    setAdding(false);
+                    setChanging({ id: row.original.subscriptionID, change: c });
+                  }}
+                >
+                  {c[0]!.toUpperCase() + c.slice(1)}
+                </Button>
+              ))}
+            </Group>
+          ),
+        },
+      ]
+    : subColumns;
+  return (
+    <Stack>
+      {canEdit && !adding && account.status === 'active' && (
+        <Group>
+          <Button
+            size="xs"
+            variant="default"
+            onClick={() => {
+              setChanging(null);
+              setAdding(true);
+            }}
+          >
+            New subscription
+          </Button>
+        </Group>
+      )}
+      {adding && <NewSubscription account={account} onDone={() => setAdding(false)} />}
+      {target && changing && <ChangeSubscription key={`${changing.id}-${changing.change}`} accountID={accountID} subscription={target} change={changing.change} onDone={() => setChanging(null)} />}
+      <DataTable columns={columns} data={subscriptions} empty="No subscription." testId="subscriptions-table" />
+    </Stack>
+  );
+}
+
 export function AccountPage() {
   const accountID = Number(useParams().accountID);
   const { can } = useSession();
@@ -192,7 +248,7 @@ export function AccountPage() {
           <Tabs.Tab value="payments">Payments</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="subscriptions" pt="sm">
-          <DataTable columns={subColumns} data={subscriptions} empty="No subscription." />
+          <Subscriptions accountID={accountID} account={a} subscriptions={subscriptions} canEdit={canEdit} />
         </Tabs.Panel>
         <Tabs.Panel value="readings" pt="sm">
           {subscriptions.length ? <Readings subscriptions={subscriptions} /> : <Text c="dimmed">No subscription.</Text>}

@@ -3,11 +3,13 @@
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Stack, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { read, type Data } from '../api/client.ts';
 import { DataTable, Pager, type Column } from '../components/DataTable.tsx';
 import { Amount, StatusBadge } from '../components/feedback.tsx';
+import { useSession } from '../session.tsx';
+import { NewAccount } from './account/NewAccount.tsx';
 
 type Account = Data<'/billing/accounts/get-accounts'>['accounts'][number];
 const PAGE = 50;
@@ -24,6 +26,8 @@ const columns: Column<Account>[] = [
 
 export function Accounts() {
   const navigate = useNavigate();
+  const { can } = useSession();
+  const [adding, setAdding] = useState(false);
   const [text, setText] = useState('');
   const [search] = useDebouncedValue(text.trim(), 250);
   const [offset, setOffset] = useState(0);
@@ -38,7 +42,11 @@ export function Accounts() {
   });
   return (
     <Stack>
-      <Title order={2}>Accounts</Title>
+      <Group justify="space-between">
+        <Title order={2}>Accounts</Title>
+        {can('biller') && !adding && <Button onClick={() => setAdding(true)}>New account</Button>}
+      </Group>
+      {adding && <NewAccount onCancel={() => setAdding(false)} />}
       <TextInput
         label="Search"
         placeholder="Account number (its beginning) or name (any part)"

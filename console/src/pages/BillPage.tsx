@@ -1,7 +1,7 @@
 // One bill: its amounts, its lines, each line's explanation (the trace in words), its PDF and e-mails.
 import { Link, useParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
-import { Accordion, Alert, Anchor, Code, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
+import { Accordion, Alert, Anchor, Badge, Code, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
 import { read } from '../api/client.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
 import { Amount, StatusBadge } from '../components/feedback.tsx';
@@ -20,6 +20,34 @@ const lineColumns: Column<Line>[] = [
   { header: 'Rate', cell: ({ row }) => rateText(row.original.rate, row.original.trace.model), meta: { align: 'right' } },
   { header: 'Amount', cell: ({ row }) => <Amount value={row.original.amount} />, meta: { align: 'right' } },
 ];
+
+/**
+ * Whether a posted bill is paid: "posted" alone left a paid bill looking unpaid (an officer's
+ * walk). Read from the account's open bills (the ledger's answer, settlement included); said
+ * only when every open bill of the account was read.
+ */
+function Settled({ bill }: { bill: Bill }) {
+  const q = useQuery({
+    queryKey: ['open-bills', bill.accountID],
+    queryFn: () => read('/billing/ledger/get-open-bills', { method: 'Retrieve', action: 'Retrieve Open Bills', apiVersion: 'v2', data: { accountID: bill.accountID, limit: 1000 } }),
+  });
+  if (!q.data) return null;
+  const open = q.data.bills.find((o) => o.billID === bill.billID);
+  if (open) {
+    const overdue = open.daysOverdue > 0 ? `, ${open.daysOverdue} day(s) overdue` : '';
+    return (
+      <Badge color={open.daysOverdue > 0 ? 'red' : 'yellow'} variant="light" data-testid="bill-settlement">
+        {open.paid === '0' || /^0(\.0+)?$/.test(open.paid) ? `unpaid: ${open.due} due${overdue}` : `part paid: ${open.paid} paid, ${open.due} due${overdue}`}
+      </Badge>
+    );
+  }
+  if (q.data.paging.total > q.data.bills.length || !/^[0-9.]*[1-9]/.test(bill.total)) return null;
+  return (
+    <Badge color="green" variant="light" data-testid="bill-settlement">
+      paid
+    </Badge>
+  );
+}
 
 export function BillPage() {
   const billID = Number(useParams().billID);
@@ -41,6 +69,7 @@ export function BillPage() {
             <Title order={3}>Bill {b.billNumber}</Title>
             <StatusBadge status={b.status} />
             {b.estimated && <StatusBadge status="estimated" />}
+            {b.status === 'posted' && <Settled bill={b} />}
           </Group>
           <Text size="sm">
             Account{' '}

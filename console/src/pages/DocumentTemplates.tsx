@@ -12,6 +12,7 @@ import { DataTable, type Column } from '../components/DataTable.tsx';
 import { openBlob } from '../components/download.ts';
 import { formErrors, notifyDone, notifyError, StatusBadge } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
+import { useDocumentTemplates } from '../api/queries.ts';
 
 type DocTemplate = Data<'/billing/documents/get-document-templates'>['templates'][number];
 type Kind = 'invoice' | 'email';
@@ -32,7 +33,7 @@ const templatesRead = (data: { kind?: Kind; templateID?: number }) =>
 export function DocumentTemplates() {
   const { can } = useSession();
   const navigate = useNavigate();
-  const list = useQuery({ queryKey: ['document-templates'], queryFn: () => templatesRead({}) });
+  const list = useDocumentTemplates();
   return (
     <Stack>
       <TemplatesTabs active="documents" />

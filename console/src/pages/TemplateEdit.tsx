@@ -3,13 +3,13 @@
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useForm } from '@mantine/form';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { ActionIcon, Alert, Anchor, Button, Card, Checkbox, Group, List, Loader, MultiSelect, NumberInput, Select, SimpleGrid, Stack, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { ApiError, call, read } from '../api/client.ts';
-import { useTemplates } from '../api/queries.ts';
+import { useDocumentTemplates, useTemplates } from '../api/queries.ts';
 import { formErrors, notifyDone, notifyError } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
-import { CYCLES, MODELS, emptyBank, emptyComponent, emptyTemplate, emptyTier, fromRecord, toBody, type TemplateV } from './templates/model.ts';
+import { CYCLES, MODELS, emptyBank, emptyComponent, emptyTemplate, emptyTier, fromRecord, prorateByDefault, toBody, type ComponentV, type TemplateV } from './templates/model.ts';
 import { MeterHead } from './templates/MeterHead.tsx';
 
 export function TemplateEdit() {
@@ -18,10 +18,7 @@ export function TemplateEdit() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [renaming, setRenaming] = useState<{ index: number; from: string } | null>(null);
-  const documents = useQuery({
-    queryKey: ['document-templates'],
-    queryFn: () => read('/billing/documents/get-document-templates', { method: 'Retrieve', action: 'Retrieve Document Templates', apiVersion: 'v2', data: {} }),
-  });
+  const documents = useDocumentTemplates();
   // The standard template (id 0) is the empty choice: the body then names none.
   const documentChoices = (kind: 'invoice' | 'email') => [
     { value: '', label: 'Standard' },
@@ -196,9 +193,20 @@ export function TemplateEdit() {
                 <SimpleGrid cols={{ base: 3, lg: 5 }}>
                   <TextInput label="Code" required {...form.getInputProps(`components.${i}.code`)} />
                   <TextInput label="Name" required {...form.getInputProps(`components.${i}.name`)} />
-                  <Select label="Model" data={[...MODELS]} allowDeselect={false} {...form.getInputProps(`components.${i}.model`)} />
+                  <Select
+                    label="Model"
+                    data={[...MODELS]}
+                    allowDeselect={false}
+                    {...form.getInputProps(`components.${i}.model`)}
+                    // Another model starts from its own default proration, shown by the checkbox below.
+                    onChange={(m) => {
+                      if (m === null || m === c.model) return;
+                      form.setFieldValue(`components.${i}.model`, m as ComponentV['model']);
+                      form.setFieldValue(`components.${i}.prorate`, prorateByDefault(m));
+                    }}
+                  />
                   <Select label="Category" data={['charge', 'tax']} allowDeselect={false} {...form.getInputProps(`components.${i}.category`)} />
-                  {c.model !== 'percentage' && c.model !== 'flat' && c.model !== 'commitment' && c.model !== 'perDay' && c.model !== 'totalRounding' && <Select label="Meter" data={meters} {...form.getInputProps(`components.${i}.input`)} />}
+                  {c.model !== 'percentage' && c.model !== 'flat' && c.model !== 'commitment' && c.model !== 'perDay' && c.model !== 'totalRounding' && <Select label="Meter" data={meters} allowDeselect={false} {...form.getInputProps(`components.${i}.input`)} />}
                   {(c.model === 'flat' || c.model === 'commitment') && <TextInput label={c.model === 'commitment' ? 'Minimum commitment' : 'Amount'} required {...form.getInputProps(`components.${i}.amount`)} />}
                   {c.model === 'perUnit' && <TextInput label="Rate per unit" required {...form.getInputProps(`components.${i}.rate`)} />}
                   {c.model === 'perDay' && <TextInput label="Rate per day billed" required {...form.getInputProps(`components.${i}.rate`)} />}

@@ -7,7 +7,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Anchor, Badge, Button, Card, Group, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { call, read, type Data } from '../api/client.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
-import { useTemplates } from '../api/queries.ts';
+import { useDocumentTemplates, useTemplates } from '../api/queries.ts';
 import { ConfirmButton } from '../components/Confirm.tsx';
 import { notifyDone, notifyError } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
@@ -42,6 +42,7 @@ export function TemplatePage() {
   const templates = useTemplates();
   const [page, setPage] = useState(0);
   const [shown, setShown] = useState<number | null>(null);
+  const documents = useDocumentTemplates();
   const versions = useQuery({
     queryKey: ['service-versions', code, page],
     queryFn: () =>
@@ -54,6 +55,11 @@ export function TemplatePage() {
   // An earlier version read as the list record it was then, so the same view shows it.
   const r: ServiceRecord = old ? { ...current, ...old.definition, version: old.version, createdAt: old.createdAt, createdBy: old.createdBy, modifiedAt: old.createdAt, modifiedBy: old.createdBy } : current;
   const v = fromRecord(r);
+  const documentName = (id: string) => {
+    if (id === '') return 'Standard';
+    const t = documents.data?.templates.find((d) => String(d.templateID) === id);
+    return t === undefined ? `template ${id}` : `${t.name} (${id})${t.archiveStatus === 0 ? '' : ', archived'}`;
+  };
   const archive = async (archiveStatus: 0 | 1) => {
     try {
       await call('/billing/services/archive-service', { method: 'Update', action: 'Archive Package', apiVersion: 'v2', serviceCode: code, archiveStatus });
@@ -107,6 +113,13 @@ export function TemplatePage() {
           <Field label="Changed" value={`${r.modifiedAt} by ${r.modifiedBy}`} />
           <Field label="Made" value={`${r.createdAt} by ${r.createdBy}`} />
           <Field label="Values" value={r.values.map((x) => `${x.code} = ${x.value}`).join(', ') || '—'} />
+          {/* What its bills look like and where customers pay: only the edit form showed them (an officer's walk). */}
+          <Field label="Invoice template" value={documentName(v.invoiceTemplateID)} />
+          <Field label="E-mail template" value={documentName(v.emailTemplateID)} />
+          <Field
+            label="Bank accounts"
+            value={v.bankAccounts.map((b) => [b.bankName, b.accountName, b.accountNumber, b.branch, b.swift].filter((x) => x !== '').join(' · ')).join('; ') || 'none: the bills print no "How to pay"'}
+          />
         </SimpleGrid>
         <Text size="xs" c="dimmed" mt="sm">
           Each change is a new version; a term keeps the version it was made with.

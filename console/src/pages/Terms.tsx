@@ -142,6 +142,10 @@ function GettingStarted() {
   return (
     <Alert color="blue" title="Before the first bill run">
       <List size="sm" type="ordered">
+        {/* The app's name, address, time zone and currency are on every bill: left at the sample's, the first bills went out under it (an officer's walk). */}
+        <List.Item>
+          Give the app its name, address, time zone and currency, as the bills will show them (<Anchor component={Link} to="/settings">Settings</Anchor>; an admin does this).
+        </List.Item>
         <List.Item>
           Make a pricing template with its batches (<Anchor component={Link} to="/templates/new">New template</Anchor>; an admin does this).
         </List.Item>

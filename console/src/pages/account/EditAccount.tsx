@@ -3,12 +3,13 @@
 // preference, so every bill went to print, and nothing in the console could change it.
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Group, Select, SimpleGrid, Textarea, TextInput } from '@mantine/core';
+import { Card, Select, SimpleGrid, Textarea, TextInput } from '@mantine/core';
 import { call, type Data } from '../../api/client.ts';
 import { notifyDone, useSave } from '../../components/feedback.tsx';
+import { FormActions } from '../../components/FormActions.tsx';
 
 type Account = Data<'/billing/accounts/get-account'>['account'];
-type Delivery = 'email' | 'print' | 'both' | 'none';
+export type Delivery = 'email' | 'print' | 'both' | 'none';
 
 const DELIVERY: { value: Delivery; label: string }[] = [
   { value: 'print', label: 'print: on paper' },
@@ -16,6 +17,21 @@ const DELIVERY: { value: Delivery; label: string }[] = [
   { value: 'both', label: 'both' },
   { value: 'none', label: 'none: not sent' },
 ];
+
+export type Contact = { name: string; email: string; phone: string; address: string; deliveryPreference: Delivery };
+
+/** An account's name, how to reach it and how its bills go out: the fields a new account and a change share. */
+export function ContactFields({ f, set, errors }: { f: Contact; set: (c: Partial<Contact>) => void; errors: Record<string, string> }) {
+  return (
+    <>
+      <TextInput label="Name" required value={f.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.name} />
+      <TextInput label="E-mail" value={f.email} onChange={(e) => set({ email: e.currentTarget.value })} error={errors.email} />
+      <TextInput label="Phone" value={f.phone} onChange={(e) => set({ phone: e.currentTarget.value })} error={errors.phone} />
+      <Textarea label="Address" autosize minRows={2} value={f.address} onChange={(e) => set({ address: e.currentTarget.value })} error={errors.address} />
+      <Select label="Bills reach it by" data={DELIVERY} value={f.deliveryPreference} onChange={(v) => v && set({ deliveryPreference: v as Delivery })} allowDeselect={false} error={errors.deliveryPreference} />
+    </>
+  );
+}
 
 export function EditAccount({ account, onDone }: { account: Account; onDone: () => void }) {
   const queryClient = useQueryClient();
@@ -48,21 +64,10 @@ export function EditAccount({ account, onDone }: { account: Account; onDone: () 
     <Card withBorder>
       <form onSubmit={save}>
         <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
-          <TextInput label="Name" required value={f.name} onChange={(e) => setF({ ...f, name: e.currentTarget.value })} error={errors.name} />
-          <TextInput label="E-mail" value={f.email} onChange={(e) => setF({ ...f, email: e.currentTarget.value })} error={errors.email} />
-          <TextInput label="Phone" value={f.phone} onChange={(e) => setF({ ...f, phone: e.currentTarget.value })} error={errors.phone} />
-          <Textarea label="Address" autosize minRows={2} value={f.address} onChange={(e) => setF({ ...f, address: e.currentTarget.value })} error={errors.address} />
-          <Select label="Bills reach it by" data={DELIVERY} value={f.deliveryPreference} onChange={(v) => v && setF({ ...f, deliveryPreference: v as Delivery })} allowDeselect={false} error={errors.deliveryPreference} />
+          <ContactFields f={f} set={(c) => setF({ ...f, ...c })} errors={errors} />
           <Select label="Status" data={['active', 'closed']} value={f.status} onChange={(v) => v && setF({ ...f, status: v as 'active' | 'closed' })} allowDeselect={false} error={errors.status} />
         </SimpleGrid>
-        <Group mt="sm">
-          <Button type="submit" loading={busy}>
-            Save the account
-          </Button>
-          <Button variant="subtle" onClick={onDone}>
-            Cancel
-          </Button>
-        </Group>
+        <FormActions submit="Save the account" busy={busy} onCancel={onDone} />
       </form>
     </Card>
   );

@@ -2,24 +2,40 @@
 // table: the quickest fix for a missing or wrong reading.
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { Button, Group, Select, TextInput } from '@mantine/core';
+import { Button, Group, Select, Text, TextInput } from '@mantine/core';
 import { ApiError } from '../../api/client.ts';
+import { appTodayApi, earlierDay } from '../../api/dates.ts';
 import { notifyDone, notifyError } from '../../components/feedback.tsx';
+import { useSession } from '../../session.tsx';
 import { termSteps, type Term } from './actions.ts';
 
-export function FixReading({ term, subscriptionID, meters, onSaved }: { term: Term; subscriptionID: number; meters: string[]; onSaved: () => void }) {
+/** What the row being fixed says of the reading: its code, the path at fault (`readings.METER…`) and, from validate-term, the day the fix is dated. */
+export type Finding = { code: string; path?: string; readingDate?: string };
+
+/** The meter a finding names (its path is readings.METER or readings.METER.current.value). */
+export const meterOf = (f: Finding): string | undefined => (f.path?.startsWith('readings.') ? f.path.split('.')[1] : undefined);
+
+export function FixReading({ term, subscriptionID, meters, finding, onSaved }: { term: Term; subscriptionID: number; meters: string[]; finding: Finding; onSaved: () => void }) {
+  const { app } = useSession();
   const queryClient = useQueryClient();
-  const [meter, setMeter] = useState<string | null>(meters[0] ?? null);
+  // The meter and day the finding names: the first meter and the term's end fixed another
+  // meter than the one missing, and a terminated subscription's reading at the wrong day
+  // (an officer's walk). A reading cannot be dated after today.
+  const named = meterOf(finding);
+  const [meter, setMeter] = useState<string | null>(named !== undefined && meters.includes(named) ? named : (meters[0] ?? null));
   const [value, setValue] = useState('');
-  const [date, setDate] = useState(term.endDate);
+  const [date, setDate] = useState(earlierDay(finding.readingDate ?? term.endDate, appTodayApi(app)));
   const [error, setError] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
+  // A term's capture-readings replaces a reading already recorded on the day (bill-run.md);
+  // said before the save, where it replaced a reading with no word.
+  const replaces = finding.code === 'NEGATIVE_CONSUMPTION' && date === finding.readingDate && meter === named;
   const save = async () => {
     setBusy(true);
     setError({});
     try {
       await termSteps.capture(term.termID, [{ subscriptionID, inputCode: meter ?? '', readingDate: date, value: value.trim() }]);
-      notifyDone(`Reading of subscription ${subscriptionID} recorded.`);
+      notifyDone(`Reading of ${meter ?? 'the meter'} for subscription ${subscriptionID} on ${date} recorded${replaces ? ', in place of the one below the previous reading' : ''}.`);
       await queryClient.invalidateQueries({ queryKey: ['term', term.termID] });
       onSaved();
     } catch (err) {
@@ -33,22 +49,27 @@ export function FixReading({ term, subscriptionID, meters, onSaved }: { term: Te
     }
   };
   return (
-    <Group gap={4} wrap="nowrap" align="flex-start">
-      {meters.length > 1 && <Select size="xs" w={110} data={meters} value={meter} onChange={setMeter} aria-label="Meter" error={error.inputCode} />}
-      <TextInput size="xs" w={110} placeholder="dd/mm/yyyy" aria-label="Reading date" value={date} onChange={(e) => setDate(e.currentTarget.value)} error={error.readingDate} />
-      <TextInput
-        size="xs"
-        w={100}
-        placeholder="value"
-        aria-label={`Reading for subscription ${subscriptionID}`}
-        value={value}
-        onChange={(e) => setValue(e.currentTarget.value)}
-        onKeyDown={(e) => e.key === 'Enter' && void save()}
-        error={error.value ?? error.subscriptionID}
-      />
-      <Button size="xs" onClick={() => void save()} loading={busy} disabled={!value.trim()}>
-        Save
-      </Button>
-    </Group>
+    <div>
+      <Group gap={4} wrap="nowrap" align="flex-start">
+        {meters.length > 1 && <Select size="xs" w={110} data={meters} value={meter} onChange={setMeter} allowDeselect={false} aria-label="Meter" error={error.inputCode} />}
+        <TextInput size="xs" w={110} placeholder="dd/mm/yyyy" aria-label="Reading date" value={date} onChange={(e) => setDate(e.currentTarget.value)} error={error.readingDate} />
+        <TextInput
+          size="xs"
+          w={100}
+          placeholder="value"
+          aria-label={`Reading for subscription ${subscriptionID}`}
+          value={value}
+          onChange={(e) => setValue(e.currentTarget.value)}
+          onKeyDown={(e) => e.key === 'Enter' && void save()}
+          error={error.value ?? error.subscriptionID}
+        />
+        <Button size="xs" onClick={() => void save()} loading={busy} disabled={!value.trim()}>
+          {replaces ? 'Replace' : 'Save'}
+        </Button>
+      </Group>
+      <Text size="xs" c="dimmed" data-testid={`fix-note-${subscriptionID}`}>
+        {replaces ? `Replaces the reading of ${date}.` : `A reading of ${meter ?? 'the meter'} already recorded on that day is replaced.`}
+      </Text>
+    </div>
   );
 }

@@ -33,7 +33,7 @@ function Failures({ term, canWrite }: { term: Term; canWrite: boolean }) {
     { header: 'Code', accessorKey: 'code' },
     { header: 'Reason', accessorKey: 'reason' },
     ...(canWrite && (term.status === 'Processed' || term.status === 'Posted')
-      ? [{ header: 'Fix: enter the reading', cell: ({ row }) => <FixReading term={term} subscriptionID={row.original.subscriptionID} meters={meters} onSaved={() => {}} /> } as Column<Failure>]
+      ? [{ header: 'Fix: enter the reading', cell: ({ row }) => <FixReading term={term} subscriptionID={row.original.subscriptionID} meters={meters} finding={{ code: row.original.code, path: row.original.details[0]?.path }} onSaved={() => {}} /> } as Column<Failure>]
       : []),
   ];
   return (

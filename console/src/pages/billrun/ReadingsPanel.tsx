@@ -8,7 +8,7 @@ import { ApiError, read } from '../../api/client.ts';
 import { useTemplates } from '../../api/queries.ts';
 import { notifyDone, notifyError } from '../../components/feedback.tsx';
 import { downloadCsv } from '../../components/download.ts';
-import { earlierDay, todayApi } from '../../api/dates.ts';
+import { apiToIso, appTodayApi, earlierDay } from '../../api/dates.ts';
 import { useSession } from '../../session.tsx';
 import { ALLOWED, termSteps, type ReadingInput, type Term } from './actions.ts';
 
@@ -16,10 +16,10 @@ export function meteredInputsOf(templates: ReturnType<typeof useTemplates>['data
   return templates?.services.find((s) => s.serviceCode === serviceCode)?.meteredInputs ?? [];
 }
 
-async function rosterSheet(term: Term, meters: string[], timeZone: string | undefined): Promise<string> {
+async function rosterSheet(term: Term, meters: string[], today: string): Promise<string> {
   // The term's last day, or today when the term has not ended: a reading cannot be dated in the
   // future, and a sheet of a running month failed on every row (an officer's walk).
-  const readingDay = earlierDay(term.endDate, todayApi(timeZone));
+  const readingDay = earlierDay(term.endDate, today);
   const rows: string[][] = [['subscriptionID', 'accountNumber', 'inputCode', 'readingDate', 'value']];
   for (let offset = 0; ; offset += 1000) {
     const d = await read('/billing/subscriptions/get-subscriptions', {
@@ -28,7 +28,14 @@ async function rosterSheet(term: Term, meters: string[], timeZone: string | unde
       apiVersion: 'v2',
       data: { batchCode: term.batchCode, serviceCode: term.serviceCode, limit: 1000, offset },
     });
-    for (const s of d.subscriptions) if (s.status !== 'terminated') for (const m of meters) rows.push([String(s.subscriptionID), s.accountNumber, m, readingDay, '']);
+    for (const s of d.subscriptions) {
+      // The term's subscriptions: started by its end and not ended before it starts. One
+      // terminated inside the term is billed to its end and read on that day (left off the
+      // sheet before, as every terminated one was: an officer's walk).
+      if (apiToIso(s.startDate) > apiToIso(term.endDate) || (s.endDate !== null && apiToIso(s.endDate) < apiToIso(term.startDate))) continue;
+      const day = s.endDate === null ? readingDay : earlierDay(s.endDate, readingDay);
+      for (const m of meters) rows.push([String(s.subscriptionID), s.accountNumber, m, day, '']);
+    }
     if (offset + 1000 >= d.paging.total) break;
   }
   // An account number opening with = is a formula to a spreadsheet: kept as text.
@@ -49,7 +56,7 @@ export function ReadingsPanel({ term, canWrite }: { term: Term; canWrite: boolea
 
   const download = async () => {
     try {
-      downloadCsv(`readings-term-${term.termID}.csv`, await rosterSheet(term, meters, app?.timeZone));
+      downloadCsv(`readings-term-${term.termID}.csv`, await rosterSheet(term, meters, appTodayApi(app)));
     } catch (err) {
       notifyError(err);
     }
@@ -70,7 +77,7 @@ export function ReadingsPanel({ term, canWrite }: { term: Term; canWrite: boolea
         if (!r.value) return;
         const id = Number(r.subscriptionID);
         if (!Number.isInteger(id) || id < 1) local.push({ row: i + 2, column: 'subscriptionID', message: 'must be a subscription id' });
-        readings.push({ subscriptionID: id, inputCode: r.inputCode ?? '', readingDate: r.readingDate || earlierDay(term.endDate, todayApi(app?.timeZone)), value: r.value, ...(r.note ? { note: r.note } : {}) });
+        readings.push({ subscriptionID: id, inputCode: r.inputCode ?? '', readingDate: r.readingDate || earlierDay(term.endDate, appTodayApi(app)), value: r.value, ...(r.note ? { note: r.note } : {}) });
         fileRow.push(i + 2);
       });
       if (local.length) return setRowErrors(local);

@@ -43,7 +43,7 @@ export function ExceptionsTable({ term, exceptions, canWrite, onFixed }: { term:
     { header: 'Subscription', accessorKey: 'subscriptionID' },
     { header: 'What is wrong', accessorKey: 'message' },
     ...(fixable
-      ? [{ header: 'Fix: enter the reading', cell: ({ row }) => <FixReading term={term} subscriptionID={row.original.subscriptionID} meters={meters} onSaved={onFixed} /> } as Column<Exception>]
+      ? [{ header: 'Fix: enter the reading', cell: ({ row }) => <FixReading term={term} subscriptionID={row.original.subscriptionID} meters={meters} finding={row.original} onSaved={onFixed} /> } as Column<Exception>]
       : []),
   ];
   // Before any check the term has none to show: "every subscription can be billed" was said of a term never validated.

@@ -52,8 +52,15 @@ export type TemplateV = {
 };
 
 export const emptyTier = (): TierV => ({ upTo: '', rate: '', flat: '' });
-export const emptyComponent = (): ComponentV => ({
-  code: '', name: '', category: 'charge', model: 'flat', input: '', amount: '', rate: '', tiers: [emptyTier()], size: '', price: '', freeUnits: '', percentage: '', of: [], increment: '', rounding: 'halfUp', prorate: false, minimum: '', maximum: '',
+/**
+ * Whether a model prorates by days when the component does not say (the server's default,
+ * src/rating/models: flat on, the others off). The form shows it and always sends what it
+ * shows: sent only when ticked, an unticked flat charge was prorated all the same (an
+ * officer's walk).
+ */
+export const prorateByDefault = (model: string): boolean => model === 'flat';
+export const emptyComponent = (model: ComponentV['model'] = 'flat'): ComponentV => ({
+  code: '', name: '', category: 'charge', model, input: '', amount: '', rate: '', tiers: [emptyTier()], size: '', price: '', freeUnits: '', percentage: '', of: [], increment: '', rounding: 'halfUp', prorate: prorateByDefault(model), minimum: '', maximum: '',
 });
 
 export const emptyTemplate = (): TemplateV => ({
@@ -62,7 +69,7 @@ export const emptyTemplate = (): TemplateV => ({
   // A standing charge and a tiered charge on the meter: the shape most utility tariffs start from.
   components: [
     { ...emptyComponent(), code: 'STANDING', name: 'Standing charge' },
-    { ...emptyComponent(), code: 'USAGE', name: 'Usage', model: 'graduated', input: 'METER', tiers: [emptyTier(), emptyTier()] },
+    { ...emptyComponent('graduated'), code: 'USAGE', name: 'Usage', input: 'METER', tiers: [emptyTier(), emptyTier()] },
   ],
 });
 
@@ -85,7 +92,7 @@ export function fromRecord(r: ServiceRecord): TemplateV {
     bankAccounts: r.bankAccounts.map((b) => ({ bankName: b.bankName, accountName: b.accountName ?? '', accountNumber: b.accountNumber, branch: b.branch ?? '', swift: b.swift ?? '' })),
     meteredInputs: r.meteredInputs.map((m) => ({ code: m.code, label: m.label, unit: m.unit, decimals: m.decimals, rolloverAt: m.rolloverAt === undefined ? '' : String(m.rolloverAt) })),
     components: r.components.map((c) => {
-      const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: 'prorate' in c ? !!c.prorate : false, minimum: text(c.minimum), maximum: text(c.maximum) };
+      const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: 'prorate' in c && c.prorate !== undefined ? !!c.prorate : prorateByDefault(c.model), minimum: text(c.minimum), maximum: text(c.maximum) };
       if (c.model === 'flat') v.amount = text(c.amount);
       if (c.model === 'perUnit') Object.assign(v, { input: c.input, rate: text(c.rate) });
       if (c.model === 'perDay') v.rate = text(c.rate);
@@ -108,7 +115,7 @@ function toComponent(c: ComponentV): ApiComponent {
     ...(c.minimum.trim() ? { minimum: dec(c.minimum) } : {}),
     ...(c.maximum.trim() ? { maximum: dec(c.maximum) } : {}),
   };
-  const prorate = c.prorate ? { prorate: true } : {};
+  const prorate = { prorate: c.prorate };
   switch (c.model) {
     case 'flat':
       return { ...common, ...prorate, model: 'flat', amount: dec(c.amount) };

@@ -1,0 +1,175 @@
+// An account's subscriptions changed from its page: a new one (make-subscription), and a
+// suspension, its end and a termination (suspend-, resume-, terminate-subscription). Each
+// was API-only: an officer connecting a customer between imports had to leave for curl.
+import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { Card, Checkbox, Group, Select, SimpleGrid, Text, TextInput, Title } from '@mantine/core';
+import { call, type Data } from '../../api/client.ts';
+import { useTemplates } from '../../api/queries.ts';
+import { appTodayApi } from '../../api/dates.ts';
+import { notifyDone, useSave } from '../../components/feedback.tsx';
+import { FormActions } from '../../components/FormActions.tsx';
+import { useSession } from '../../session.tsx';
+
+type Account = Data<'/billing/accounts/get-account'>['account'];
+type Subscription = Data<'/billing/accounts/get-account'>['subscriptions'][number];
+type Template = Data<'/billing/services/get-services'>['services'][number];
+
+/**
+ * A connection input as the template types it: a number as a JSON number when it reads as
+ * one (the API checks it), a box for a boolean, text otherwise (dates dd/mm/yyyy).
+ */
+function connectionValue(type: string, text: string): string | number | boolean {
+  if (type === 'boolean') return text === 'true';
+  if (type === 'number' && /^-?\d+(\.\d+)?$/.test(text.trim()) && Number.isSafeInteger(Math.trunc(Number(text)))) return Number(text.trim());
+  return text.trim();
+}
+
+export function NewSubscription({ account, onDone }: { account: Account; onDone: () => void }) {
+  const { app } = useSession();
+  const queryClient = useQueryClient();
+  const templates = useTemplates();
+  const active = (templates.data?.services ?? []).filter((t) => t.archiveStatus === 0);
+  const [serviceCode, setServiceCode] = useState<string | null>(active.length === 1 ? active[0]!.serviceCode : null);
+  const template: Template | undefined = active.find((t) => t.serviceCode === serviceCode);
+  const [batchCode, setBatchCode] = useState<string | null>(null);
+  const [startDate, setStartDate] = useState(appTodayApi(app));
+  const [values, setValues] = useState<Record<string, string>>({});
+  const value = (key: string) => values[key] ?? '';
+  const setValue = (key: string, v: string) => setValues({ ...values, [key]: v });
+  // Errors under the inputs they name; any other (the account, a closed account ...) is notified.
+  const { errors, busy, run } = useSave((p) => ['serviceCode', 'batchCode', 'startDate', 'readingDate'].includes(p) || /^(connectionInputs|unmeteredInputs|openingReadings|documents)\./.test(p));
+  const errorAt = (prefix: string) => Object.entries(errors).find(([p]) => p === prefix || p.startsWith(`${prefix}.`))?.[1];
+  const batches = template?.batches ?? [];
+  const batch = batchCode !== null && batches.includes(batchCode) ? batchCode : batches.length === 1 ? batches[0]! : null;
+
+  const save = (e: React.FormEvent) => {
+    e.preventDefault();
+    if (!template) return;
+    void run(async () => {
+      const connectionInputs: Record<string, string | number | boolean> = {};
+      for (const c of template.connectionInputs) if (value(`c.${c.code}`) !== '' || c.type === 'boolean') connectionInputs[c.code] = connectionValue(c.type, value(`c.${c.code}`));
+      const unmeteredInputs: Record<string, string> = {};
+      for (const u of template.unmeteredInputs) if (value(`u.${u.code}`).trim() !== '') unmeteredInputs[u.code] = value(`u.${u.code}`).trim();
+      const openingReadings: Record<string, string> = {};
+      for (const m of template.meteredInputs) if (value(`m.${m.code}`).trim() !== '') openingReadings[m.code] = value(`m.${m.code}`).trim();
+      const documents = (template.requiredDocs ?? []).map((name) => ({ name, reference: value(`d.${name}`).trim(), date: value(`dd.${name}`).trim() || startDate.trim() }));
+      const { headers } = await call('/billing/subscriptions/make-subscription', {
+        method: 'Create',
+        action: 'Create Subscription',
+        apiVersion: 'v2',
+        data: {
+          accountNumber: account.accountNumber,
+          serviceCode: template.serviceCode,
+          batchCode: batch ?? '',
+          startDate: startDate.trim(),
+          ...(Object.keys(connectionInputs).length ? { connectionInputs } : {}),
+          ...(Object.keys(unmeteredInputs).length ? { unmeteredInputs } : {}),
+          ...(Object.keys(openingReadings).length ? { openingReadings } : {}),
+          ...(documents.length ? { documents } : {}),
+        },
+      });
+      notifyDone(`Subscription ${headers.get('x-billrun-subscription-id') ?? ''} to ${template.serviceCode} made, from ${startDate.trim()}.`);
+      await queryClient.invalidateQueries({ queryKey: ['account', account.accountID] });
+      onDone();
+    });
+  };
+
+  return (
+    <Card withBorder>
+      <Title order={5} mb="xs">
+        New subscription
+      </Title>
+      <form onSubmit={save}>
+        <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
+          <Select label="Template" required data={active.map((t) => ({ value: t.serviceCode, label: `${t.serviceLabel} (${t.serviceCode})` }))} value={serviceCode} onChange={setServiceCode} allowDeselect={false} error={errors.serviceCode} />
+          <Select label="Batch" required data={batches} value={batch} onChange={setBatchCode} allowDeselect={false} error={errors.batchCode} disabled={!template} />
+          <TextInput label="From" description="dd/mm/yyyy: the first day billed" required value={startDate} onChange={(e) => setStartDate(e.currentTarget.value)} error={errors.startDate} />
+          {template?.connectionInputs.map((c) =>
+            c.type === 'boolean' ? (
+              <Checkbox key={c.code} mt="lg" label={c.label} checked={value(`c.${c.code}`) === 'true'} onChange={(e) => setValue(`c.${c.code}`, String(e.currentTarget.checked))} error={errorAt(`connectionInputs.${c.code}`)} />
+            ) : (
+              <TextInput
+                key={c.code}
+                label={c.label}
+                description={c.type === 'date' ? 'dd/mm/yyyy' : c.type === 'number' ? 'a number' : undefined}
+                required={c.required === true}
+                value={value(`c.${c.code}`)}
+                onChange={(e) => setValue(`c.${c.code}`, e.currentTarget.value)}
+                error={errorAt(`connectionInputs.${c.code}`)}
+              />
+            ),
+          )}
+          {template?.unmeteredInputs.map((u) => (
+            <TextInput key={u.code} label={u.label} placeholder={u.default === undefined ? '' : `${String(u.default)} (the template's)`} value={value(`u.${u.code}`)} onChange={(e) => setValue(`u.${u.code}`, e.currentTarget.value)} error={errorAt(`unmeteredInputs.${u.code}`)} />
+          ))}
+          {template?.meteredInputs.map((m) => (
+            <TextInput
+              key={m.code}
+              label={`Opening reading of ${m.label || m.code}`}
+              description={`${m.unit}, read on the first day`}
+              value={value(`m.${m.code}`)}
+              onChange={(e) => setValue(`m.${m.code}`, e.currentTarget.value)}
+              error={errorAt(`openingReadings.${m.code}`) ?? errors.readingDate}
+            />
+          ))}
+          {(template?.requiredDocs ?? []).map((name, i) => (
+            <TextInput key={name} label={`${name}: reference`} required value={value(`d.${name}`)} onChange={(e) => setValue(`d.${name}`, e.currentTarget.value)} error={errorAt(`documents.${i}`)} />
+          ))}
+        </SimpleGrid>
+        {template === undefined && <Text size="sm" c="dimmed" mt="xs">Choose the template: its inputs and meters follow.</Text>}
+        <FormActions submit="Make the subscription" busy={busy} onCancel={onDone} disabled={!template} />
+      </form>
+    </Card>
+  );
+}
+
+export type Change = 'suspend' | 'resume' | 'terminate';
+
+const CHANGES: Record<Change, { title: string; action: 'Suspend Subscription' | 'Resume Subscription' | 'Terminate Subscription'; dateLabel: string; note: string }> = {
+  suspend: { title: 'Suspend', action: 'Suspend Subscription', dateLabel: 'First day suspended', note: 'Not billed from that day until resumed (its charges prorated by the days billed).' },
+  resume: { title: 'Resume', action: 'Resume Subscription', dateLabel: 'First day billed again', note: 'Billed again from that day.' },
+  terminate: { title: 'Terminate', action: 'Terminate Subscription', dateLabel: 'Last day billed', note: 'Billed to that day, read on it, then never again; it cannot be undone.' },
+};
+
+/** The changes a subscription in this status can take. */
+export const changesOf = (status: string): Change[] => (status === 'active' ? ['suspend', 'terminate'] : status === 'suspended' ? ['resume', 'terminate'] : []);
+
+export function ChangeSubscription({ accountID, subscription, change, onDone }: { accountID: number; subscription: Subscription; change: Change; onDone: () => void }) {
+  const { app } = useSession();
+  const queryClient = useQueryClient();
+  const [date, setDate] = useState(appTodayApi(app));
+  const [reason, setReason] = useState('');
+  const { errors, busy, run } = useSave((p) => ['date', 'endDate', 'reason', 'subscriptionID'].includes(p));
+  const c = CHANGES[change];
+  const save = (e: React.FormEvent) => {
+    e.preventDefault();
+    void run(async () => {
+      const extra = reason.trim() ? { reason: reason.trim() } : {};
+      const id = subscription.subscriptionID;
+      if (change === 'suspend') await call('/billing/subscriptions/suspend-subscription', { method: 'Update', action: c.action as 'Suspend Subscription', apiVersion: 'v2', data: { subscriptionID: id, date: date.trim(), ...extra } });
+      else if (change === 'resume') await call('/billing/subscriptions/resume-subscription', { method: 'Update', action: c.action as 'Resume Subscription', apiVersion: 'v2', data: { subscriptionID: id, date: date.trim(), ...extra } });
+      else await call('/billing/subscriptions/terminate-subscription', { method: 'Update', action: c.action as 'Terminate Subscription', apiVersion: 'v2', data: { subscriptionID: id, endDate: date.trim(), ...extra } });
+      notifyDone(`Subscription ${id}: ${c.title.toLowerCase()} from ${date.trim()} recorded.`);
+      await queryClient.invalidateQueries({ queryKey: ['account', accountID] });
+      onDone();
+    });
+  };
+  return (
+    <Card withBorder>
+      <Title order={5}>
+        {c.title} subscription {subscription.subscriptionID} ({subscription.serviceCode})
+      </Title>
+      <Text size="sm" c="dimmed" mb="xs">
+        {c.note}
+      </Text>
+      <form onSubmit={save}>
+        <Group align="flex-start">
+          <TextInput label={c.dateLabel} description="dd/mm/yyyy" required value={date} onChange={(e) => setDate(e.currentTarget.value)} error={errors.date ?? errors.endDate} />
+          <TextInput label="Reason (optional)" w={320} value={reason} onChange={(e) => setReason(e.currentTarget.value)} error={errors.reason} />
+        </Group>
+        <FormActions submit={c.title} busy={busy} onCancel={onDone} color={change === 'terminate' ? 'red' : undefined} />
+      </form>
+    </Card>
+  );
+}
