@@ -32,7 +32,7 @@ const TierTrace = named(
 const TierProrationTrace = named(
   'TierProrationTrace',
   Type.Object({
-    basisDays: Type.Integer(),
+    basisDays: Type.Union([Type.Integer(), Type.String()], { description: "days the bounds are written for: a whole number, or a decimal as text ('30.4375')" }),
     period: Type.Optional(Type.Literal('readingPeriod', { description: 'the bounds were scaled by readingDays rather than activeDays' })),
     readingDays: Type.Optional(Type.String({ description: 'days between the two readings used (a segment takes activeDays / billDays of them; before 2026-11-26 a segment wrote its part here)' })),
     billDays: Type.Optional(Type.Integer({ description: "in a segment of a bill spanning a version change: the bill's billed days, of which activeDays are the segment's" })),

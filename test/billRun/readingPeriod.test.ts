@@ -90,4 +90,42 @@ describe('tier proration by the reading period, through a bill run', () => {
     assert.equal(water(ninetyTwo).trace.tierProration.readingDays, '92');
     assert.deepEqual(water(ninetyTwo).trace.tierProration.bounds, [{ upTo: '300', scaled: '76' }]);
   });
+
+  // A municipal tariff's monthly tiers written for an average month of 365.25 / 12 days.
+  test("a fractional basis through make-service ('30.4375' as text): February's 28 days give 6 x 28 / 30.4375 = 5.52 kL of tier 1, 144.80", async () => {
+    const monthly = {
+      ...quarterly,
+      code: 'MONTHLY',
+      name: 'Water, an average month',
+      billingCycle: 1,
+      batches: ['ZONE-M'],
+      meteredInputs: [{ code: 'METER', label: 'Water meter', unit: 'kL', decimals: 0, rolloverAt: 100000 }],
+      components: [
+        {
+          code: 'WATER',
+          name: 'Water',
+          model: 'graduated',
+          input: 'METER',
+          tiers: [{ upTo: 6, rate: '10.00' }, { upTo: null, rate: '20.00' }],
+          tierProration: { basisDays: '30.4375', decimals: 2, rounding: 'halfUp' },
+        },
+      ],
+    } as ServiceDefinition;
+    // As a JSON number it is refused on its field: a decimal is given as text, as every decimal of a template is.
+    const asNumber = await h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: { ...monthly, components: [{ ...monthly.components![0], tierProration: { basisDays: 30.4375, decimals: 2, rounding: 'halfUp' } }] } });
+    assert.equal(asNumber.status, 400);
+    assert.ok(asNumber.body.error.details.some((d: any) => d.path.startsWith('service.components[0].tierProration.basisDays')), JSON.stringify(asNumber.body.error.details));
+    await makeTemplate(h, monthly);
+    const subs = await subscriptions(h, { n: 1, serviceCode: 'MONTHLY', batchCode: 'ZONE-M', readings: [['2026-01-31', 100], ['2026-02-28', 110]] });
+    const termID = await makeTerm(h, { serviceCode: 'MONTHLY', batchCode: 'ZONE-M', billingPeriodID: 202602, startDate: '01/02/2026', endDate: '28/02/2026' });
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID })).status, 200);
+    assert.equal((await waitForStatus(h, termID, ['Processed', 'Failed'])).status, 'Processed');
+    const r = await h.post('/billing/bills/get-bills', envelope('Retrieve', 'Retrieve Bills', { termID }), h.tokens.viewer);
+    const water = r.body.data.bills.find((b: any) => String(b.subscriptionID) === subs[0]!.subscriptionId).lines.find((l: any) => l.componentCode === 'WATER');
+    // 5.52 x 10.00 + 4.48 x 20.00 = 55.20 + 89.60
+    assert.equal(water.amount, '144.80');
+    assert.equal(water.trace.tierProration.basisDays, '30.4375');
+    assert.deepEqual(water.trace.tierProration.bounds, [{ upTo: '6', scaled: '5.52' }]);
+    assert.match(water.explanation, /\/ 30\.4375, rounded halfUp to 2 decimal\(s\): 6 to 5\.52/);
+  });
 });

@@ -247,6 +247,80 @@ describe('rateBill in segments', () => {
   });
 });
 
+// A municipal tariff writes its monthly tiers for an average month of 365.25 / 12 = 30.4375
+// days and prorates them by the days billed (a published bill; "basisDays is whole" was
+// listed as what a tariff could not say). Worked by hand, bounds to 2 decimals half up.
+describe('tier proration on a fractional basis: an average month of 30.4375 days', () => {
+  const monthly = (basisDays: number | string): Tariff => ({
+    ...meter,
+    meteredInputs: [{ code: 'water', label: 'Water', unit: 'kL', decimals: 3 }],
+    components: [
+      {
+        code: 'water',
+        name: 'Water',
+        model: 'graduated',
+        input: 'water',
+        tiers: [{ upTo: '6', rate: '10.00' }, { upTo: null, rate: '20.00' }],
+        tierProration: { basisDays, decimals: 2, rounding: 'halfUp' },
+      },
+    ],
+  });
+  const month = (t: Tariff, term: { start: string; end: string }, used: string) =>
+    rateBill({ tariff: t, term, subscription: { startDate: '2020-01-01' }, readings: { water: { previous: { date: '2024-12-31', value: '0' }, current: { date: term.end, value: used } } }, minorUnits: 2 });
+
+  test('6 kL x 31 / 30.4375 = 6.1109 -> 6.11 in January; x 28 / 30.4375 = 5.5195 -> 5.52 in February; x 30 = 5.9138 -> 5.91 in April', () => {
+    const cases: [string, string, string][] = [
+      ['2025-01-01', '2025-01-31', '6.11'],
+      ['2025-02-01', '2025-02-28', '5.52'],
+      ['2025-04-01', '2025-04-30', '5.91'],
+    ];
+    for (const [start, end, bound] of cases) {
+      const b = month(monthly('30.4375'), { start, end }, '10');
+      const trace = (b.lines[0]?.trace as GraduatedTrace).tierProration!;
+      assert.deepEqual([trace.basisDays, trace.bounds], ['30.4375', [{ upTo: '6', scaled: bound }]], start);
+      // bound x 10.00 + (10 - bound) x 20.00
+      const amount = new Dec(bound).times(10).plus(new Dec(10).minus(bound).times(20));
+      assert.equal(b.lines[0]?.amount, amount.toFixed(2), start);
+    }
+    // January: 6.11 x 10 + 3.89 x 20 = 61.10 + 77.80 = 138.90, and the words say the basis.
+    const jan = month(monthly('30.4375'), JANUARY, '10');
+    assert.equal(jan.lines[0]?.amount, '138.90');
+    assert.match(explainLine(jan.lines[0]!), /tier bounds x 31 day\(s\) billed \/ 30\.4375, rounded halfUp to 2 decimal\(s\): 6 to 6\.11/);
+  });
+
+  test('a whole basis is written as before (a number in the trace), and "30.0" is the basis 30', () => {
+    const whole = month(monthly(30), JANUARY, '10');
+    assert.equal((whole.lines[0]?.trace as GraduatedTrace).tierProration?.basisDays, 30);
+    const text = month(monthly('30.0'), JANUARY, '10');
+    assert.equal((text.lines[0]?.trace as GraduatedTrace).tierProration?.basisDays, 30);
+    assert.equal(text.lines[0]?.amount, whole.lines[0]?.amount);
+  });
+
+  test('across a version change on 16/01: 2.96 and 3.15, adding up to the bill\'s 6.11', () => {
+    // Rounded on the running total of days: round(6 x 31 x 15 / (31 x 30.4375)) = round(2.9569) = 2.96;
+    // the whole bill round(6 x 31 / 30.4375) = 6.11, so the last 16 days 6.11 - 2.96 = 3.15.
+    const t = monthly('30.4375');
+    const b = bill(changeOn('2025-01-16', t, t), { tariff: t, readings: { water: { previous: { date: '2024-12-31', value: '0' }, current: { date: '2025-01-31', value: '10' } } } });
+    assert.deepEqual(
+      b.lines.map((l) => (l.trace as GraduatedTrace).tierProration!.bounds[0]!.scaled),
+      ['2.96', '3.15'],
+    );
+  });
+
+  test('a basis of 0, above 366, with more than 6 decimals or not a number is refused when the template is saved', () => {
+    for (const [basisDays, message] of [
+      ['0', '0 must be above zero'],
+      ['366.5', 'must be above 0 and at most 366, with at most 6 decimals'],
+      ['30.1234567', 'must be above 0 and at most 366, with at most 6 decimals'],
+    ] as const) {
+      const issues = checkTariff(monthly(basisDays));
+      assert.equal(issues.length, 1, `${basisDays}: ${JSON.stringify(issues)}`);
+      assert.equal(issues[0]!.path, 'service.components[0].tierProration.basisDays');
+      assert.match(issues[0]!.message, new RegExp(`^${message}`), basisDays);
+    }
+  });
+});
+
 describe('tier proration by the reading period (the published example)', () => {
   // "Tier 1 is 300 kL a year, times the days of your meter-reading period."
   const yearly = (rounding: 'halfUp' | 'down' | 'up'): Tariff => ({
@@ -274,7 +348,7 @@ describe('tier proration by the reading period (the published example)', () => {
   test('the bounds: 300 x 90/365 = 73.97 -> 74 (halfUp or up, 0 decimals), 300 x 92/365 = 75.62 -> 76', () => {
     const component = prepareTariff(yearly('halfUp')).components[0]!;
     const bound = (days: number, rounding: 'halfUp' | 'down' | 'up') =>
-      tierBounds((component as unknown as { tiers: PreparedTier[] }).tiers, { period: 'readingPeriod', basisDays: 365, decimals: 0, rounding }, null, ctx({ readingDays: new Dec(days) })).bounds[0]?.toFixed();
+      tierBounds((component as unknown as { tiers: PreparedTier[] }).tiers, { period: 'readingPeriod', basisDays: new Dec(365), decimals: 0, rounding }, null, ctx({ readingDays: new Dec(days) })).bounds[0]?.toFixed();
     assert.equal(bound(90, 'halfUp'), '74');
     assert.equal(bound(90, 'up'), '74');
     assert.equal(bound(90, 'down'), '73');

@@ -71,9 +71,11 @@ export function partsOf<C extends PreparedComponent>(seg: SegmentContext, code: 
  *   bound of 10 rounded down over 14 and 17 of 31 days gave 4 + 5, not 10).
  * One division, last, so a share that is a terminating decimal is exact.
  */
-export function shareOfBill(x: Dec, total: Dec | number, per: number, context: ModelContext, decimals: number, rounding: RoundingMode): Dec {
+export function shareOfBill(x: Dec, total: Dec | number, per: Dec | number, context: ModelContext, decimals: number, rounding: RoundingMode): Dec {
   const seg = context.segment;
   if (seg === undefined) return roundMoney(x.times(total).div(per), decimals, rounding);
-  const upTo = (days: number) => roundMoney(x.times(total).times(days).div(seg.billDays * per), decimals, rounding);
+  // A fractional basis (30.4375) multiplies exactly: still one division.
+  const divisor = typeof per === 'number' ? seg.billDays * per : per.times(seg.billDays);
+  const upTo = (days: number) => roundMoney(x.times(total).times(days).div(divisor), decimals, rounding);
   return seg.daysBefore === 0 ? upTo(context.activeDays) : upTo(seg.daysBefore + context.activeDays).minus(upTo(seg.daysBefore));
 }

@@ -36,7 +36,9 @@ export type TierProrationPeriod = Static<typeof TierProrationPeriod>;
 export const TierProration = Type.Object(
   {
     period: Type.Optional(TierProrationPeriod),
-    basisDays: Type.Integer({ minimum: 1, maximum: 366, description: 'Days the tier bounds are written for, e.g. 30' }),
+    basisDays: Type.Union([Type.Integer({ minimum: 1, maximum: 366 }), DecimalString], {
+      description: "Days the tier bounds are written for: a whole number (30, 365), or a decimal as text for an average month ('30.4375', a year of 365.25 days over 12); above 0, at most 366, at most 6 decimals",
+    }),
     decimals: Type.Integer({ minimum: 0, maximum: 6, description: 'Decimals a scaled bound keeps' }),
     rounding: TierRounding,
   },
@@ -50,7 +52,7 @@ export type TierProration = Static<typeof TierProration>;
 export const tiersField = Type.Array(Tier, { minItems: 1, maxItems: 100 });
 
 export type PreparedTier = { upTo: Dec | null; rate: Dec; flat: Dec | null };
-export type PreparedTierProration = { period: TierProrationPeriod; basisDays: number; decimals: number; rounding: TierRounding };
+export type PreparedTierProration = { period: TierProrationPeriod; basisDays: Dec; decimals: number; rounding: TierRounding };
 
 /** The component of a model priced by tiers: an input, its tiers, optional tier proration. */
 export function tieredComponent<M extends string>(model: M, description: string) {
@@ -95,7 +97,8 @@ export type TierTrace = {
 export type FlatShareTrace = { days: number; billDays: number; amount: string };
 
 export type TierProrationTrace = {
-  basisDays: number;
+  /** A whole number of days, or a decimal as text ('30.4375') when the basis is one. */
+  basisDays: number | string;
   /** 'readingPeriod' when the bounds were scaled by readingDays rather than activeDays. */
   period?: 'readingPeriod';
   /**
@@ -162,8 +165,11 @@ export function checkTiers(
   const tp = c.tierProration;
   if (tp !== undefined) {
     const p = `${path}.tierProration`;
-    if (!Number.isInteger(tp.basisDays) || tp.basisDays < 1 || tp.basisDays > 366) {
-      issues.push({ path: `${p}.basisDays`, message: 'must be an integer from 1 to 366' });
+    if (typeof tp.basisDays === 'number') {
+      if (!Number.isInteger(tp.basisDays) || tp.basisDays < 1 || tp.basisDays > 366) issues.push({ path: `${p}.basisDays`, message: 'must be an integer from 1 to 366' });
+    } else {
+      const basis = ctx.number(tp.basisDays, `${p}.basisDays`, 'positive');
+      if (basis !== null && (basis.gt(366) || basis.decimalPlaces() > 6)) issues.push({ path: `${p}.basisDays`, message: 'must be above 0 and at most 366, with at most 6 decimals' });
     }
     if (!Number.isInteger(tp.decimals) || tp.decimals < 0 || tp.decimals > 6) {
       issues.push({ path: `${p}.decimals`, message: 'must be an integer from 0 to 6' });
@@ -190,7 +196,7 @@ export function prepareTiers(
     tierProration:
       c.tierProration === undefined
         ? null
-        : { period: c.tierProration.period ?? 'term', basisDays: c.tierProration.basisDays, decimals: c.tierProration.decimals, rounding: c.tierProration.rounding },
+        : { period: c.tierProration.period ?? 'term', basisDays: toDecimal(c.tierProration.basisDays), decimals: c.tierProration.decimals, rounding: c.tierProration.rounding },
   };
 }
 
@@ -300,7 +306,8 @@ export function tierBounds(
   }
   const { bounds, traced } = scaleBounds(tiers, (upTo) => shareOfBill(upTo, total, proration.basisDays, measured, proration.decimals, proration.rounding));
   const trace: TierProrationTrace = {
-    basisDays: proration.basisDays,
+    // A whole basis stays a number, as every bill before fractional bases wrote it.
+    basisDays: proration.basisDays.isInteger() ? proration.basisDays.toNumber() : proration.basisDays.toFixed(),
     activeDays: measured.activeDays,
     decimals: proration.decimals,
     rounding: proration.rounding,
