@@ -14,6 +14,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { startHarness, PASSWORD, type Harness } from '../support/harness.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
 import { isoToApi, monthOfPeriod, previousMonth } from '../../console/src/api/dates.ts';
+import { waterService } from '../fixtures/tariffs.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../artifacts/console');
@@ -447,6 +448,28 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
       { code: 'STANDING', prorate: false, input: null },
       { code: 'WATER', prorate: false, input: 'METER' },
     ]);
+  });
+
+  // Saved from the console, a template became Postpaid and Post Subscription whatever it was,
+  // and lost its tier proration and its components' descriptions: the form sent only what it showed.
+  test('a Prepaid template with tier proration, changed in the console, keeps both; its page says them', async () => {
+    const base = waterService('PREPAY', { name: 'Prepaid water', chargingType: 'Prepaid', batches: ['ZONE-P'] });
+    const water = { ...(base.components![1] as object), description: 'Water used', tierProration: { basisDays: '30.4375', decimals: 2, rounding: 'halfUp' } };
+    const made = await h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: { ...base, components: [base.components![0], water, ...base.components!.slice(2)] } }, h.tokens.admin);
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    await page.evaluate(() => (globalThis as unknown as { localStorage: { clear(): void } }).localStorage.clear());
+    await signIn('admin@a.test');
+    await page.goto(`${h.url}/console/#/templates/PREPAY`);
+    await page.getByText('bounds written for 30.4375 days, scaled by the days billed, rounded halfUp to 2 decimal(s)', { exact: false }).waitFor();
+    await page.getByRole('link', { name: 'Change', exact: true }).click();
+    assert.equal(await page.getByRole('combobox', { name: 'Charging', exact: true }).inputValue(), 'Prepaid');
+    await page.getByRole('textbox', { name: 'Due after (days)' }).fill('20');
+    await page.getByRole('button', { name: 'Save a new version', exact: true }).click();
+    await page.getByTestId('versions-table').getByRole('row', { name: 'Show version 2' }).waitFor();
+    const stored = (await h.db.query("SELECT v.definition AS d FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = 'PREPAY' AND s.app_code = $1 AND v.version = 2", [h.appCode])).rows[0].d;
+    assert.deepEqual([stored.chargingType, stored.postType, stored.dueDateOffset], ['Prepaid', 'Post Subscription', 20]);
+    const kept = stored.components.find((c: { code: string }) => c.code === 'WATER');
+    assert.deepEqual([kept.description, kept.tierProration], ['Water used', { basisDays: '30.4375', decimals: 2, rounding: 'halfUp' }]);
   });
 
   test("a run scheduled with the date-time picker runs at that wall-clock time in the app's zone; cancelled, its job goes", async () => {

@@ -92,6 +92,23 @@ export function TemplateEdit() {
             <TextInput label="Name" required {...form.getInputProps('name')} />
             <Select label="Type" data={['Sale', 'Rental', 'Subscription']} allowDeselect={false} {...form.getInputProps('serviceType')} />
             <Select label="Billing cycle" data={CYCLES} allowDeselect={false} {...form.getInputProps('billingCycle')} />
+            <Select
+              label="Charging"
+              description="Prepaid: fixed and unmetered charges in advance for the coming period, metered ones in arrears"
+              data={['Postpaid', 'Prepaid']}
+              allowDeselect={false}
+              {...form.getInputProps('chargingType')}
+            />
+            <Select
+              label="Bills"
+              description="one per subscription, or one per account for all its subscriptions"
+              data={[
+                { value: 'Post Subscription', label: 'one per subscription' },
+                { value: 'Post Account', label: 'one per account' },
+              ]}
+              allowDeselect={false}
+              {...form.getInputProps('postType')}
+            />
             <NumberInput label="Due after (days)" min={0} max={366} allowDecimal={false} {...form.getInputProps('dueDateOffset')} />
             <TagsInput label="Batches" description="Enter a code; a new one is made" {...form.getInputProps('batches')} />
             <TextInput label="Description" {...form.getInputProps('description')} />

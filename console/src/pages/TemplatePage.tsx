@@ -35,6 +35,12 @@ const versionColumns: Column<Version>[] = [
   { header: 'Due after', accessorFn: (x) => `${x.definition.dueDateOffset} days` },
 ];
 
+type TierProration = { period?: string; basisDays: number | string; decimals: number; rounding: string };
+
+/** A tiered component's proration in words: what the edit form does not show, the page must. */
+const tierProrationText = (p: TierProration) =>
+  `bounds written for ${p.basisDays} days, scaled by ${p.period === 'readingPeriod' ? 'the days between the two readings' : 'the days billed'}, rounded ${p.rounding} to ${p.decimals} decimal(s)`;
+
 export function TemplatePage() {
   const code = useParams().code!;
   const { can } = useSession();
@@ -106,6 +112,7 @@ export function TemplatePage() {
         <SimpleGrid cols={{ base: 3, lg: 6 }}>
           <Field label="Type" value={r.serviceType} />
           <Field label="Charging" value={r.chargingType} />
+          <Field label="Bills" value={r.postType === 'Post Account' ? 'one per account' : 'one per subscription'} />
           <Field label="Billing cycle" value={CYCLES.find((c) => c.value === String(r.billingCycleLookupID))?.label ?? r.billingCycleLookupID} />
           <Field label="Due after" value={`${r.dueDateOffset} days`} />
           <Field label="Posting" value={r.postBilling ? 'at the end of each run' : 'by post-term'} />
@@ -186,6 +193,7 @@ export function TemplatePage() {
               {c.model === 'commitment' && `At least ${c.amount} across ${c.of.join(', ')}${c.prorate ? ', prorated by days' : ''}`}
               {c.model === 'totalRounding' && `The sum of ${c.of.join(', ')} rounded (${c.rounding ?? 'halfUp'}) to a multiple of ${String(c.increment)}`}
               {(c.model === 'graduated' || c.model === 'volume') && `Tiers of ${c.input} (${c.model})`}
+              {c.kept.tierProration !== undefined && ` · ${tierProrationText(c.kept.tierProration as TierProration)}`}
               {c.minimum && ` · minimum ${c.minimum}`}
               {c.maximum && ` · maximum ${c.maximum}`}
             </Text>

@@ -29,6 +29,12 @@ export type ComponentV = {
   prorate: boolean;
   minimum: string;
   maximum: string;
+  /**
+   * What the form does not edit, carried from the record so that a save keeps it: the
+   * component's description, and a tiered model's tierProration. Saved from the form, a
+   * template lost its tier proration unasked.
+   */
+  kept: { description?: string; tierProration?: unknown };
 };
 export type BankV = { bankName: string; accountName: string; accountNumber: string; branch: string; swift: string };
 export const emptyBank = (): BankV => ({ bankName: '', accountName: '', accountNumber: '', branch: '', swift: '' });
@@ -37,6 +43,9 @@ export type TemplateV = {
   code: string;
   name: string;
   serviceType: 'Sale' | 'Rental' | 'Subscription';
+  /** Kept from the record and editable: every save sent Postpaid and Post Subscription, and turned a Prepaid or Post Account template into one. */
+  chargingType: 'Postpaid' | 'Prepaid';
+  postType: 'Post Subscription' | 'Post Account';
   billingCycle: string;
   dueDateOffset: number;
   postBilling: boolean;
@@ -60,11 +69,11 @@ export const emptyTier = (): TierV => ({ upTo: '', rate: '', flat: '' });
  */
 export const prorateByDefault = (model: string): boolean => model === 'flat';
 export const emptyComponent = (model: ComponentV['model'] = 'flat'): ComponentV => ({
-  code: '', name: '', category: 'charge', model, input: '', amount: '', rate: '', tiers: [emptyTier()], size: '', price: '', freeUnits: '', percentage: '', of: [], increment: '', rounding: 'halfUp', prorate: prorateByDefault(model), minimum: '', maximum: '',
+  code: '', name: '', category: 'charge', model, input: '', amount: '', rate: '', tiers: [emptyTier()], size: '', price: '', freeUnits: '', percentage: '', of: [], increment: '', rounding: 'halfUp', prorate: prorateByDefault(model), minimum: '', maximum: '', kept: {},
 });
 
 export const emptyTemplate = (): TemplateV => ({
-  code: '', name: '', serviceType: 'Sale', billingCycle: '1', dueDateOffset: 14, postBilling: false, description: '', batches: [], invoiceTemplateID: '', emailTemplateID: '', bankAccounts: [],
+  code: '', name: '', serviceType: 'Sale', chargingType: 'Postpaid', postType: 'Post Subscription', billingCycle: '1', dueDateOffset: 14, postBilling: false, description: '', batches: [], invoiceTemplateID: '', emailTemplateID: '', bankAccounts: [],
   meteredInputs: [{ code: 'METER', label: 'Meter', unit: 'm3', decimals: 0, rolloverAt: '' }],
   // A standing charge and a tiered charge on the meter: the shape most utility tariffs start from.
   components: [
@@ -82,6 +91,8 @@ export function fromRecord(r: ServiceRecord): TemplateV {
     code: r.serviceCode,
     name: r.serviceLabel,
     serviceType: r.serviceType as TemplateV['serviceType'],
+    chargingType: r.chargingType as TemplateV['chargingType'],
+    postType: r.postType as TemplateV['postType'],
     billingCycle: String(r.billingCycleLookupID),
     dueDateOffset: r.dueDateOffset,
     postBilling: r.postBilling === 1,
@@ -92,7 +103,7 @@ export function fromRecord(r: ServiceRecord): TemplateV {
     bankAccounts: r.bankAccounts.map((b) => ({ bankName: b.bankName, accountName: b.accountName ?? '', accountNumber: b.accountNumber, branch: b.branch ?? '', swift: b.swift ?? '' })),
     meteredInputs: r.meteredInputs.map((m) => ({ code: m.code, label: m.label, unit: m.unit, decimals: m.decimals, rolloverAt: m.rolloverAt === undefined ? '' : String(m.rolloverAt) })),
     components: r.components.map((c) => {
-      const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: 'prorate' in c && c.prorate !== undefined ? !!c.prorate : prorateByDefault(c.model), minimum: text(c.minimum), maximum: text(c.maximum) };
+      const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: 'prorate' in c && c.prorate !== undefined ? !!c.prorate : prorateByDefault(c.model), minimum: text(c.minimum), maximum: text(c.maximum), kept: keptOf(c) };
       if (c.model === 'flat') v.amount = text(c.amount);
       if (c.model === 'perUnit') Object.assign(v, { input: c.input, rate: text(c.rate) });
       if (c.model === 'perDay') v.rate = text(c.rate);
@@ -107,10 +118,19 @@ export function fromRecord(r: ServiceRecord): TemplateV {
   };
 }
 
+/** The fields of a stored component the form does not edit (ComponentV.kept). */
+function keptOf(c: ApiComponent): ComponentV['kept'] {
+  const kept: ComponentV['kept'] = {};
+  if ('description' in c && c.description !== undefined) kept.description = c.description;
+  if ('tierProration' in c && c.tierProration !== undefined) kept.tierProration = c.tierProration;
+  return kept;
+}
+
 function toComponent(c: ComponentV): ApiComponent {
   const common = {
     code: c.code.trim(),
     name: c.name.trim(),
+    ...(c.kept.description !== undefined ? { description: c.kept.description } : {}),
     category: c.category,
     ...(c.minimum.trim() ? { minimum: dec(c.minimum) } : {}),
     ...(c.maximum.trim() ? { maximum: dec(c.maximum) } : {}),
@@ -128,6 +148,7 @@ function toComponent(c: ComponentV): ApiComponent {
       return {
         ...common,
         ...prorate,
+        ...(c.kept.tierProration !== undefined ? { tierProration: c.kept.tierProration as never } : {}),
         model: c.model,
         input: c.input,
         tiers: c.tiers.map((t) => ({ upTo: t.upTo.trim() === '' ? null : t.upTo.trim(), rate: dec(t.rate), ...(t.flat.trim() ? { flat: dec(t.flat) } : {}) })),
@@ -139,7 +160,7 @@ function toComponent(c: ComponentV): ApiComponent {
     case 'commitment':
       return { ...common, ...prorate, model: 'commitment', amount: dec(c.amount), of: c.of };
     case 'totalRounding':
-      return { code: common.code, name: common.name, category: common.category, model: 'totalRounding', increment: dec(c.increment), rounding: c.rounding as 'halfUp', of: c.of };
+      return { code: common.code, name: common.name, ...(c.kept.description !== undefined ? { description: c.kept.description } : {}), category: common.category, model: 'totalRounding', increment: dec(c.increment), rounding: c.rounding as 'halfUp', of: c.of };
   }
 }
 
@@ -149,8 +170,8 @@ export function toBody(v: TemplateV, base: ServiceRecord | null): ServiceBody {
     code: v.code.trim(),
     name: v.name.trim(),
     serviceType: v.serviceType,
-    chargingType: 'Postpaid',
-    postType: 'Post Subscription',
+    chargingType: v.chargingType,
+    postType: v.postType,
     billingCycle: Number(v.billingCycle),
     dueDateOffset: v.dueDateOffset,
     description: v.description,
