@@ -1,7 +1,7 @@
-import { HashRouter, Navigate, NavLink as RouterLink, Outlet, Route, Routes, useLocation } from 'react-router';
+import { HashRouter, Navigate, NavLink as RouterLink, Outlet, Route, Routes, useLocation, useParams } from 'react-router';
 import { AppShell, Badge, Burger, Button, Group, NavLink, Stack, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { useEffect } from 'react';
+import { Fragment, useEffect, type ReactNode } from 'react';
 import { useSession } from './session.tsx';
 import { SignIn } from './pages/SignIn.tsx';
 import { Terms } from './pages/Terms.tsx';
@@ -81,6 +81,18 @@ function Shell() {
   );
 }
 
+/**
+ * A page of one record, mounted afresh for each record: React Router keeps the element when
+ * only the address's id changes (a typed address, a bookmark, back and forward), and a page
+ * kept its state: one account's edit form saved over the next account, and its readings
+ * tab showed the other customer's meter (an officer's walk).
+ */
+function Keyed({ children }: { children: ReactNode }) {
+  const params = useParams();
+  const { pathname } = useLocation();
+  return <Fragment key={`${pathname}|${JSON.stringify(params)}`}>{children}</Fragment>;
+}
+
 export function App() {
   return (
     <HashRouter>
@@ -89,18 +101,18 @@ export function App() {
         <Route element={<Shell />}>
           <Route path="/" element={<Navigate to="/terms" replace />} />
           <Route path="/terms" element={<Terms />} />
-          <Route path="/terms/:termID" element={<BillRun />} />
+          <Route path="/terms/:termID" element={<Keyed>{<BillRun />}</Keyed>} />
           <Route path="/bills" element={<Bills />} />
-          <Route path="/bills/:billID" element={<BillPage />} />
+          <Route path="/bills/:billID" element={<Keyed>{<BillPage />}</Keyed>} />
           <Route path="/templates" element={<Templates />} />
-          <Route path="/templates/new" element={<TemplateEdit />} />
-          <Route path="/templates/:code" element={<TemplatePage />} />
-          <Route path="/templates/:code/edit" element={<TemplateEdit />} />
+          <Route path="/templates/new" element={<Keyed>{<TemplateEdit />}</Keyed>} />
+          <Route path="/templates/:code" element={<Keyed>{<TemplatePage />}</Keyed>} />
+          <Route path="/templates/:code/edit" element={<Keyed>{<TemplateEdit />}</Keyed>} />
           <Route path="/document-templates" element={<DocumentTemplates />} />
-          <Route path="/document-templates/new" element={<DocumentTemplatePage />} />
-          <Route path="/document-templates/:templateID" element={<DocumentTemplatePage />} />
+          <Route path="/document-templates/new" element={<Keyed>{<DocumentTemplatePage />}</Keyed>} />
+          <Route path="/document-templates/:templateID" element={<Keyed>{<DocumentTemplatePage />}</Keyed>} />
           <Route path="/accounts" element={<Accounts />} />
-          <Route path="/accounts/:accountID" element={<AccountPage />} />
+          <Route path="/accounts/:accountID" element={<Keyed>{<AccountPage />}</Keyed>} />
           <Route path="/imports" element={<Imports />} />
           <Route path="/batches" element={<Batches />} />
           <Route path="/payments" element={<Payments />} />

@@ -166,6 +166,8 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     // Step 1: the term, from the form's defaults (last month).
     await page.getByRole('link', { name: 'Bill runs' }).click();
     await choose(page, 'Template', 'Domestic water (WATER)');
+    // Its default due date (the last day + 21 days) is before the app's today: said before it is made.
+    assert.match(await page.getByTestId('due-passed').innerText(), /due on \d\d\/\d\d\/\d{4} \(the last day plus the template's 21 days to pay\), before today \(31\/01\/2027\)/);
     await page.getByRole('button', { name: 'Make the term', exact: true }).click();
     await page.getByRole('button', { name: 'Load subscriptions', exact: true }).waitFor();
     const termID = Number(/#\/terms\/(\d+)/.exec(page.url())?.[1]);
@@ -341,20 +343,31 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     const subs = page.getByTestId('subscriptions-table');
     await subs.getByRole('cell', { name: s2, exact: true }).waitFor();
     await snap('account-subscriptions');
+    // From another account's open edit form to this one by its address: this one's page, afresh
+    // (the form stayed open with the other's details, and saved them over this account).
+    const here = page.url();
+    const other = (await h.db.query("SELECT account_id FROM account WHERE account_number = 'C-042'")).rows[0].account_id;
+    await page.goto(`${h.url}/console/#/accounts/${other}`);
+    await page.getByRole('main').getByRole('button', { name: 'Change', exact: true }).click();
+    await page.getByRole('button', { name: 'Save the account', exact: true }).waitFor();
+    await page.goto(here);
+    await page.getByRole('heading', { name: 'Njeri Wanjiku (N-001)' }).waitFor();
+    await subs.getByRole('cell', { name: s2, exact: true }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Save the account', exact: true }).count(), 0);
 
     await subs.getByRole('button', { name: `suspend subscription ${s2}` }).click();
     await page.getByRole('textbox', { name: 'First day suspended' }).fill(day(5));
     await page.getByRole('textbox', { name: 'Reason (optional)' }).fill('away');
     await page.getByRole('button', { name: 'Suspend', exact: true }).click();
-    await page.getByText(`Subscription ${s2}: suspend from ${day(5)} recorded.`).waitFor();
+    await page.getByText(`Subscription ${s2} suspended from ${day(5)}.`).waitFor();
     await subs.getByRole('button', { name: `resume subscription ${s2}` }).click();
     await page.getByRole('textbox', { name: 'First day billed again' }).fill(day(20));
     await page.getByRole('button', { name: 'Resume', exact: true }).click();
-    await page.getByText(`Subscription ${s2}: resume from ${day(20)} recorded.`).waitFor();
+    await page.getByText(`Subscription ${s2} billed again from ${day(20)}.`).waitFor();
     await subs.getByRole('button', { name: `terminate subscription ${s1}` }).click();
     await page.getByRole('textbox', { name: 'Last day billed' }).fill(day(15));
     await page.getByRole('button', { name: 'Terminate', exact: true }).click();
-    await page.getByText(`Subscription ${s1}: terminate from ${day(15)} recorded.`).waitFor();
+    await page.getByText(`Subscription ${s1} terminated: ${day(15)} is its last day billed.`).waitFor();
     await snap('account-subscription-changes');
     const changed = await h.db.query(
       `SELECT s.subscription_id::text AS id, s.status, to_char(s.end_date, 'DD/MM/YYYY') AS end,
@@ -386,6 +399,14 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     assert.deepEqual(rowOf(s1)?.slice(2, 4), ['METER', day(15)], 'the terminated subscription is read at its end');
     assert.deepEqual(rowOf(s2)?.slice(2, 4), ['METER', isoToApi(next.end)]);
     assert.equal(sheet.length - 1, others.rows.length + 2);
+    // A sheet refused, fixed and picked again under the same name is sent again.
+    const first = others.rows[0]!.subscription_id;
+    const upload = (value: string) =>
+      page.locator('input[type=file]').setInputFiles({ name: 'sheet.csv', mimeType: 'text/csv', buffer: Buffer.from(`subscriptionID,accountNumber,inputCode,readingDate,value\n${first},C-001,METER,${isoToApi(next.end)},${value}\n`) });
+    await upload('not a number');
+    await page.getByText('Nothing was recorded: fix these rows and upload again').waitFor();
+    await upload('400');
+    await page.getByText('1 reading(s) recorded from sheet.csv.').waitFor();
 
     await page.getByRole('button', { name: /4\. Validate/ }).click();
     await page.getByRole('button', { name: 'Validate', exact: true }).click();
@@ -414,8 +435,16 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
         WHERE b.status = 'posted' AND a.account_number IN ('C-050', 'C-051') ORDER BY a.account_number, b.bill_id DESC`,
     );
     const [paid, unpaid] = [bills.rows.find((b) => b.account_number === 'C-050')!, bills.rows.find((b) => b.account_number === 'C-051')!];
-    const pay = await h.post('/billing/payments/make-payment', { method: 'Create', action: 'Create Payment', apiVersion: 'v2', data: { accountNumber: 'C-050', amount: paid.total_due, reference: 'CONSOLE-PAID', channel: 'bank' } }, h.tokens.biller);
-    assert.equal(pay.status, 200, JSON.stringify(pay.body));
+    await page.goto(`${h.url}/console/#/payments`);
+    await page.getByRole('textbox', { name: 'Account number' }).fill('C-050');
+    await page.getByRole('textbox', { name: 'Amount' }).fill(paid.total_due.replace(/(\.\d\d)0*$/, '$1'));
+    await page.getByRole('textbox', { name: 'Reference' }).fill('CONSOLE-PAID');
+    await page.getByRole('textbox', { name: 'Channel' }).fill('mpesa');
+    await page.getByRole('textbox', { name: 'Paid on' }).fill('30/01/2027');
+    await page.getByRole('button', { name: 'Record payment', exact: true }).click();
+    await page.getByText(/^Payment CONSOLE-PAID of .* from C-050 by mpesa paid on 30\/01\/2027 recorded/).waitFor();
+    // The next payment starts afresh: no channel or date carried over unseen.
+    assert.deepEqual([await page.getByRole('textbox', { name: 'Channel' }).inputValue(), await page.getByRole('textbox', { name: 'Paid on' }).inputValue()], ['bank', '']);
     await page.goto(`${h.url}/console/#/bills/${paid.bill_id}`);
     assert.equal(await page.getByTestId('bill-settlement').innerText(), 'PAID');
     await page.goto(`${h.url}/console/#/bills/${unpaid.bill_id}`);

@@ -38,3 +38,10 @@ export const appTodayApi = (app: { today?: string; timeZone?: string } | null | 
 
 /** The earlier of two dd/mm/yyyy dates. */
 export const earlierDay = (a: string, b: string): string => (apiToIso(a) <= apiToIso(b) ? a : b);
+
+/** A YYYY-MM-DD date moved by whole days. */
+export function addDaysIso(iso: string, days: number): string {
+  const d = new Date(`${iso.slice(0, 10)}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}

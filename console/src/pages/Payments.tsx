@@ -45,8 +45,9 @@ function RecordPayment() {
     e.preventDefault();
     void run(async () => {
       await call('/billing/payments/make-payment', { method: 'Create', action: 'Create Payment', apiVersion: 'v2', data: { accountNumber: f.accountNumber.trim(), amount: f.amount.trim(), reference: f.reference.trim(), channel: f.channel.trim(), ...(f.paymentDate.trim() ? { paymentDate: f.paymentDate.trim() } : {}) } });
-      notifyDone('Payment recorded and settled against the oldest debts.');
-      setF({ ...f, accountNumber: '', amount: '', reference: '' });
+      notifyDone(`Payment ${f.reference.trim()} of ${f.amount.trim()} from ${f.accountNumber.trim()} by ${f.channel.trim()}${f.paymentDate.trim() ? ` paid on ${f.paymentDate.trim()}` : ' paid today'} recorded and settled against the oldest debts.`);
+      // Every field afresh: a channel and a date kept from the payment before went onto the next one unseen (an officer's walk).
+      setF({ accountNumber: '', amount: '', reference: '', channel: 'bank', paymentDate: '' });
       // A payment settles bills: the ageing, statements and bills all moved, not only this list.
       await queryClient.invalidateQueries();
     });

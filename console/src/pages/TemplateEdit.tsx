@@ -164,6 +164,10 @@ export function TemplateEdit() {
               Add a meter
             </Button>
           </Group>
+          {/* 99999 typed for a 5-digit meter billed 99950 to 00110 as 159 units, not 160 (an officer's walk). */}
+          <Text size="xs" c="dimmed" mb="xs">
+            Rolls over at: the count the meter's dial cannot show, where it starts again from 0: 100000 for a meter of 5 whole digits (it reads 99999, then 00000). Leave it empty for a meter that never rolls over.
+          </Text>
           <Table>
             <MeterHead withAction />
             <Table.Tbody>
@@ -189,7 +193,7 @@ export function TemplateEdit() {
                   <Table.Td><TextInput aria-label={`Meter ${i + 1} label`} {...form.getInputProps(`meteredInputs.${i}.label`)} /></Table.Td>
                   <Table.Td><TextInput aria-label={`Meter ${i + 1} unit`} w={80} {...form.getInputProps(`meteredInputs.${i}.unit`)} /></Table.Td>
                   <Table.Td><NumberInput aria-label={`Meter ${i + 1} decimals`} w={80} min={0} allowDecimal={false} {...form.getInputProps(`meteredInputs.${i}.decimals`)} /></Table.Td>
-                  <Table.Td><TextInput aria-label={`Meter ${i + 1} roll-over`} placeholder="none" w={120} {...form.getInputProps(`meteredInputs.${i}.rolloverAt`)} /></Table.Td>
+                  <Table.Td><TextInput aria-label={`Meter ${i + 1} roll-over`} placeholder="e.g. 100000" w={120} {...form.getInputProps(`meteredInputs.${i}.rolloverAt`)} /></Table.Td>
                   <Table.Td><ActionIcon variant="subtle" color="red" aria-label={`Remove meter ${i + 1}`} onClick={() => form.removeListItem('meteredInputs', i)}>✕</ActionIcon></Table.Td>
                 </Table.Tr>
               ))}

@@ -120,6 +120,7 @@ export function TemplatePage() {
           <Field label="Changed" value={`${r.modifiedAt} by ${r.modifiedBy}`} />
           <Field label="Made" value={`${r.createdAt} by ${r.createdBy}`} />
           <Field label="Values" value={r.values.map((x) => `${x.code} = ${x.value}`).join(', ') || '—'} />
+          <Field label="Description" value={r.description || '—'} />
           {/* What its bills look like and where customers pay: only the edit form showed them (an officer's walk). */}
           <Field label="Invoice template" value={documentName(v.invoiceTemplateID)} />
           <Field label="E-mail template" value={documentName(v.emailTemplateID)} />

@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Anchor, Button, Card, Group, List, NumberInput, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
 import { call, read } from '../api/client.ts';
-import { isoToApi, monthOfPeriod, previousMonth } from '../api/dates.ts';
+import { addDaysIso, apiToIso, isoToApi, monthOfPeriod, previousMonth } from '../api/dates.ts';
 import { useTemplates } from '../api/queries.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
 import { Amount, StatusBadge, showRefusal } from '../components/feedback.tsx';
@@ -30,16 +30,27 @@ function NewTerm() {
   const queryClient = useQueryClient();
   const templates = useTemplates();
   const month = previousMonth();
-  const [serviceCode, setServiceCode] = useState<string | null>(null);
-  const [batchCode, setBatchCode] = useState<string | null>(null);
+  const [chosenService, setServiceCode] = useState<string | null>(null);
+  const [chosenBatch, setBatchCode] = useState<string | null>(null);
   const [period, setPeriod] = useState<number | string>(month.period);
   const [start, setStart] = useState<string | null>(month.start);
   const [end, setEnd] = useState<string | null>(month.end);
   const [label, setLabel] = useState('');
   const [due, setDue] = useState<string | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const { app } = useSession();
   const live = (templates.data?.services ?? []).filter((s) => s.archiveStatus === 0);
-  const batches = live.find((s) => s.serviceCode === serviceCode)?.batches ?? [];
+  // The only template, and its only batch, are chosen already (an officer's walk: a choice of one).
+  const serviceCode = chosenService ?? (live.length === 1 ? live[0]!.serviceCode : null);
+  const template = live.find((s) => s.serviceCode === serviceCode);
+  const batches = template?.batches ?? [];
+  const batchCode = chosenBatch !== null && batches.includes(chosenBatch) ? chosenBatch : batches.length === 1 ? batches[0]! : null;
+  // The due date a term gets by default (its last day + the template's days to pay), said before
+  // the term is made when it has passed already: the run would date its bills today, due before
+  // they are sent, and only validation said so, when the only fix was to make the term again.
+  const defaultDue = end && template ? addDaysIso(end, template.dueDateOffset) : null;
+  const today = app?.today ? apiToIso(app.today) : null;
+  const duePassed = due === null && defaultDue !== null && today !== null && defaultDue < today ? defaultDue : null;
   const make = useMutation({
     mutationFn: async () => {
       const { headers } = await call('/billing/terms/make-term', {
@@ -93,6 +104,7 @@ function NewTerm() {
                 setBatchCode(t?.batches.length === 1 ? (t.batches[0] ?? null) : null);
               }}
               error={errors.serviceCode}
+              allowDeselect={false}
               required
             />
             {/* Picking the chosen batch again cleared it, with the raw rule as the error (an officer's walk). */}
@@ -127,6 +139,12 @@ function NewTerm() {
               error={errors.dueDate}
             />
           </SimpleGrid>
+          {duePassed && (
+            <Alert color="orange" data-testid="due-passed">
+              Its bills would be due on {isoToApi(duePassed)} (the last day plus the template's {template?.dueDateOffset} days to pay), before today ({app?.today}). Give a later
+              due date above so that customers have time to pay.
+            </Alert>
+          )}
           <Group>
             <Button type="submit" loading={make.isPending}>
               Make the term

@@ -12,6 +12,7 @@ import { FormActions } from '../../components/FormActions.tsx';
 export function NewAccount({ onCancel }: { onCancel: () => void }) {
   const navigate = useNavigate();
   const [f, setF] = useState({ accountNumber: '', name: '', email: '', phone: '', address: '', deliveryPreference: 'print' as Delivery });
+  const [chosen, setChosen] = useState(false);
   const { errors, busy, run } = useSave((p) => p in f);
   const save = (e: React.FormEvent) => {
     e.preventDefault();
@@ -42,7 +43,17 @@ export function NewAccount({ onCancel }: { onCancel: () => void }) {
       <form onSubmit={save}>
         <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
           <TextInput label="Account number" required value={f.accountNumber} onChange={(e) => setF({ ...f, accountNumber: e.currentTarget.value })} error={errors.accountNumber} />
-          <ContactFields f={f} set={(c) => setF({ ...f, ...c })} errors={errors} />
+          <ContactFields
+            f={f}
+            set={(c) => {
+              // Bills go by e-mail once one is given, until the officer chooses otherwise: every
+              // account made with an e-mail went to print (an officer's walk).
+              if (c.deliveryPreference !== undefined) setChosen(true);
+              const auto = !chosen && c.email !== undefined ? { deliveryPreference: (c.email.trim() ? 'email' : 'print') as Delivery } : {};
+              setF({ ...f, ...c, ...auto });
+            }}
+            errors={errors}
+          />
         </SimpleGrid>
         <FormActions submit="Make the account" busy={busy} onCancel={onCancel} />
       </form>

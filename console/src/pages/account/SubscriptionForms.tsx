@@ -126,10 +126,22 @@ export function NewSubscription({ account, onDone }: { account: Account; onDone:
 
 export type Change = 'suspend' | 'resume' | 'terminate';
 
-const CHANGES: Record<Change, { title: string; action: 'Suspend Subscription' | 'Resume Subscription' | 'Terminate Subscription'; dateLabel: string; note: string }> = {
-  suspend: { title: 'Suspend', action: 'Suspend Subscription', dateLabel: 'First day suspended', note: 'Not billed from that day until resumed (its charges prorated by the days billed).' },
-  resume: { title: 'Resume', action: 'Resume Subscription', dateLabel: 'First day billed again', note: 'Billed again from that day.' },
-  terminate: { title: 'Terminate', action: 'Terminate Subscription', dateLabel: 'Last day billed', note: 'Billed to that day, read on it, then never again; it cannot be undone.' },
+const CHANGES: Record<Change, { title: string; action: 'Suspend Subscription' | 'Resume Subscription' | 'Terminate Subscription'; dateLabel: string; note: string; done: (id: number, date: string) => string }> = {
+  suspend: {
+    title: 'Suspend',
+    action: 'Suspend Subscription',
+    dateLabel: 'First day suspended',
+    note: 'Not billed from that day until resumed (its charges prorated by the days billed).',
+    done: (id, date) => `Subscription ${id} suspended from ${date}.`,
+  },
+  resume: { title: 'Resume', action: 'Resume Subscription', dateLabel: 'First day billed again', note: 'Billed again from that day.', done: (id, date) => `Subscription ${id} billed again from ${date}.` },
+  terminate: {
+    title: 'Terminate',
+    action: 'Terminate Subscription',
+    dateLabel: 'Last day billed',
+    note: "Billed to that day, then never again; its meter's last reading is dated that day. It cannot be undone.",
+    done: (id, date) => `Subscription ${id} terminated: ${date} is its last day billed.`,
+  },
 };
 
 /** The changes a subscription in this status can take. */
@@ -150,7 +162,7 @@ export function ChangeSubscription({ accountID, subscription, change, onDone }: 
       if (change === 'suspend') await call('/billing/subscriptions/suspend-subscription', { method: 'Update', action: c.action as 'Suspend Subscription', apiVersion: 'v2', data: { subscriptionID: id, date: date.trim(), ...extra } });
       else if (change === 'resume') await call('/billing/subscriptions/resume-subscription', { method: 'Update', action: c.action as 'Resume Subscription', apiVersion: 'v2', data: { subscriptionID: id, date: date.trim(), ...extra } });
       else await call('/billing/subscriptions/terminate-subscription', { method: 'Update', action: c.action as 'Terminate Subscription', apiVersion: 'v2', data: { subscriptionID: id, endDate: date.trim(), ...extra } });
-      notifyDone(`Subscription ${id}: ${c.title.toLowerCase()} from ${date.trim()} recorded.`);
+      notifyDone(c.done(id, date.trim()));
       await queryClient.invalidateQueries({ queryKey: ['account', accountID] });
       onDone();
     });

@@ -67,9 +67,12 @@ export function FixReading({ term, subscriptionID, meters, finding, onSaved }: {
           {replaces ? 'Replace' : 'Save'}
         </Button>
       </Group>
-      <Text size="xs" c="dimmed" data-testid={`fix-note-${subscriptionID}`}>
-        {replaces ? `Replaces the reading of ${date}.` : `A reading of ${meter ?? 'the meter'} already recorded on that day is replaced.`}
-      </Text>
+      {/* Said where it can happen: a missing reading's own day has none to replace (an officer's walk read the warning on every row). */}
+      {(replaces || date !== finding.readingDate || meter !== named) && (
+        <Text size="xs" c="dimmed" data-testid={`fix-note-${subscriptionID}`}>
+          {replaces ? `Replaces the reading of ${date}.` : `A reading of ${meter ?? 'the meter'} already recorded on that day is replaced.`}
+        </Text>
+      )}
     </div>
   );
 }

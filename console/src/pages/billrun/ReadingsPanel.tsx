@@ -1,6 +1,6 @@
 // Step 3: readings for the term. The officer downloads the roster as a reading sheet,
 // fills in the values and uploads it; bad rows come back by row and column.
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import Papa from 'papaparse';
 import { useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, FileButton, Group, Stack, Table, Text } from '@mantine/core';
@@ -53,6 +53,7 @@ export function ReadingsPanel({ term, canWrite }: { term: Term; canWrite: boolea
   const [rowErrors, setRowErrors] = useState<RowError[]>([]);
   const [result, setResult] = useState<string | null>(null);
   const allowed = ALLOWED.capture.includes(term.status);
+  const resetFile = useRef<() => void>(null);
 
   const download = async () => {
     try {
@@ -113,7 +114,8 @@ export function ReadingsPanel({ term, canWrite }: { term: Term; canWrite: boolea
           Download reading sheet (CSV)
         </Button>
         {canWrite && (
-          <FileButton onChange={(f) => void upload(f)} accept=".csv,text/csv">
+          // Cleared after each pick: the same file fixed and picked again under its name was not sent (an officer's walk).
+          <FileButton resetRef={resetFile} onChange={(f) => void upload(f).finally(() => resetFile.current?.())} accept=".csv,text/csv">
             {(props) => (
               <Button {...props} loading={busy} disabled={!allowed} data-testid="upload-readings">
                 Upload readings (CSV)
