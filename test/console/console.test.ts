@@ -214,6 +214,11 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('button', { name: 'Post bills', exact: true }).waitFor({ timeout: 20_000 });
     await page.getByText('See the 100 bills of this term').waitFor();
     await snap('processed');
+    // A draft's document is for review, and its page says so (it looked like the final bill).
+    const draft = (await h.db.query('SELECT min(bill_id) AS id FROM bill WHERE term_id = $1', [termID])).rows[0].id;
+    await page.goto(`${h.url}/console/#/bills/${draft}`);
+    await page.getByTestId('draft-document').waitFor();
+    await page.goto(`${h.url}/console/#/terms/${termID}`);
     await page.getByRole('button', { name: 'Post bills', exact: true }).click();
     await page.getByRole('button', { name: 'Yes', exact: true }).click();
     await page.getByText('This bill run is complete').waitFor();

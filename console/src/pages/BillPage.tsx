@@ -116,7 +116,7 @@ export function BillPage() {
           </Accordion.Item>
         ))}
       </Accordion>
-      <DocumentPanel termID={b.termID} billID={billID} billNumber={b.billNumber} />
+      <DocumentPanel termID={b.termID} billID={billID} billNumber={b.billNumber} billStatus={b.status} />
     </Stack>
   );
 }

@@ -66,7 +66,7 @@ const deliveryColumns = (resend: ((d: Delivery) => void) | null): Column<Deliver
     : []),
 ];
 
-export function DocumentPanel({ termID, billID, billNumber }: { termID: number; billID: number; billNumber: number }) {
+export function DocumentPanel({ termID, billID, billNumber, billStatus }: { termID: number; billID: number; billNumber: number; billStatus: string }) {
   const { can } = useSession();
   const queryClient = useQueryClient();
   const [busy, setBusy] = useState(false);
@@ -107,6 +107,12 @@ export function DocumentPanel({ termID, billID, billNumber }: { termID: number; 
   return (
     <Stack gap="xs">
       <Title order={4}>Bill document (PDF)</Title>
+      {/* A draft's PDF looks like the final bill, number and payment reference included (an officer's walk): it is rendered for review when the run ends and sent only once the term is posted. */}
+      {billStatus === 'draft' && (
+        <Alert color="yellow" data-testid="draft-document">
+          This bill is a draft: its document is for review, and is not sent to the customer until the term is posted. Posting does not change it.
+        </Alert>
+      )}
       <Paper withBorder p="sm" data-testid="bill-document">
         {doc.isLoading ? (
           <Loader size="sm" />
