@@ -369,6 +369,11 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('textbox', { name: 'First day billed again' }).fill(day(20));
     await page.getByRole('button', { name: 'Resume', exact: true }).click();
     await page.getByText(`Subscription ${s2} billed again from ${day(20)}.`).waitFor();
+    // Its history says the dates (the page showed only the status).
+    await subs.getByRole('button', { name: `history of subscription ${s2}` }).click();
+    const story = page.getByTestId('subscription-history');
+    await story.getByText(`suspended from ${day(5)} (away)`, { exact: false }).waitFor();
+    await story.getByText(`billed again from ${day(20)}`, { exact: false }).waitFor();
     await subs.getByRole('button', { name: `terminate subscription ${s1}` }).click();
     await page.getByRole('textbox', { name: 'Last day billed' }).fill(day(15));
     await page.getByRole('button', { name: 'Terminate', exact: true }).click();

@@ -12,7 +12,7 @@ import { BillsTable } from './Bills.tsx';
 import { PaymentsTable } from './Payments.tsx';
 import { AddReading, CorrectReading } from './account/ReadingForms.tsx';
 import { EditAccount } from './account/EditAccount.tsx';
-import { ChangeSubscription, NewSubscription, changesOf, type Change } from './account/SubscriptionForms.tsx';
+import { ChangeSubscription, NewSubscription, SubscriptionHistory, changesOf, type Change } from './account/SubscriptionForms.tsx';
 import { useSession } from '../session.tsx';
 import { useTemplates } from '../api/queries.ts';
 
@@ -145,10 +145,21 @@ function AccountPayments({ accountID }: { accountID: number }) {
 function Subscriptions({ accountID, account, subscriptions, canEdit }: { accountID: number; account: Data<'/billing/accounts/get-account'>['account']; subscriptions: Subscription[]; canEdit: boolean }) {
   const [adding, setAdding] = useState(false);
   const [changing, setChanging] = useState<{ id: number; change: Change } | null>(null);
+  const [history, setHistory] = useState<number | null>(null);
   const target = changing && subscriptions.find((s) => s.subscriptionID === changing.id);
+  const historyColumn: Column<Subscription> = {
+    header: '',
+    id: 'history',
+    cell: ({ row }) => (
+      <Button size="compact-xs" variant="subtle" aria-label={`history of subscription ${row.original.subscriptionID}`} onClick={() => setHistory(row.original.subscriptionID)}>
+        History
+      </Button>
+    ),
+  };
   const columns: Column<Subscription>[] = canEdit
     ? [
         ...subColumns,
+        historyColumn,
         {
           header: '',
           id: 'change',
@@ -173,7 +184,7 @@ function Subscriptions({ accountID, account, subscriptions, canEdit }: { account
           ),
         },
       ]
-    : subColumns;
+    : [...subColumns, historyColumn];
   return (
     <Stack>
       {canEdit && !adding && account.status === 'active' && (
@@ -193,6 +204,7 @@ function Subscriptions({ accountID, account, subscriptions, canEdit }: { account
       {adding && <NewSubscription account={account} onDone={() => setAdding(false)} />}
       {target && changing && <ChangeSubscription key={`${changing.id}-${changing.change}`} accountID={accountID} subscription={target} change={changing.change} onDone={() => setChanging(null)} />}
       <DataTable columns={columns} data={subscriptions} empty="No subscription." testId="subscriptions-table" />
+      {history !== null && <SubscriptionHistory key={history} subscriptionID={history} onClose={() => setHistory(null)} />}
     </Stack>
   );
 }

@@ -2,9 +2,9 @@
 // suspension, its end and a termination (suspend-, resume-, terminate-subscription). Each
 // was API-only: an officer connecting a customer between imports had to leave for curl.
 import { useState } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
-import { Card, Checkbox, Group, Select, SimpleGrid, Text, TextInput, Title } from '@mantine/core';
-import { call, type Data } from '../../api/client.ts';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Button, Card, Checkbox, Group, Loader, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { call, read, type Data } from '../../api/client.ts';
 import { useTemplates } from '../../api/queries.ts';
 import { appTodayApi } from '../../api/dates.ts';
 import { notifyDone, useSave } from '../../components/feedback.tsx';
@@ -164,6 +164,7 @@ export function ChangeSubscription({ accountID, subscription, change, onDone }: 
       else await call('/billing/subscriptions/terminate-subscription', { method: 'Update', action: c.action as 'Terminate Subscription', apiVersion: 'v2', data: { subscriptionID: id, endDate: date.trim(), ...extra } });
       notifyDone(c.done(id, date.trim()));
       await queryClient.invalidateQueries({ queryKey: ['account', accountID] });
+      await queryClient.invalidateQueries({ queryKey: ['subscription-history', id] });
       onDone();
     });
   };
@@ -182,6 +183,57 @@ export function ChangeSubscription({ accountID, subscription, change, onDone }: 
         </Group>
         <FormActions submit={c.title} busy={busy} onCancel={onDone} color={change === 'terminate' ? 'red' : undefined} />
       </form>
+    </Card>
+  );
+}
+
+type SubscriptionEvent = NonNullable<Data<'/billing/subscriptions/get-subscriptions'>['subscriptions'][number]['events']>[number];
+
+const EVENT_WORDS: Record<string, string> = {
+  suspended: 'suspended from',
+  resumed: 'billed again from',
+  terminated: 'terminated, last day billed',
+  moved_out: 'moved out, last day billed',
+  moved_in: 'moved in from',
+  inputs_changed: 'inputs changed from',
+  documents_recorded: 'documents recorded on',
+};
+
+/**
+ * A subscription's history (get-subscriptions by its id): after a suspension and its end,
+ * the account showed only the status, and the dates were in the bills' words alone (an
+ * officer's walk).
+ */
+export function SubscriptionHistory({ subscriptionID, onClose }: { subscriptionID: number; onClose: () => void }) {
+  const q = useQuery({
+    queryKey: ['subscription-history', subscriptionID],
+    queryFn: () => read('/billing/subscriptions/get-subscriptions', { method: 'Retrieve', action: 'Retrieve Subscriptions', apiVersion: 'v2', data: { subscriptionID } }),
+  });
+  const events: SubscriptionEvent[] = q.data?.subscriptions[0]?.events ?? [];
+  return (
+    <Card withBorder data-testid="subscription-history">
+      <Group justify="space-between" mb="xs">
+        <Title order={5}>History of subscription {subscriptionID}</Title>
+        <Button size="compact-xs" variant="subtle" onClick={onClose}>
+          Close
+        </Button>
+      </Group>
+      {q.isLoading ? (
+        <Loader size="sm" />
+      ) : events.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          No change since it was made.
+        </Text>
+      ) : (
+        <Stack gap={2}>
+          {events.map((e, i) => (
+            <Text key={i} size="sm">
+              {EVENT_WORDS[e.kind] ?? e.kind} {e.date}
+              {typeof e.detail.reason === 'string' && e.detail.reason ? ` (${e.detail.reason})` : ''} · by {e.createdBy} on {e.createdAt}
+            </Text>
+          ))}
+        </Stack>
+      )}
     </Card>
   );
 }
