@@ -55,6 +55,8 @@ export function jsonBodies(app: FastifyInstance): void {
       if (bad.length > 0) return done(new AppError('VALIDATION_FAILED', 'The body holds text that is not valid UTF-8 or holds a NUL character.', bad), undefined);
       const inexact = LONG_NUMBER.test(text) ? inexactNumbers(text) : [];
       if (inexact.length > 0) return done(new AppError('VALIDATION_FAILED', 'The body holds a number with more digits than a JSON number keeps.', inexact), undefined);
+      const twice = duplicateKeys(text, value);
+      if (twice.length > 0) return done(new AppError('VALIDATION_FAILED', 'The body names a field twice in one object; JSON would keep only the last, so it is refused.', twice), undefined);
       done(null, value);
     });
   });
@@ -87,6 +89,75 @@ function badText(value: unknown, invalidUtf8: boolean): ErrorDetail[] {
   walk(value, []);
   // Bad bytes outside any string would have failed the JSON parse; this is a safety net.
   if (found.length === 0 && invalidUtf8) found.push({ path: 'body', message: 'is not valid UTF-8' });
+  return found;
+}
+
+// Every string of the text, and whether a colon follows it (a field name).
+const STRING_TOKEN = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
+
+/**
+ * The fields written twice in one object. JSON.parse keeps the last silently, so a body
+ * checked by something in front of billrun (a gateway reading the first "amount") could
+ * be billed by another value (a fuzzer's finding). Counted first, cheaply: the names
+ * written against the keys the parsed value holds; only a body where they differ is
+ * scanned for where.
+ */
+function duplicateKeys(text: string, value: unknown): ErrorDetail[] {
+  if (!text.includes(':')) return [];
+  let written = 0;
+  for (const m of text.matchAll(STRING_TOKEN)) if (m[1] !== undefined) written++;
+  return written === keysIn(value) ? [] : whereTwice(text);
+}
+
+function keysIn(v: unknown): number {
+  if (v === null || typeof v !== 'object') return 0;
+  if (Array.isArray(v)) return v.reduce((n: number, item) => n + keysIn(item), 0);
+  let n = 0;
+  for (const item of Object.values(v)) n += 1 + keysIn(item);
+  return n;
+}
+
+type Frame = { path: (string | number)[]; keys: Set<string> | null; index: number; key: string | null };
+
+/** A scan of valid JSON text naming each field written twice in its object (at most 20). */
+function whereTwice(text: string): ErrorDetail[] {
+  const found: ErrorDetail[] = [];
+  const stack: Frame[] = [];
+  const childPath = (): (string | number)[] => {
+    const top = stack[stack.length - 1];
+    if (top === undefined) return [];
+    return [...top.path, top.keys === null ? top.index : (top.key ?? '')];
+  };
+  let expectKey = false;
+  for (let i = 0; i < text.length && found.length < 20; i++) {
+    const c = text[i];
+    if (c === '{') {
+      stack.push({ path: childPath(), keys: new Set(), index: 0, key: null });
+      expectKey = true;
+    } else if (c === '[') {
+      stack.push({ path: childPath(), keys: null, index: 0, key: null });
+      expectKey = false;
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+      expectKey = false;
+    } else if (c === ',') {
+      const top = stack[stack.length - 1];
+      if (top?.keys === null) top.index++;
+      expectKey = top !== undefined && top.keys !== null;
+    } else if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      if (expectKey) {
+        const top = stack[stack.length - 1]!;
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        if (top.keys!.has(key)) found.push({ path: fieldPath([...top.path, key]), message: 'is given twice in one object' });
+        top.keys!.add(key);
+        top.key = key;
+        expectKey = false;
+      }
+      i = j;
+    }
+  }
   return found;
 }
 

@@ -52,6 +52,27 @@ describe('envelopes and errors', () => {
     }
   });
 
+  // JSON.parse keeps the last of two same-named fields: a gateway reading the first would pass one value and billrun act on another (a fuzzer).
+  test('a field written twice in one object is refused on its path; the same name in two objects, or inside a string, is not', async () => {
+    const post = (raw: string) => h.request('POST', '/billing/terms/get-terms', { token: h.tokens.admin, raw, headers: { 'content-type': 'application/json' } });
+    const head = '"method":"Retrieve","action":"Retrieve Terms","apiVersion":"v2","operation":"schedule"';
+    for (const [raw, paths] of [
+      [`{${head},"data":{"termID":1},"data":{"termID":2}}`, ['data']],
+      [`{${head},"data":{"termID":1,"termID":2}}`, ['data.termID']],
+      [`{${head},"data":{"x":[{"a":1},{"a":1,"a":2}],"termID":1}}`, ['data.x[1].a']],
+      [`{${head},"data":{"t\u0065rmID":1,"termID":2}}`, ['data.termID']],
+    ] as const) {
+      const r = await post(raw);
+      assertFailure(r, 400, 'VALIDATION_FAILED');
+      assert.deepEqual(r.body.error.details, paths.map((path) => ({ path, message: 'is given twice in one object' })), raw);
+    }
+    // A name in two objects, and a value that looks like a field, are as before.
+    for (const raw of [`{${head},"data":{"termID":1}}`, `{${head},"data":{"label":"\"termID\": 2","termID":1}}`, `{${head},"data":{"x":[{"a":1},{"a":2}],"termID":1}}`]) {
+      const r = await post(raw);
+      assert.notEqual(r.body.error?.details?.[0]?.message, 'is given twice in one object', raw);
+    }
+  });
+
   // A fuzzer's gzip body was "not valid JSON", a plain one labelled gzip was taken, and latin1 was read as UTF-8.
   test('a compressed body, or one in another character set, is UNSUPPORTED_MEDIA_TYPE on its header', async () => {
     const body = JSON.stringify({ method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2' });
