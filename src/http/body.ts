@@ -21,6 +21,7 @@ const PROTOTYPE_KEYS = () =>
   new AppError('MALFORMED_JSON', 'The body holds a "__proto__" key, or "constructor" with "prototype", which are refused.', [
     { path: 'body', message: 'holds a "__proto__" key, or "constructor" with "prototype", which are refused' },
   ]);
+const TOO_DEEP = () => new AppError('MALFORMED_JSON', 'The body is nested too deeply to be read.', [{ path: 'body', message: 'is nested too deeply' }]);
 const validJson = (text: string) => {
   try {
     JSON.parse(text);
@@ -49,7 +50,9 @@ export function jsonBodies(app: FastifyInstance): void {
       invalidUtf8 = true;
     }
     parseJson(request, text, (err, value) => {
-      if (err) return done(validJson(text) ? PROTOTYPE_KEYS() : (err as Error), undefined);
+      // Valid JSON that the parser refused: a prototype key, or nesting deep enough to exhaust
+      // its recursion (4,000 brackets were answered as a "__proto__" key: an outside client).
+      if (err) return done(!validJson(text) ? (err as Error) : /__proto__|constructor/.test(text) ? PROTOTYPE_KEYS() : TOO_DEEP(), undefined);
       // A surrogate can enter only as a \uD800-\uDFFF escape, a NUL as \u0000: most bodies skip the walk.
       const bad = invalidUtf8 || SURROGATE_ESCAPE.test(text) || NUL_ESCAPE.test(text) ? badText(value, invalidUtf8) : [];
       if (bad.length > 0) return done(new AppError('VALIDATION_FAILED', 'The body holds text that is not valid UTF-8 or holds a NUL character.', bad), undefined);

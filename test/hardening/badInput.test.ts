@@ -184,6 +184,14 @@ describe('bad input on every business route', () => {
     }
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
+
+  // 6,000 nested brackets were answered as a "__proto__" key (an outside client).
+  test('a body nested too deeply is MALFORMED_JSON saying so', async () => {
+    const raw = `{"method":"Retrieve","action":"Retrieve Terms","apiVersion":"v2","operation":"schedule","data":{"x":${'['.repeat(6000)}${']'.repeat(6000)}}}`;
+    const r = await send('/billing/terms/get-terms', { raw });
+    assertRefused(r, 'nested');
+    assert.deepEqual([r.body.error.code, r.body.error.details], ['MALFORMED_JSON', [{ path: 'body', message: 'is nested too deeply' }]]);
+  });
 });
 
 /** One HTTP exchange over a raw socket, for requests fetch refuses to send (control bytes, broken framing). */
