@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { PASSWORD, type Harness } from '../support/harness.ts';
-import { makeTemplate, startRun, tariff } from '../terms/fixtures.ts';
+import { makeTemplate, makeTerm, startRun, step, subscriptions, tariff, waitForStatus } from '../terms/fixtures.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = fs.existsSync(CHROMIUM);
@@ -75,5 +75,44 @@ describe('the console in cases the walk does not cover', { skip: haveChromium ? 
     const made = await h.db.query("SELECT to_char(t.due_date, 'DD/MM/YYYY') AS due FROM term t JOIN service s USING (service_id) WHERE s.service_code = 'DUE'");
     assert.deepEqual(made.rows, [{ due: '10/01/2027' }]);
     assert.equal(warned, true, 'the term was made due 10/01/2027, before the app\'s today 31/01/2027, and the form gave no warning');
+  });
+
+  // A subscription terminated on 20/12/2026 has no reading in December: validate-term says
+  // so (readingDate 20/12/2026), approve-term records it as a failure, and the run leaves it
+  // unbilled. Its fix row in the failures table (step 6) is dated the term's end, 31/12/2026,
+  // after the subscription's end: a reading there is refused. The exceptions table's row
+  // starts at the day validate-term names; the failures' row has no such day and guesses.
+  test("a failure's fix row for a subscription terminated inside the term is dated its last day, and the reading saved there", async () => {
+    await makeTemplate(h, tariff('ENDS', { batches: ['ZONE-E'] }));
+    const [, ended] = await subscriptions(h, { n: 2, serviceCode: 'ENDS', batchCode: 'ZONE-E', readings: [['2026-11-30', 10]] });
+    const endedID = ended!.subscriptionId;
+    const t = await h.post('/billing/subscriptions/terminate-subscription', { method: 'Update', action: 'Terminate Subscription', apiVersion: 'v2', data: { subscriptionID: Number(endedID), endDate: '20/12/2026' } });
+    assert.equal(t.status, 200, JSON.stringify(t.body));
+    const termID = await makeTerm(h, { serviceCode: 'ENDS', batchCode: 'ZONE-E', billingPeriodID: 202612, startDate: '01/12/2026', endDate: '31/12/2026' });
+    for (const [name, action] of [
+      ['load-subscriptions', 'Load Term Subscriptions'],
+      ['validate-term', 'Validate Term'],
+      ['approve-term', 'Approve Term'],
+      ['process-term', 'Process Term'],
+    ] as const) {
+      const r = await step(h, name, action, { termID });
+      assert.equal(r.status, 200, `${name}: ${JSON.stringify(r.body)}`);
+    }
+    const term = await waitForStatus(h, termID, ['Processed', 'Failed']);
+    assert.equal(term.status, 'Processed');
+    assert.equal(term.exceptions.find((e: { subscriptionID: number }) => String(e.subscriptionID) === endedID)?.readingDate, '20/12/2026');
+
+    await signIn('biller@a.test');
+    await page.goto(`${h.url}/console/#/terms/${termID}`);
+    await page.getByRole('button', { name: /6\. Process/ }).click();
+    const value = page.getByRole('textbox', { name: `Reading for subscription ${endedID}` });
+    const row = page.getByRole('row').filter({ has: value });
+    await row.waitFor();
+    assert.equal(await row.getByRole('textbox', { name: 'Reading date' }).inputValue(), '20/12/2026', "the fix row is dated after the subscription's end");
+    await value.fill('14');
+    await row.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText(`Reading of METER for subscription ${endedID} on 20/12/2026 recorded.`).waitFor();
+    const saved = await h.db.query("SELECT to_char(reading_date, 'DD/MM/YYYY') AS day, trim_scale(value)::text AS value FROM reading WHERE subscription_id = $1 AND source = 'term'", [endedID]);
+    assert.deepEqual(saved.rows, [{ day: '20/12/2026', value: '14' }]);
   });
 });
