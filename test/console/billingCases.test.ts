@@ -115,4 +115,46 @@ describe('the console in cases the walk does not cover', { skip: haveChromium ? 
     const saved = await h.db.query("SELECT to_char(reading_date, 'DD/MM/YYYY') AS day, trim_scale(value)::text AS value FROM reading WHERE subscription_id = $1 AND source = 'term'", [endedID]);
     assert.deepEqual(saved.rows, [{ day: '20/12/2026', value: '14' }]);
   });
+
+  // A term keeps the template version it was made with. The template is changed after the term
+  // is loaded (its meter renamed METER to WATER_M, version 2): the term's exception still
+  // names readings.METER, and capture-readings takes only the term's own meters. The fix row
+  // (FixReading) offers the meters of the template's newest version only: the meter the
+  // exception names is not among them, so it silently takes WATER_M (its note says "A reading
+  // of WATER_M ... is replaced"), with no meter choice shown for a single meter; the save is
+  // refused on inputCode, an error shown under that hidden choice, so nothing is recorded and
+  // nothing said.
+  test("an exception's fix row is for the meter the exception names, also when the template's newest version renamed it", async () => {
+    await makeTemplate(h, tariff('RENAME', { batches: ['ZONE-R'] }));
+    const [sub] = await subscriptions(h, { n: 1, serviceCode: 'RENAME', batchCode: 'ZONE-R', readings: [['2026-11-30', 10]] });
+    const subID = sub!.subscriptionId;
+    const termID = await makeTerm(h, { serviceCode: 'RENAME', batchCode: 'ZONE-R', billingPeriodID: 202612, startDate: '01/12/2026', endDate: '31/12/2026' });
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
+    const renamed = tariff('RENAME', { batches: ['ZONE-R'], meteredInputs: [{ code: 'WATER_M', label: 'Water meter', unit: 'm3', decimals: 0, rolloverAt: 100000 }] });
+    renamed.components = renamed.components!.map((c) => ('input' in c && c.input === 'METER' ? { ...c, input: 'WATER_M' } : c));
+    const changed = await h.post('/billing/services/update-service', update(renamed));
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    const validated = await step(h, 'validate-term', 'Validate Term', { termID });
+    assert.deepEqual(
+      validated.body.data.exceptions.map((e: { code: string; path: string; readingDate: string }) => [e.code, e.path, e.readingDate]),
+      [['MISSING_READING', 'readings.METER', '31/12/2026']],
+    );
+
+    await signIn('biller@a.test');
+    await page.goto(`${h.url}/console/#/terms/${termID}`);
+    await page.getByRole('button', { name: /4\. Validate/ }).click();
+    const value = page.getByRole('textbox', { name: `Reading for subscription ${subID}` });
+    const row = page.getByRole('row').filter({ has: value });
+    await value.fill('20');
+    await row.getByRole('button', { name: 'Save', exact: true }).click();
+    const recorded = page.getByText(`Reading of METER for subscription ${subID} on 31/12/2026 recorded.`);
+    const said = await recorded.waitFor({ timeout: 5000 }).then(
+      () => true,
+      () => false,
+    );
+    const saved = await h.db.query("SELECT input_code, to_char(reading_date, 'DD/MM/YYYY') AS day FROM reading WHERE subscription_id = $1 AND source = 'term'", [subID]);
+    if (saved.rows.length === 0) assert.fail(`no reading recorded, and nothing said: the row reads "${(await row.innerText()).replace(/\s+/g, ' ')}"`);
+    assert.deepEqual(saved.rows, [{ input_code: 'METER', day: '31/12/2026' }]);
+    assert.ok(said);
+  });
 });
