@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { PASSWORD, type Harness } from '../support/harness.ts';
-import { makeTemplate, makeTerm, startRun, step, subscriptions, tariff, waitForStatus } from '../terms/fixtures.ts';
+import { addReadings, makeTemplate, makeTerm, startRun, step, subscriptions, tariff, waitForStatus } from '../terms/fixtures.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = fs.existsSync(CHROMIUM);
@@ -156,5 +156,55 @@ describe('the console in cases the walk does not cover', { skip: haveChromium ? 
     if (saved.rows.length === 0) assert.fail(`no reading recorded, and nothing said: the row reads "${(await row.innerText()).replace(/\s+/g, ' ')}"`);
     assert.deepEqual(saved.rows, [{ input_code: 'METER', day: '31/12/2026' }]);
     assert.ok(said);
+  });
+
+  // A landlord's account with 1001 subscriptions, one posted bill each, none paid. The bill's
+  // page reads the account's open bills with limit 1000 (the API's largest page) and says
+  // "unpaid" only of a bill among those; of the 1001st it says nothing at all, paid or not
+  // (docs/console.md: "whether a posted bill is paid, part paid or unpaid, with what is due").
+  test('a posted bill of an account with more than 1000 open bills says it is unpaid', async () => {
+    await makeTemplate(h, tariff('MANY', { batches: ['ZONE-M'] }));
+    const a = await h.db.query<{ account_id: string }>(
+      "INSERT INTO account (app_code, account_number, name, created_by, modified_by) VALUES ($1, 'LANDLORD-1', 'Many Flats Ltd', 'fixture', 'fixture') RETURNING account_id",
+      [h.appCode],
+    );
+    const accountID = a.rows[0]!.account_id;
+    const subs = await h.db.query<{ subscription_id: string }>(
+      `INSERT INTO subscription (app_code, account_id, service_id, batch_id, start_date, created_by, modified_by)
+       SELECT $1, $2, s.service_id, b.batch_id, '2000-01-01', 'fixture', 'fixture'
+         FROM service s JOIN batch b ON b.app_code = s.app_code AND b.batch_code = 'ZONE-M', generate_series(1, 1001)
+        WHERE s.app_code = $1 AND s.service_code = 'MANY' RETURNING subscription_id`,
+      [h.appCode, accountID],
+    );
+    await addReadings(h, subs.rows.flatMap((s) => [[s.subscription_id, '2026-10-31', 100], [s.subscription_id, '2026-11-30', 110]] as [string, string, number][]));
+    const termID = await makeTerm(h, { serviceCode: 'MANY', batchCode: 'ZONE-M' });
+    for (const [name, action] of [
+      ['load-subscriptions', 'Load Term Subscriptions'],
+      ['process-term', 'Process Term'],
+    ] as const) {
+      const r = await step(h, name, action, { termID });
+      assert.equal(r.status, 200, `${name}: ${JSON.stringify(r.body)}`);
+    }
+    assert.equal((await waitForStatus(h, termID, ['Processed', 'Failed'], 120_000)).status, 'Processed');
+    assert.equal((await step(h, 'post-term', 'Post Term', { termID })).status, 200);
+    await waitForStatus(h, termID, ['Posted'], 120_000);
+    // The last of the account's open bills, oldest due first (get-open-bills' order).
+    const last = await h.db.query<{ bill_id: string; bill_number: string; total_due: string }>(
+      `SELECT b.bill_id, b.bill_number, b.total_due::text FROM bill b JOIN ledger_entry e ON e.bill_id = b.bill_id AND e.kind = 'bill'
+        WHERE b.account_id = $1 ORDER BY b.due_date DESC, b.bill_date DESC, e.entry_id DESC LIMIT 1`,
+      [accountID],
+    );
+    const bill = last.rows[0]!;
+
+    await signIn('viewer@a.test');
+    await page.goto(`${h.url}/console/#/bills/${bill.bill_id}`);
+    await page.getByRole('heading', { name: `Bill ${bill.bill_number}` }).waitFor();
+    const badge = page.getByTestId('bill-settlement');
+    const shown = await badge.waitFor({ timeout: 5000 }).then(
+      () => true,
+      () => false,
+    );
+    assert.ok(shown, 'the page of a posted, unpaid bill says nothing of its settlement');
+    assert.match(await badge.innerText(), /^UNPAID: .* DUE/);
   });
 });
