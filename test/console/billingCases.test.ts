@@ -207,4 +207,32 @@ describe('the console in cases the walk does not cover', { skip: haveChromium ? 
     assert.ok(shown, 'the page of a posted, unpaid bill says nothing of its settlement');
     assert.match(await badge.innerText(), /^UNPAID: .* DUE/);
   });
+
+  // A tariff change saved ahead of its day: version 2, the standing charge 300.00 from
+  // 01/03/2027; until then version 1's 150.00. An admin opens the template in the form (it shows
+  // version 2, the newest) and saves it without a change. update-service is sent without
+  // effectiveFrom, so version 3 "takes the date of the version in force on the app's today"
+  // (templates.md), version 1's: from the beginning. March's prices are then in force at once,
+  // and January 2027's bill, not yet made, charges 300.00 for a standing charge of 150.00.
+  test("a template whose newest version is dated ahead, saved unchanged from the form, keeps today's prices", async () => {
+    await makeTemplate(h, tariff('AHEAD', { batches: ['ZONE-H'] }));
+    const march = tariff('AHEAD', { batches: ['ZONE-H'] });
+    march.components = march.components!.map((c) => (c.code === 'STANDING' ? { ...c, amount: '300.00' } : c));
+    const dated = await h.post('/billing/services/update-service', update(march, '01/03/2027'));
+    assert.equal(dated.status, 200, JSON.stringify(dated.body));
+    await subscriptions(h, { n: 1, serviceCode: 'AHEAD', batchCode: 'ZONE-H', readings: [['2026-12-31', 100], ['2027-01-31', 110]] });
+
+    await signIn('admin@a.test');
+    await page.goto(`${h.url}/console/#/templates/AHEAD`);
+    await page.getByRole('link', { name: 'Change', exact: true }).click();
+    await page.getByRole('button', { name: 'Save a new version', exact: true }).click();
+    await page.getByTestId('versions-table').getByRole('row', { name: 'Show version 3' }).waitFor();
+
+    const termID = await makeTerm(h, { serviceCode: 'AHEAD', batchCode: 'ZONE-H', billingPeriodID: 202701, startDate: '01/01/2027', endDate: '31/01/2027' });
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
+    const validated = await step(h, 'validate-term', 'Validate Term', { termID });
+    assert.equal(validated.status, 200, JSON.stringify(validated.body));
+    const standing = validated.body.data.previewBills[0].lines.find((l: { componentCode: string }) => l.componentCode === 'STANDING');
+    assert.equal(standing.amount, '150.00', "January's standing charge is version 1's, whatever the form saved");
+  });
 });
