@@ -235,4 +235,39 @@ describe('the console in cases the walk does not cover', { skip: haveChromium ? 
     const standing = validated.body.data.previewBills[0].lines.find((l: { componentCode: string }) => l.componentCode === 'STANDING');
     assert.equal(standing.amount, '150.00', "January's standing charge is version 1's, whatever the form saved");
   });
+
+  // A template that names its invoice and e-mail templates, as make-service keeps them: by id
+  // and by name. Opened in the form and saved without a change, the new version keeps the ids
+  // and drops the names (toBody sends { templateID } only): get-service-versions then shows
+  // version 2 with templateName "" and emailTemplateName null beside the same ids.
+  test('a template saved unchanged from the form keeps the names of the document templates it names', async () => {
+    const made = async (kind: 'invoice' | 'email', name: string, extra: object) => {
+      const r = await h.post('/billing/documents/make-document-template', { method: 'Create', action: 'Create Document Template', apiVersion: 'v2', data: { kind, name, ...extra } });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return Number(r.headers.get('x-billrun-template-id'));
+    };
+    const invoice = await made('invoice', 'Municipal invoice', { body: '# {{ app.name }}\n\nTotal due: {{ bill.totalDue }}\n' });
+    const email = await made('email', 'Municipal e-mail', { subject: 'Bill {{ bill.number }}', body: 'Due {{ bill.totalDue }}' });
+    await makeTemplate(
+      h,
+      tariff('NAMED', {
+        batches: ['ZONE-N'],
+        invoiceTemplate: { templateID: invoice, templateName: 'Municipal invoice' },
+        emailTemplate: { templateID: email, templateName: 'Municipal e-mail' },
+      }),
+    );
+    await signIn('admin@a.test');
+    await page.goto(`${h.url}/console/#/templates/NAMED`);
+    await page.getByRole('link', { name: 'Change', exact: true }).click();
+    await page.getByRole('button', { name: 'Save a new version', exact: true }).click();
+    await page.getByTestId('versions-table').getByRole('row', { name: 'Show version 2' }).waitFor();
+    const stored = await h.db.query(
+      `SELECT v.version, v.definition->'invoiceTemplate' AS invoice, v.definition->'emailTemplate' AS email
+         FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = 'NAMED' AND s.app_code = $1 ORDER BY v.version`,
+      [h.appCode],
+    );
+    const [before, saved] = stored.rows;
+    assert.deepEqual(before, { version: 1, invoice: { templateID: invoice, templateName: 'Municipal invoice' }, email: { templateID: email, templateName: 'Municipal e-mail' } });
+    assert.deepEqual(saved, { ...before, version: 2 });
+  });
 });
