@@ -270,4 +270,34 @@ describe('the console in cases the walk does not cover', { skip: haveChromium ? 
     assert.deepEqual(before, { version: 1, invoice: { templateID: invoice, templateName: 'Municipal invoice' }, email: { templateID: email, templateName: 'Municipal e-mail' } });
     assert.deepEqual(saved, { ...before, version: 2 });
   });
+
+  // A template that requires a document (a title deed) before a subscription is connected:
+  // make-subscription takes each document's name, reference and date. The new-subscription
+  // form asks only the reference and sends the subscription's first day as the document's date
+  // (its `dd.` field is read but never shown): a deed of 12/03/2019 is recorded as of the
+  // connection, 01/01/2027, with no word.
+  test("a new subscription's required document is recorded with the date the officer gives, not the first day billed", async () => {
+    await makeTemplate(h, tariff('DEEDS', { batches: ['ZONE-Q'], requiredDocs: ['TITLE_DEED'] }));
+    const made = await h.post(
+      '/billing/accounts/make-account',
+      { method: 'Create', action: 'Create Account', apiVersion: 'v2', data: { accountNumber: 'DEED-1', name: 'Wanjiru Kamau' } },
+      h.tokens.biller,
+    );
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    const accountID = made.headers.get('x-billrun-account-id');
+    await signIn('biller@a.test');
+    await page.goto(`${h.url}/console/#/accounts/${accountID}`);
+    await page.getByRole('button', { name: 'New subscription', exact: true }).click();
+    await choose('Template', 'Domestic water (DEEDS)');
+    await page.getByRole('textbox', { name: 'From', exact: true }).fill('01/01/2027');
+    await page.getByRole('textbox', { name: 'Opening reading of Water meter' }).fill('0');
+    await page.getByRole('textbox', { name: 'TITLE_DEED: reference' }).fill('LR 209/1234');
+    const dateField = page.getByRole('textbox', { name: /TITLE_DEED.*date/i });
+    assert.equal(await dateField.count(), 1, "the form has no field for the document's date");
+    await dateField.fill('12/03/2019');
+    await page.getByRole('button', { name: 'Make the subscription', exact: true }).click();
+    await page.getByRole('button', { name: 'Make the subscription', exact: true }).waitFor({ state: 'detached' });
+    const stored = await h.db.query("SELECT name, reference, to_char(document_date, 'DD/MM/YYYY') AS date FROM subscription_document d JOIN subscription s USING (subscription_id) WHERE s.account_id = $1", [accountID]);
+    assert.deepEqual(stored.rows, [{ name: 'TITLE_DEED', reference: 'LR 209/1234', date: '12/03/2019' }]);
+  });
 });
