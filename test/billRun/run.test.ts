@@ -106,6 +106,34 @@ describe('the bill run: who acted, the words it writes, and its own check', () =
     assert.equal((await bills(h, { termID: run })).body.data.bills.length, 5);
   });
 
+  // A new connection from 10/12/2026 made without its opening reading (make-subscription's
+  // openingReadings is optional): its meter has no reading at all, and MISSING_READING says
+  // "none before or in the term". readingDate names the term's end, but a reading there is
+  // the meter's first: the consumption is still measured from nothing, the exception stays
+  // ("no reading ... after the one of 31/12/2026"), again dated 31/12/2026, and the console's
+  // fix row, offered the same day, replaces that one reading for ever. The reading that is
+  // missing first is the one its consumption starts from, on the subscription's first day.
+  test("a meter with no reading at all: readingDate is the day its consumption starts, where a reading fixes what is missing first, not the term's end", async () => {
+    const [sub] = await subscriptions(h, { n: 1, batchCode: 'Z1', startDate: '2026-12-10' });
+    const id = Number(sub!.subscriptionId);
+    const termID = await makeTerm(h, { batchCode: 'Z1', billingPeriodID: 202612, startDate: '01/12/2026', endDate: '31/12/2026' });
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
+    const exceptionOf = async () => {
+      const v = await step(h, 'validate-term', 'Validate Term', { termID });
+      assert.equal(v.status, 200, JSON.stringify(v.body));
+      return v.body.data.exceptions.find((e: any) => e.subscriptionID === id);
+    };
+    const first = await exceptionOf();
+    assert.deepEqual([first.code, first.message, first.path], ['MISSING_READING', 'no reading of METER to measure the consumption from (none before or in the term)', 'readings.METER']);
+    assert.equal(first.readingDate, '10/12/2026');
+    // The reading of the day named, as the console's fix row records it, moves the meter on:
+    // what is missing then is the reading at the term's end.
+    const captured = await step(h, 'capture-readings', 'Capture Term Readings', { termID, readings: [{ subscriptionID: id, inputCode: 'METER', readingDate: first.readingDate, value: '7' }] });
+    assert.equal(captured.status, 200, JSON.stringify(captured.body));
+    const after = await exceptionOf();
+    assert.deepEqual([after.message, after.readingDate], ['no reading of METER dated in the term after the one of 10/12/2026', '31/12/2026']);
+  });
+
   // The run's own check (checkReadings.ts, SQL over the roster) and validate-term (a dry run
   // of every bill) reach their exceptions by two paths. Wherever choosing the previous and
   // current reading is subtle (ties on a date, corrections, one to another date, a reading
