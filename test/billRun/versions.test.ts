@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
-import { makeTerm, startRun, step, subscriptions, tariff, waitForStatus } from '../terms/fixtures.ts';
+import { makeTemplate, makeTerm, startRun, step, subscriptions, tariff, waitForStatus } from '../terms/fixtures.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
 import { doubledWater } from '../fixtures/tariffs.ts';
 
@@ -179,5 +179,38 @@ describe('a tariff change in the middle of a term', () => {
     const late = await update(h, doubled(), '20/06/2026');
     assert.equal(late.status, 409, JSON.stringify(late.body));
     assert.match(JSON.stringify(late.body), /which is Approved: .* or cancel the term first\./);
+  });
+
+  // Electricity joins the water template from 16/12/2026 (a version dated inside December's
+  // term, with a second meter). The term's bills are rated in two segments, the second
+  // pricing ELEC: validate-term asks for its readings (MISSING_READING on readings.ELEC, with
+  // the day to date them) and the run's check would fail the term without them. The term's
+  // own capture-readings refuses them: "is not a metered input of the term's template", as
+  // it reads only the first version's meters (runContext's tariff). Neither the console's fix
+  // row nor its reading sheet (which lists ELEC, the newest version's) can then be sent.
+  test("a meter that a version dated inside the term adds is read through the term's capture-readings", async () => {
+    await makeTemplate(h, tariff('TWO', { batches: ['ZONE-T'] }));
+    const [sub] = await subscriptions(h, { n: 1, serviceCode: 'TWO', batchCode: 'ZONE-T', readingsOf: () => [['2026-11-30', 100], ['2026-12-31', 130]] });
+    const termID = await makeTerm(h, { serviceCode: 'TWO', batchCode: 'ZONE-T', billingPeriodID: 202612, startDate: '01/12/2026', endDate: '31/12/2026' });
+    const withPower = tariff('TWO', { batches: ['ZONE-T'] });
+    withPower.meteredInputs = [...withPower.meteredInputs!, { code: 'ELEC', label: 'Electricity meter', unit: 'kWh', decimals: 0 }];
+    withPower.components = [...withPower.components!, { code: 'POWER', name: 'Electricity', model: 'perUnit', input: 'ELEC', rate: '20' }];
+    assert.equal((await update(h, withPower, '16/12/2026')).status, 200);
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
+    const v = await step(h, 'validate-term', 'Validate Term', { termID });
+    assert.deepEqual(
+      v.body.data.exceptions.map((e: any) => [e.subscriptionID, e.code, e.path]),
+      [[Number(sub!.subscriptionId), 'MISSING_READING', 'readings.ELEC']],
+    );
+    const captured = await step(h, 'capture-readings', 'Capture Term Readings', {
+      termID,
+      readings: [
+        { subscriptionID: Number(sub!.subscriptionId), inputCode: 'ELEC', readingDate: '16/12/2026', value: '5000' },
+        { subscriptionID: Number(sub!.subscriptionId), inputCode: 'ELEC', readingDate: '31/12/2026', value: '5300' },
+      ],
+    });
+    assert.equal(captured.status, 200, JSON.stringify(captured.body));
+    const recorded = await h.db.query("SELECT count(*)::int AS n FROM reading WHERE subscription_id = $1 AND input_code = 'ELEC'", [sub!.subscriptionId]);
+    assert.equal(recorded.rows[0].n, 2);
   });
 });
