@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import type { Queryable } from '../db/pool.ts';
 import { estimateReading, meterConsumption, prepareTariff, RatingError, unusualConsumption as unusual, UNUSUAL_FACTOR, type MeterHistory } from '../rating/index.ts';
-import { meterReadingsOf, READINGS_SQL, type ReadingsRow, type RunContext } from './rateRoster.ts';
+import { meterReadingsOf, READINGS_SQL, type FailedEntry, type ReadingsRow, type RunContext } from './rateRoster.ts';
 import type { TermException } from './schemas.ts';
 import { formatDate } from '../calendar/calendar.ts';
 import { effectiveSql, insertReadings } from '../readings/store.ts';
@@ -65,16 +65,37 @@ export const BLOCKING_CODES: readonly string[] = ['MISSING_READING', 'NEGATIVE_C
  * plan a small part of the run (docs/bill-run.md). It reads the committed roster (planRun
  * commits it first), on the pool's connections.
  */
+/** What decides where a meter's fix is dated: its part of the term, and the readings it has. */
+export type FixSpan = { activeStart: string; activeEnd: string; hasPrevious: boolean; currentDate: string | undefined };
+
 /**
- * Where a blocking exception's fix is dated (TermException.readingDate): a missing reading
- * at the end of the subscription's part of the term, a reading below the previous one on
- * its own day (a term's capture-readings replaces it). The console's fix row starts there;
- * before, it offered the term's end and another meter, and replaced a reading unasked.
+ * Where a blocking exception's fix is dated (TermException.readingDate, and a failure's
+ * details): a missing reading at the end of the subscription's part of the term, or, for a
+ * meter with no reading at all, at its start, where its consumption begins (a reading at
+ * the end would only be its first, and the exception would stay, a reviewer); a reading
+ * below the previous one on its own day (a term's capture-readings replaces it). The
+ * console's fix row starts there; before, it offered the term's end and another meter,
+ * and replaced a reading unasked.
  */
-export function readingDateOf(code: string, activeEnd: string, currentDate: string | undefined): { readingDate?: string } {
-  if (code === 'MISSING_READING') return { readingDate: formatDate(activeEnd) };
-  if (code === 'NEGATIVE_CONSUMPTION' && currentDate !== undefined) return { readingDate: formatDate(currentDate) };
+export function readingDateOf(code: string, span: FixSpan): { readingDate?: string } {
+  if (code === 'MISSING_READING') return { readingDate: formatDate(span.hasPrevious ? span.activeEnd : span.activeStart) };
+  if (code === 'NEGATIVE_CONSUMPTION' && span.currentDate !== undefined) return { readingDate: formatDate(span.currentDate) };
   return {};
+}
+
+/**
+ * A run's failure, or a dry run's, with the day each meter's fix is dated (readingDateOf):
+ * per detail naming a meter (readings.METER...).
+ */
+export function datedDetails(f: FailedEntry, termStart: string, termEnd: string): (FailedEntry['details'][number] & { readingDate?: string })[] {
+  const activeStart = f.input.startDate > termStart ? f.input.startDate : termStart;
+  const activeEnd = f.input.endDate !== null && f.input.endDate < termEnd ? f.input.endDate : termEnd;
+  return f.details.map((d) => {
+    const meter = d.path.startsWith('readings.') ? d.path.split('.')[1] : undefined;
+    if (meter === undefined) return d;
+    const readings = f.input.readings[meter];
+    return { ...d, ...readingDateOf(f.code, { activeStart, activeEnd, hasPrevious: readings?.previous !== undefined, currentDate: readings?.current?.date }) };
+  });
 }
 
 export async function blockingExceptions(db: pg.Pool, ctx: RunContext, limit = 100000): Promise<TermException[]> {
@@ -101,8 +122,8 @@ async function exceptionsIn(db: Queryable, ctx: RunContext, fromId: string, toId
   // Only the meters in doubt are joined to their subscription (OFFSET 0 keeps the filter
   // inside): joined first, every roster row cost an index probe of subscription, a fifth
   // of the check (issue 15, docs/bill-run.md).
-  const r = await db.query<ReadingsRow & { account_id: string; active_end: string }>(
-    `SELECT x.*, s.account_id, least($5::date, s.end_date) AS active_end
+  const r = await db.query<ReadingsRow & { account_id: string; active_start: string; active_end: string }>(
+    `SELECT x.*, s.account_id, greatest($4::date, s.start_date) AS active_start, least($5::date, s.end_date) AS active_end
        FROM (SELECT * FROM (${READINGS_SQL} WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3) y
               WHERE y.cur_date IS NULL OR y.prev_date IS NULL OR y.cur_value < y.prev_value OFFSET 0) x
        JOIN subscription s ON s.subscription_id = x.subscription_id
@@ -125,7 +146,7 @@ async function exceptionsIn(db: Queryable, ctx: RunContext, fromId: string, toId
         severity: 'error',
         message: err.message,
         ...(err.details?.[0] ? { path: err.details[0].path } : {}),
-        ...readingDateOf(err.code, row.active_end, row.cur_date ?? undefined),
+        ...readingDateOf(err.code, { activeStart: row.active_start, activeEnd: row.active_end, hasPrevious: row.prev_date !== null, currentDate: row.cur_date ?? undefined }),
       });
     }
   }

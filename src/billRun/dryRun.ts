@@ -9,7 +9,7 @@ import { accountSlices, loadAccountInputs, rateAccounts, sumAccountBills } from 
 import { rosterSlices } from './roster.ts';
 import { formatDate } from '../calendar/calendar.ts';
 import { lineDays } from '../bills/explain.ts';
-import { readingDateOf } from './checkReadings.ts';
+import { datedDetails } from './checkReadings.ts';
 
 export type DryRun = { exceptions: TermException[]; bills: number; failures: number; totals: Totals; previewBills: PreviewBill[] };
 
@@ -24,7 +24,7 @@ export async function dryRun(db: Queryable, ctx: RunContext, o: { chunkSize: num
     const chunk = await rateRoster(ctx, await loadRosterInputs(db, ctx, from, to));
     for (const f of chunk.failed) {
       failures++;
-      exceptions.push(...exceptionsOf(f, ctx.end));
+      exceptions.push(...exceptionsOf(f, ctx));
     }
     totals = sumBills(chunk.rated.map((r) => r.bill), totals);
     bills += chunk.rated.length;
@@ -64,16 +64,12 @@ const previewLine = (l: RatedLine, subscriptionId?: string): PreviewBill['lines'
  * A failure as validate-term's exceptions: one, or one per meter when several have no
  * reading (each row names its meter, so the officer types each in its own row).
  */
-const exceptionsOf = (f: FailedEntry, termEnd: string): TermException[] => {
+const exceptionsOf = (f: FailedEntry, ctx: RunContext): TermException[] => {
   const base = { subscriptionID: Number(f.input.subscriptionId), accountID: Number(f.input.accountId), code: f.code, severity: 'error' as const };
-  const activeEnd = f.input.endDate !== null && f.input.endDate < termEnd ? f.input.endDate : termEnd;
-  const dated = (path: string | undefined) => {
-    const meter = path?.startsWith('readings.') ? path.split('.')[1] : undefined;
-    const readings = meter === undefined ? undefined : f.input.readings[meter];
-    return meter === undefined ? {} : readingDateOf(f.code, activeEnd, readings?.current?.date);
-  };
-  if (f.code === 'MISSING_READING' && f.details.length > 1) return f.details.map((d) => ({ ...base, message: d.message, path: d.path, ...dated(d.path) }));
-  return [{ ...base, message: f.reason, ...(f.details[0] ? { path: f.details[0].path, ...dated(f.details[0].path) } : {}) }];
+  const details = datedDetails(f, ctx.start, ctx.end);
+  const at = (d: (typeof details)[number]) => ({ path: d.path, ...(d.readingDate === undefined ? {} : { readingDate: d.readingDate }) });
+  if (f.code === 'MISSING_READING' && details.length > 1) return details.map((d) => ({ ...base, message: d.message, ...at(d) }));
+  return [{ ...base, message: f.reason, ...(details[0] ? at(details[0]) : {}) }];
 };
 
 /**
@@ -92,7 +88,7 @@ async function accountDryRun(db: Queryable, ctx: RunContext, o: { chunkSize: num
     const chunk = await rateAccounts(ctx, await loadAccountInputs(db, ctx, from, to));
     for (const f of chunk.failed) {
       failures++;
-      exceptions.push(...exceptionsOf(f, ctx.end));
+      exceptions.push(...exceptionsOf(f, ctx));
     }
     totals = sumAccountBills(chunk.bills, totals);
     bills += chunk.bills.length;

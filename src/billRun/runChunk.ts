@@ -7,6 +7,7 @@ import { TERM_STATUS } from './termStates.ts';
 import { addChunkProgress, readTerm, type TermRow } from './termStore.ts';
 import { loadRosterInputs, rateEach, runContext, yieldToEventLoop, type FailedEntry, type RunContext } from './rateRoster.ts';
 import { accountBillSource, isPostAccount, loadAccountInputs, rateAccounts, sumAccountBills } from './accountRun.ts';
+import { datedDetails } from './checkReadings.ts';
 import { accountBillRowParts, copyAccountBills } from '../bills/accountBills.ts';
 import { addFinishJob } from './jobs.ts';
 import { billSource } from './billSource.ts';
@@ -64,7 +65,8 @@ export async function runChunk(db: pg.Pool, termId: string, round: number, chunk
          SELECT $1, u.sub, u.code, u.reason, u.details FROM unnest($2::bigint[], $3::text[], $4::text[], $5::jsonb[]) AS u(sub, code, reason, details)
          ON CONFLICT (term_id, subscription_id) DO UPDATE SET code = EXCLUDED.code, reason = EXCLUDED.reason, details = EXCLUDED.details, failed_at = now()
          RETURNING (xmax = 0) AS inserted`,
-        [termId, failed.map((f) => f.input.subscriptionId), failed.map((f) => f.code), failed.map((f) => f.reason), failed.map((f) => JSON.stringify(f.details))],
+        // Each detail naming a meter with the day its fix is dated, as validate-term says it (get-failures).
+        [termId, failed.map((f) => f.input.subscriptionId), failed.map((f) => f.code), failed.map((f) => f.reason), failed.map((f) => JSON.stringify(datedDetails(f, ctx.start, ctx.end)))],
       );
       newFailures = r.rows.filter((x) => x.inserted).length;
     }

@@ -102,7 +102,7 @@ export async function getStatement(db: Queryable, caller: Caller, q: StatementQu
   };
 }
 
-export type OpenBillsQuery = AccountRef & { limit?: number | undefined; offset?: number | undefined };
+export type OpenBillsQuery = AccountRef & { billID?: number | undefined; limit?: number | undefined; offset?: number | undefined };
 
 type OpenBillRow = {
   entry_id: string;
@@ -132,7 +132,13 @@ export async function getOpenBills(db: Queryable, caller: Caller, q: OpenBillsQu
   let where = 'o.app_code = $1 AND o.open_amount > 0';
   if (account) {
     params.push(account.account_id);
-    where += ' AND o.account_id = $2';
+    where += ` AND o.account_id = $${params.length}`;
+  }
+  // One bill: whether it is open and what is due on it (the console's bill page; an
+  // account of more open bills than a page said nothing of its bill past the page).
+  if (q.billID !== undefined) {
+    params.push(q.billID);
+    where += ` AND b.bill_id = $${params.length}`;
   }
   const from = `FROM open_item o JOIN ledger_entry e ON e.entry_id = o.entry_id AND e.kind = 'bill' JOIN bill b ON b.bill_id = e.bill_id WHERE ${where}`;
   const count = await db.query<{ n: string }>(`SELECT count(*) AS n ${from}`, params);

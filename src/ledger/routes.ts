@@ -125,10 +125,11 @@ export async function ledgerRoutes(app: FastifyInstance, services: Services): Pr
     role: 'viewer',
     tag: TAG,
     summary: 'Open bills',
-    description: 'Posted bills not yet paid in full, oldest due first, with what is due on each line; of one account or of the app. For one account, its other open items too.',
+    description:
+      'Posted bills not yet paid in full, oldest due first, with what is due on each line; of one account, of one bill (billID: none when it is paid, or not posted), or of the app. For one account, its other open items too.',
     body: requestSchema(
       { method: 'Retrieve', action: 'Retrieve Open Bills' },
-      { data: Type.Optional(Type.Object({ ...AccountRefFields, ...PagingInput }, { additionalProperties: false })) },
+      { data: Type.Optional(Type.Object({ ...AccountRefFields, billID: Type.Optional(Id), ...PagingInput }, { additionalProperties: false })) },
     ),
     data: Type.Object({ bills: Type.Array(OpenBill), otherItems: Type.Array(OtherItem), paging: Paging }),
     handler: async (body, ctx) => getOpenBills(ctx.db, ctx.caller, body.data ?? {}),

@@ -8,7 +8,7 @@ import { lockSubscriptions, writeReadings, type ReadingWrite } from '../readings
 import { canMove, moveTerm } from '../billRun/termStates.ts';
 import type { ReadingRow } from './schemas.ts';
 import { lockTerm, markReadingsCaptured } from '../billRun/termStore.ts';
-import { runContext } from '../billRun/rateRoster.ts';
+import { inForceOf, runContext } from '../billRun/rateRoster.ts';
 import { countReadings } from '../billRun/checkReadings.ts';
 
 const MAX_REPORTED = 100;
@@ -25,7 +25,10 @@ export async function captureReadings(db: pg.Pool, caller: Caller, termId: numbe
     if (!term) throw notFound('term', 'data.termID');
     moveTerm(term.status, 'capture');
     const ctx = await runContext(tx, term, null);
-    const meters = new Map(((ctx.tariff as Tariff).meteredInputs ?? []).map((m) => [m.code, m]));
+    // The meters of every version in force over the term: a version dated inside it may add
+    // one, which validate-term then asks for and this step refused (a reviewer).
+    const meters = new Map<string, NonNullable<Tariff['meteredInputs']>[number]>();
+    for (const v of inForceOf(ctx)) for (const m of v.tariff.meteredInputs ?? []) if (!meters.has(m.code)) meters.set(m.code, m);
     const ids = [...new Set(rows.map((r) => String(r.subscriptionID)))];
     // The lock and the checks of every reading are readings/write.ts's, as for the other
     // ways in; this step adds only the term's own: in the roster, not billed yet, a meter

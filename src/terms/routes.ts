@@ -70,7 +70,15 @@ export async function termRoutes(app: FastifyInstance, services: Services): Prom
           accountNumber: Type.String(),
           code: Type.String(),
           reason: Type.String(),
-          details: Type.Array(Type.Object({ path: Type.String(), message: Type.String() })),
+          details: Type.Array(
+            Type.Object({
+              path: Type.String(),
+              message: Type.String(),
+              readingDate: Type.Optional(
+                Type.String({ description: "dd/mm/yyyy, on a detail naming a meter of a MISSING_READING or NEGATIVE_CONSUMPTION: the day a reading that fixes it is dated, as validate-term's exceptions say (failures from 2026-11-27)" }),
+              ),
+            }),
+          ),
           failedAt: Type.String(),
         }),
       ),

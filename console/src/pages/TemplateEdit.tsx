@@ -6,10 +6,11 @@ import { useForm } from '@mantine/form';
 import { useQueryClient } from '@tanstack/react-query';
 import { ActionIcon, Alert, Anchor, Button, Card, Checkbox, Group, List, Loader, MultiSelect, NumberInput, Select, SimpleGrid, Stack, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { ApiError, call, read } from '../api/client.ts';
-import { useDocumentTemplates, useTemplates } from '../api/queries.ts';
+import { useDocumentTemplates, useTemplates, useTemplateVersions, versionInForce } from '../api/queries.ts';
+import { apiToIso } from '../api/dates.ts';
 import { formErrors, notifyDone, notifyError } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
-import { CYCLES, MODELS, emptyBank, emptyComponent, emptyTemplate, emptyTier, fromRecord, prorateByDefault, toBody, type ComponentV, type TemplateV } from './templates/model.ts';
+import { CYCLES, MODELS, emptyBank, emptyComponent, emptyTemplate, emptyTier, fromRecord, prorateByDefault, toBody, type ComponentV, type ServiceRecord, type TemplateV } from './templates/model.ts';
 import { MeterHead } from './templates/MeterHead.tsx';
 
 export function TemplateEdit() {
@@ -27,22 +28,36 @@ export function TemplateEdit() {
       .filter((t) => t.kind === kind && t.templateID !== 0 && (t.archiveStatus === 0 || String(t.templateID) === (kind === 'invoice' ? v.invoiceTemplateID : v.emailTemplateID)))
       .map((t) => ({ value: String(t.templateID), label: `${t.name} (${t.templateID})${t.archiveStatus === 0 ? '' : ', archived'}` })),
   ];
-  const { can } = useSession();
+  const { can, app } = useSession();
   const templates = useTemplates();
-  const record = editing ? (templates.data?.services.find((s) => s.serviceCode === code) ?? null) : null;
+  const newest = editing ? (templates.data?.services.find((s) => s.serviceCode === code) ?? null) : null;
+  // The version a save changes: the one in force today (a save without a date corrects it),
+  // or one dated ahead, chosen, whose date the save then keeps. The form once started from
+  // the newest version and saved it without its date: a version dated ahead came into force
+  // at once (a reviewer).
+  const versions = useTemplateVersions(editing ? code : null);
+  const today = app?.today ? apiToIso(app.today) : null;
+  const inForce = versions.data && today ? versionInForce(versions.data.versions, today) : undefined;
+  const ahead = versions.data && today ? versions.data.versions.filter((x) => x.effectiveFrom !== null && apiToIso(x.effectiveFrom) > today) : [];
+  const [chosen, setChosen] = useState<number | null>(null);
+  const target = versions.data?.versions.find((x) => x.version === (chosen ?? inForce?.version));
+  const record: ServiceRecord | null = newest && target ? { ...newest, ...target.definition, version: target.version } : newest;
+  const effectiveFrom = target !== undefined && ahead.includes(target) ? target.effectiveFrom : null;
   const form = useForm<TemplateV>({ mode: 'controlled', initialValues: emptyTemplate() });
   const [other, setOther] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   useEffect(() => {
     if (record) form.setValues(fromRecord(record));
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [record?.serviceID, record?.version]);
+  }, [record?.serviceID, record?.version, newest?.version]);
 
   if (!can('admin')) return <Alert color="yellow">Templates are made and changed by an admin.</Alert>;
-  if (editing && templates.isLoading) return <Loader />;
+  if (editing && (templates.isLoading || versions.isLoading || !app)) return <Loader />;
   if (editing && !record) return <Alert color="red">No template {code}.</Alert>;
 
   const v = form.getValues();
+  /** A document template's name as the version keeps it beside its id (the live name; '' or null for the standard one). */
+  const documentName = (id: string) => documents.data?.templates.find((t) => String(t.templateID) === id)?.name;
   const meters = v.meteredInputs.map((m) => m.code).filter(Boolean);
   const componentCodes = v.components.map((c) => c.code).filter(Boolean);
 
@@ -51,8 +66,8 @@ export function TemplateEdit() {
     setOther([]);
     form.clearErrors();
     try {
-      const service = toBody(values, record);
-      if (editing) await call('/billing/services/update-service', { method: 'Update', action: 'Update Package', apiVersion: 'v2', service });
+      const service = toBody(values, record, documentName);
+      if (editing) await call('/billing/services/update-service', { method: 'Update', action: 'Update Package', apiVersion: 'v2', ...(effectiveFrom ? { effectiveFrom } : {}), service });
       else await call('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service });
       notifyDone(editing ? `Template ${service.code} changed: a new version is current.` : `Template ${service.code} made.`);
       await queryClient.invalidateQueries({ queryKey: ['services'] });
@@ -85,7 +100,32 @@ export function TemplateEdit() {
           ← Templates
         </Anchor>
         <Title order={2}>{editing ? `Change template ${code}` : 'New template'}</Title>
-        {editing && <Text size="sm" c="dimmed">Saving adds version {(record?.version ?? 0) + 1}; terms made before keep the version they were made with.</Text>}
+        {editing && (
+          <Text size="sm" c="dimmed">
+            Saving adds version {(versions.data?.versions[0]?.version ?? newest?.version ?? 0) + 1}
+            {effectiveFrom ? `, in force from ${effectiveFrom} as version ${target?.version} was` : `, correcting version ${target?.version ?? newest?.version}, the one in force today`}; terms made before keep the version they were made with.
+          </Text>
+        )}
+        {editing && ahead.length > 0 && (
+          <Alert color="blue" title="A version is dated ahead" data-testid="versions-ahead">
+            <Stack gap={4}>
+              <Text size="sm">
+                {ahead.map((x) => `Version ${x.version} is in force from ${x.effectiveFrom}`).join('; ')}. Choose which to change: the one in force today, whose correction leaves the dated one to
+                take over on its day, or a dated one, whose correction keeps its date.
+              </Text>
+              <Select
+                label="Change"
+                w={360}
+                allowDeselect={false}
+                data={[inForce, ...ahead]
+                  .filter((x): x is NonNullable<typeof x> => x !== undefined)
+                  .map((x) => ({ value: String(x.version), label: x === inForce ? `version ${x.version}, in force today` : `version ${x.version}, from ${x.effectiveFrom}` }))}
+                value={String(target?.version ?? '')}
+                onChange={(x) => x !== null && setChosen(Number(x))}
+              />
+            </Stack>
+          </Alert>
+        )}
         <Card withBorder>
           <SimpleGrid cols={{ base: 2, lg: 4 }}>
             <TextInput label="Code" description="letters, digits, _ . -" required disabled={editing} {...form.getInputProps('code')} />

@@ -185,6 +185,11 @@ export function TemplatePage() {
               </Badge>
               {c.prorate && <Badge variant="light">prorated</Badge>}
             </Group>
+            {c.kept.description && (
+              <Text size="sm" c="dimmed">
+                {c.kept.description}
+              </Text>
+            )}
             <Text size="sm">
               {c.model === 'flat' && `Amount ${c.amount} per term`}
               {c.model === 'perUnit' && `${c.rate} per unit of ${c.input}`}

@@ -6,7 +6,7 @@ import { Alert, Anchor, Button, Card, Group, List, NumberInput, Select, SimpleGr
 import { DatePickerInput } from '@mantine/dates';
 import { call, read } from '../api/client.ts';
 import { addDaysIso, apiToIso, isoToApi, monthOfPeriod, previousMonth } from '../api/dates.ts';
-import { useTemplates } from '../api/queries.ts';
+import { useTemplates, useTemplateVersions, versionInForce } from '../api/queries.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
 import { Amount, StatusBadge, showRefusal } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
@@ -48,7 +48,11 @@ function NewTerm() {
   // The due date a term gets by default (its last day + the template's days to pay), said before
   // the term is made when it has passed already: the run would date its bills today, due before
   // they are sent, and only validation said so, when the only fix was to make the term again.
-  const defaultDue = end && template ? addDaysIso(end, template.dueDateOffset) : null;
+  // make-term takes the days to pay of the version in force on the term's last day, not the newest (a reviewer).
+  const versions = useTemplateVersions(serviceCode);
+  const lastDayVersion = versions.data && end ? versionInForce(versions.data.versions, end) : undefined;
+  const offset = lastDayVersion?.definition.dueDateOffset ?? template?.dueDateOffset;
+  const defaultDue = end && offset !== undefined && (lastDayVersion !== undefined || !versions.isLoading) ? addDaysIso(end, offset) : null;
   const today = app?.today ? apiToIso(app.today) : null;
   const duePassed = due === null && defaultDue !== null && today !== null && defaultDue < today ? defaultDue : null;
   const make = useMutation({
@@ -141,7 +145,7 @@ function NewTerm() {
           </SimpleGrid>
           {duePassed && (
             <Alert color="orange" data-testid="due-passed">
-              Its bills would be due on {isoToApi(duePassed)} (the last day plus the template's {template?.dueDateOffset} days to pay), before today ({app?.today}). Give a later
+              Its bills would be due on {isoToApi(duePassed)} (the last day plus the template's {offset} days to pay), before today ({app?.today}). Give a later
               due date above so that customers have time to pay.
             </Alert>
           )}

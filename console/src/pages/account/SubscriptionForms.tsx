@@ -53,7 +53,7 @@ export function NewSubscription({ account, onDone }: { account: Account; onDone:
       for (const u of template.unmeteredInputs) if (value(`u.${u.code}`).trim() !== '') unmeteredInputs[u.code] = value(`u.${u.code}`).trim();
       const openingReadings: Record<string, string> = {};
       for (const m of template.meteredInputs) if (value(`m.${m.code}`).trim() !== '') openingReadings[m.code] = value(`m.${m.code}`).trim();
-      const documents = (template.requiredDocs ?? []).map((name) => ({ name, reference: value(`d.${name}`).trim(), date: value(`dd.${name}`).trim() || startDate.trim() }));
+      const documents = (template.requiredDocs ?? []).map((name) => ({ name, reference: value(`d.${name}`).trim(), date: value(`dd.${name}`).trim() }));
       const { headers } = await call('/billing/subscriptions/make-subscription', {
         method: 'Create',
         action: 'Create Subscription',
@@ -113,9 +113,11 @@ export function NewSubscription({ account, onDone }: { account: Account; onDone:
               error={errorAt(`openingReadings.${m.code}`) ?? errors.readingDate}
             />
           ))}
-          {(template?.requiredDocs ?? []).map((name, i) => (
-            <TextInput key={name} label={`${name}: reference`} required value={value(`d.${name}`)} onChange={(e) => setValue(`d.${name}`, e.currentTarget.value)} error={errorAt(`documents.${i}`)} />
-          ))}
+          {(template?.requiredDocs ?? []).flatMap((name, i) => [
+            <TextInput key={`${name}-ref`} label={`${name}: reference`} required value={value(`d.${name}`)} onChange={(e) => setValue(`d.${name}`, e.currentTarget.value)} error={errorAt(`documents.${i}.reference`) ?? errorAt(`documents.${i}.name`)} />,
+            // Its own date, asked: the first day billed was sent for it unseen (a reviewer: a 2019 title deed recorded as of 2027).
+            <TextInput key={`${name}-date`} label={`${name}: dated`} description="dd/mm/yyyy" required value={value(`dd.${name}`)} onChange={(e) => setValue(`dd.${name}`, e.currentTarget.value)} error={errorAt(`documents.${i}.date`)} />,
+          ])}
         </SimpleGrid>
         {template === undefined && <Text size="sm" c="dimmed" mt="xs">Choose the template: its inputs and meters follow.</Text>}
         <FormActions submit="Make the subscription" busy={busy} onCancel={onDone} disabled={!template} />

@@ -12,6 +12,9 @@ import { termSteps, type Term } from './actions.ts';
 /** What the row being fixed says of the reading: its code, the path at fault (`readings.METER…`) and, from validate-term, the day the fix is dated. */
 export type Finding = { code: string; path?: string; readingDate?: string };
 
+/** Whether a reading typed in can fix it: it names a meter (a held-back subscription, or a tariff's error, does not). */
+export const readingFinding = (f: Finding): boolean => f.path?.startsWith('readings.') === true;
+
 /** The meter a finding names (its path is readings.METER or readings.METER.current.value). */
 export const meterOf = (f: Finding): string | undefined => (f.path?.startsWith('readings.') ? f.path.split('.')[1] : undefined);
 
@@ -22,7 +25,10 @@ export function FixReading({ term, subscriptionID, meters, finding, onSaved }: {
   // meter than the one missing, and a terminated subscription's reading at the wrong day
   // (an officer's walk). A reading cannot be dated after today.
   const named = meterOf(finding);
-  const [meter, setMeter] = useState<string | null>(named !== undefined && meters.includes(named) ? named : (meters[0] ?? null));
+  // The meter the finding names even when the template's newest version renamed or dropped
+  // it: the term keeps the version it was made with (the first meter was taken, unseen).
+  const choices = named !== undefined && !meters.includes(named) ? [named, ...meters] : meters;
+  const [meter, setMeter] = useState<string | null>(named ?? meters[0] ?? null);
   const [value, setValue] = useState('');
   const [date, setDate] = useState(earlierDay(finding.readingDate ?? term.endDate, appTodayApi(app)));
   const [error, setError] = useState<Record<string, string>>({});
@@ -51,7 +57,12 @@ export function FixReading({ term, subscriptionID, meters, finding, onSaved }: {
   return (
     <div>
       <Group gap={4} wrap="nowrap" align="flex-start">
-        {meters.length > 1 && <Select size="xs" w={110} data={meters} value={meter} onChange={setMeter} allowDeselect={false} aria-label="Meter" error={error.inputCode} />}
+        {choices.length > 1 && <Select size="xs" w={110} data={choices} value={meter} onChange={setMeter} allowDeselect={false} aria-label="Meter" error={error.inputCode} />}
+        {choices.length <= 1 && error.inputCode && (
+          <Text size="xs" c="red">
+            {meter}: {error.inputCode}
+          </Text>
+        )}
         <TextInput size="xs" w={110} placeholder="dd/mm/yyyy" aria-label="Reading date" value={date} onChange={(e) => setDate(e.currentTarget.value)} error={error.readingDate} />
         <TextInput
           size="xs"

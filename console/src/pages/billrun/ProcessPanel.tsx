@@ -11,7 +11,7 @@ import { DataTable, Pager, type Column } from '../../components/DataTable.tsx';
 import { notifyDone, notifyError } from '../../components/feedback.tsx';
 import { useSession } from '../../session.tsx';
 import { ALLOWED, RUNNING, termSteps, type Term } from './actions.ts';
-import { FixReading } from './FixReading.tsx';
+import { FixReading, readingFinding } from './FixReading.tsx';
 import { meteredInputsOf } from './ReadingsPanel.tsx';
 import type { Data } from '../../api/client.ts';
 
@@ -33,7 +33,10 @@ function Failures({ term, canWrite }: { term: Term; canWrite: boolean }) {
     { header: 'Code', accessorKey: 'code' },
     { header: 'Reason', accessorKey: 'reason' },
     ...(canWrite && (term.status === 'Processed' || term.status === 'Posted')
-      ? [{ header: 'Fix: enter the reading', cell: ({ row }) => <FixReading term={term} subscriptionID={row.original.subscriptionID} meters={meters} finding={{ code: row.original.code, path: row.original.details[0]?.path }} onSaved={() => {}} /> } as Column<Failure>]
+      ? [{ header: 'Fix: enter the reading', cell: ({ row }) => {
+            const finding = { code: row.original.code, path: row.original.details[0]?.path, readingDate: row.original.details[0]?.readingDate };
+            return readingFinding(finding) ? <FixReading term={term} subscriptionID={row.original.subscriptionID} meters={meters} finding={finding} onSaved={() => {}} /> : null;
+          } } as Column<Failure>]
       : []),
   ];
   return (

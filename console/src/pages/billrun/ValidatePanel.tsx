@@ -8,7 +8,7 @@ import { lineWorking } from '../../components/lineText.ts';
 import { DataTable, type Column } from '../../components/DataTable.tsx';
 import { Amount, StatusBadge, notifyError } from '../../components/feedback.tsx';
 import { ALLOWED, termSteps, type Term, type Validation } from './actions.ts';
-import { FixReading } from './FixReading.tsx';
+import { FixReading, readingFinding } from './FixReading.tsx';
 import { meteredInputsOf } from './ReadingsPanel.tsx';
 
 type Exception = Term['exceptions'][number];
@@ -43,7 +43,13 @@ export function ExceptionsTable({ term, exceptions, canWrite, onFixed }: { term:
     { header: 'Subscription', accessorKey: 'subscriptionID' },
     { header: 'What is wrong', accessorKey: 'message' },
     ...(fixable
-      ? [{ header: 'Fix: enter the reading', cell: ({ row }) => <FixReading term={term} subscriptionID={row.original.subscriptionID} meters={meters} finding={row.original} onSaved={onFixed} /> } as Column<Exception>]
+      ? [
+          {
+            header: 'Fix: enter the reading',
+            // Only where a reading is what is wrong: a subscription held back with another of its account had a row inviting it to replace a good reading (a reviewer).
+            cell: ({ row }) => (readingFinding(row.original) ? <FixReading term={term} subscriptionID={row.original.subscriptionID} meters={meters} finding={row.original} onSaved={onFixed} /> : null),
+          } as Column<Exception>,
+        ]
       : []),
   ];
   // Before any check the term has none to show: "every subscription can be billed" was said of a term never validated.

@@ -165,7 +165,12 @@ function toComponent(c: ComponentV): ApiComponent {
 }
 
 /** The creation object: the form's fields over the record's others (values, inputs, bank accounts ...). */
-export function toBody(v: TemplateV, base: ServiceRecord | null): ServiceBody {
+export function toBody(v: TemplateV, base: ServiceRecord | null, documentName: (id: string) => string | undefined = () => undefined): ServiceBody {
+  // A document template's name: the one it has now, else the one the version kept.
+  const named = (id: string, baseID: number | null | undefined, baseName: string | null | undefined) => {
+    const name = documentName(id) ?? (String(baseID) === id ? baseName : undefined);
+    return name ? { templateName: name } : {};
+  };
   return {
     code: v.code.trim(),
     name: v.name.trim(),
@@ -199,8 +204,9 @@ export function toBody(v: TemplateV, base: ServiceRecord | null): ServiceBody {
       ...(b.branch.trim() ? { branch: b.branch.trim() } : {}),
       ...(b.swift.trim() ? { swift: b.swift.trim() } : {}),
     })),
-    invoiceTemplate: v.invoiceTemplateID ? { templateID: Number(v.invoiceTemplateID) } : null,
-    emailTemplate: v.emailTemplateID ? { templateID: Number(v.emailTemplateID) } : null,
+    // With the name, as the version keeps it: sent by id alone, a saved version lost its document templates' names (a reviewer).
+    invoiceTemplate: v.invoiceTemplateID ? { templateID: Number(v.invoiceTemplateID), ...named(v.invoiceTemplateID, base?.templateID, base?.templateName) } : null,
+    emailTemplate: v.emailTemplateID ? { templateID: Number(v.emailTemplateID), ...named(v.emailTemplateID, base?.emailTemplateID, base?.emailTemplateName) } : null,
   };
 }
 
