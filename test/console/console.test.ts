@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Runner } from 'graphile-worker';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startHarness, PASSWORD, type Harness } from '../support/harness.ts';
+import { startHarness, PASSWORD, TEST_TODAY, type Harness } from '../support/harness.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
 import { isoToApi, monthOfPeriod, previousMonth } from '../../console/src/api/dates.ts';
 import { waterService } from '../fixtures/tariffs.ts';
@@ -34,7 +34,8 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     const file = path.join(ARTIFACTS, `${String(shot).padStart(2, '0')}-${name}.png`);
     await page.screenshot({ path: file, fullPage: true, timeout: 30_000 }).catch((err: Error) => process.stderr.write(`screenshot ${name} not taken: ${err.message.split('\n')[0]}\n`));
   };
-  const month = previousMonth();
+  // The console's default month is the one before the app's today (the harness's TEST_TODAY), not the machine's.
+  const month = previousMonth(new Date(`${TEST_TODAY}T00:00:00Z`));
 
   before(async () => {
     fs.rmSync(ARTIFACTS, { recursive: true, force: true });
@@ -198,8 +199,9 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     const missingAccount = (await h.db.query('SELECT a.account_number FROM account a JOIN subscription s ON s.account_id = a.account_id WHERE s.subscription_id = $1', [missing.subscription_id])).rows[0].account_number;
     await exceptions.getByRole('cell', { name: missingAccount, exact: true }).waitFor();
     assert.equal(await page.getByTestId('preview-Bills').innerText(), '99');
-    // October's bills are due 21/11/2026, before the app's today: said, not hidden.
-    assert.match(await page.getByTestId('warning-DUE_DATE_PASSED').innerText(), /due on 21\/11\/2026, before today/);
+    // The month's bills are due its last day + 21 days (21/01/2027 for December 2026), before the app's today: said, not hidden.
+    const due = isoToApi(new Date(Date.parse(`${month.end}T00:00:00Z`) + 21 * 86_400_000).toISOString());
+    assert.match(await page.getByTestId('warning-DUE_DATE_PASSED').innerText(), new RegExp(`due on ${due.replaceAll('/', '\\/')}, before today`));
     await snap('exception-missing-reading');
     await page.getByRole('textbox', { name: `Reading for subscription ${missing.subscription_id}` }).fill('150');
     await exceptions.getByRole('button', { name: 'Save', exact: true }).click();

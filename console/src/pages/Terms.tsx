@@ -25,11 +25,17 @@ const columns: Column<Term>[] = [
   { header: 'Total', cell: ({ row }) => <Amount value={row.original.totals.total} />, meta: { align: 'right' } },
 ];
 
+/** The form, once the app's today is known: its default month is the one before the app's today, not the browser's. */
 function NewTerm() {
+  const { app } = useSession();
+  return app === null ? null : <NewTermForm key={app.today} today={app.today} />;
+}
+
+function NewTermForm({ today: appToday }: { today: string }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const templates = useTemplates();
-  const month = previousMonth();
+  const month = previousMonth(new Date(`${apiToIso(appToday)}T00:00:00Z`));
   const [chosenService, setServiceCode] = useState<string | null>(null);
   const [chosenBatch, setBatchCode] = useState<string | null>(null);
   const [period, setPeriod] = useState<number | string>(month.period);
