@@ -103,7 +103,6 @@ function badText(value: unknown, invalidUtf8: boolean): ErrorDetail[] {
  * scanned for where.
  */
 function duplicateKeys(text: string, value: unknown): ErrorDetail[] {
-  if (!text.includes(':')) return [];
   return namesWritten(text) === keysIn(value) ? [] : whereTwice(text);
 }
 

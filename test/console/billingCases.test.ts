@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { PASSWORD, type Harness } from '../support/harness.ts';
-import { addReadings, makeTemplate, makeTerm, startRun, step, subscriptions, tariff, waitForStatus } from '../terms/fixtures.ts';
+import { addReadings, makeTemplate, makeTerm, processTerm, startRun, step, subscriptions, tariff, waitForStatus } from '../terms/fixtures.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = fs.existsSync(CHROMIUM);
@@ -88,16 +88,7 @@ describe('the console in cases the walk does not cover', { skip: haveChromium ? 
     const endedID = ended!.subscriptionId;
     const t = await h.post('/billing/subscriptions/terminate-subscription', { method: 'Update', action: 'Terminate Subscription', apiVersion: 'v2', data: { subscriptionID: Number(endedID), endDate: '20/12/2026' } });
     assert.equal(t.status, 200, JSON.stringify(t.body));
-    const termID = await makeTerm(h, { serviceCode: 'ENDS', batchCode: 'ZONE-E', billingPeriodID: 202612, startDate: '01/12/2026', endDate: '31/12/2026' });
-    for (const [name, action] of [
-      ['load-subscriptions', 'Load Term Subscriptions'],
-      ['validate-term', 'Validate Term'],
-      ['approve-term', 'Approve Term'],
-      ['process-term', 'Process Term'],
-    ] as const) {
-      const r = await step(h, name, action, { termID });
-      assert.equal(r.status, 200, `${name}: ${JSON.stringify(r.body)}`);
-    }
+    const termID = await processTerm(h, { serviceCode: 'ENDS', batchCode: 'ZONE-E', billingPeriodID: 202612, startDate: '01/12/2026', endDate: '31/12/2026' });
     const term = await waitForStatus(h, termID, ['Processed', 'Failed']);
     assert.equal(term.status, 'Processed');
     assert.equal(term.exceptions.find((e: { subscriptionID: number }) => String(e.subscriptionID) === endedID)?.readingDate, '20/12/2026');

@@ -37,7 +37,7 @@ function Settled({ bill }: { bill: Bill }) {
     const overdue = open.daysOverdue > 0 ? `, ${open.daysOverdue} day(s) overdue` : '';
     return (
       <Badge color={open.daysOverdue > 0 ? 'red' : 'yellow'} variant="light" data-testid="bill-settlement">
-        {open.paid === '0' || /^0(\.0+)?$/.test(open.paid) ? `unpaid: ${open.due} due${overdue}` : `part paid: ${open.paid} paid, ${open.due} due${overdue}`}
+        {/^0(\.0+)?$/.test(open.paid) ? `unpaid: ${open.due} due${overdue}` : `part paid: ${open.paid} paid, ${open.due} due${overdue}`}
       </Badge>
     );
   }

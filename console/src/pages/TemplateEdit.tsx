@@ -10,7 +10,7 @@ import { useDocumentTemplates, useTemplates, useTemplateVersions, versionInForce
 import { apiToIso } from '../api/dates.ts';
 import { formErrors, notifyDone, notifyError } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
-import { CYCLES, MODELS, emptyBank, emptyComponent, emptyTemplate, emptyTier, fromRecord, prorateByDefault, toBody, type ComponentV, type ServiceRecord, type TemplateV } from './templates/model.ts';
+import { CYCLES, MODELS, emptyBank, emptyComponent, emptyTemplate, emptyTier, fromRecord, prorateByDefault, recordOfVersion, toBody, type ComponentV, type ServiceRecord, type TemplateV } from './templates/model.ts';
 import { MeterHead } from './templates/MeterHead.tsx';
 
 export function TemplateEdit() {
@@ -41,7 +41,7 @@ export function TemplateEdit() {
   const ahead = versions.data && today ? versions.data.versions.filter((x) => x.effectiveFrom !== null && apiToIso(x.effectiveFrom) > today) : [];
   const [chosen, setChosen] = useState<number | null>(null);
   const target = versions.data?.versions.find((x) => x.version === (chosen ?? inForce?.version));
-  const record: ServiceRecord | null = newest && target ? { ...newest, ...target.definition, version: target.version } : newest;
+  const record: ServiceRecord | null = newest && target ? recordOfVersion(newest, target) : newest;
   const effectiveFrom = target !== undefined && ahead.includes(target) ? target.effectiveFrom : null;
   const form = useForm<TemplateV>({ mode: 'controlled', initialValues: emptyTemplate() });
   const [other, setOther] = useState<string[]>([]);

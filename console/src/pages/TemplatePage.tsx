@@ -11,7 +11,7 @@ import { useDocumentTemplates, useTemplates } from '../api/queries.ts';
 import { ConfirmButton } from '../components/Confirm.tsx';
 import { notifyDone, notifyError } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
-import { CYCLES, fromRecord, type ServiceRecord } from './templates/model.ts';
+import { CYCLES, fromRecord, recordOfVersion, type ServiceRecord } from './templates/model.ts';
 import { MeterHead } from './templates/MeterHead.tsx';
 
 function Field({ label, value }: { label: string; value: React.ReactNode }) {
@@ -59,7 +59,7 @@ export function TemplatePage() {
   if (!current) return <Alert color="red">No template {code}.</Alert>;
   const old = shown === null || shown === current.version ? undefined : versions.data?.versions.find((x) => x.version === shown);
   // An earlier version read as the list record it was then, so the same view shows it.
-  const r: ServiceRecord = old ? { ...current, ...old.definition, version: old.version, createdAt: old.createdAt, createdBy: old.createdBy, modifiedAt: old.createdAt, modifiedBy: old.createdBy } : current;
+  const r: ServiceRecord = old ? recordOfVersion(current, old) : current;
   const v = fromRecord(r);
   const documentName = (id: string) => {
     if (id === '') return 'Standard';

@@ -82,6 +82,18 @@ export const emptyTemplate = (): TemplateV => ({
   ],
 });
 
+type VersionRecord = Data<'/billing/services/get-service-versions'>['versions'][number];
+/** An earlier or dated version read as the list record it was then, so one view and one form serve every version. */
+export const recordOfVersion = (current: ServiceRecord, v: VersionRecord): ServiceRecord => ({
+  ...current,
+  ...v.definition,
+  version: v.version,
+  createdAt: v.createdAt,
+  createdBy: v.createdBy,
+  modifiedAt: v.createdAt,
+  modifiedBy: v.createdBy,
+});
+
 const text = (d: Dec | null): string => (d === undefined || d === null ? '' : typeof d === 'object' ? d.value : String(d));
 /** A decimal, or the code of one of the template's values ({ value: CODE }). */
 const dec = (s: string): string | { value: string } => (/^-?\d/.test(s.trim()) || s.trim() === '' ? s.trim() : { value: s.trim() });
