@@ -10,7 +10,8 @@
 // On the machine's PostgreSQL when DATABASE_URL is set (a fresh database is made and
 // dropped), else on the embedded one. Flags (through `npm run bench -- apiReads`, write
 // them --name=N): --seconds=N (10), --warmup=N (3), --connections=N (10), --cpu-prof (the
-// server writes a .cpuprofile to .data/bench-api-prof when it exits).
+// server writes a .cpuprofile to .data/bench-api-prof when it exits), --only=get-bills (the bare
+// route and that read alone).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,6 +25,8 @@ const seconds = arg('--seconds', 10);
 const warmup = arg('--warmup', 3);
 const connections = arg('--connections', 10);
 const cpuProf = process.argv.includes('--cpu-prof');
+// --only=get-bills: the bare route and that read alone (a profile of one read's path).
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const root = path.resolve(import.meta.dirname, '..');
 const port = 8191;
 const barePort = 8192;
@@ -153,7 +156,7 @@ try {
     { name: 'get-services (1 template)', url: `${base}/billing/services/get-services`, body: JSON.stringify({ method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2', serviceCode: 'READS' }), headers },
     { name: 'get-bills (1 bill)', url: `${base}/billing/bills/get-bills`, body: JSON.stringify(envelope('Retrieve', 'Retrieve Bills', { billID })), headers },
     { name: 'get-terms (1 term)', url: `${base}/billing/terms/get-terms`, body: JSON.stringify(envelope('Retrieve', 'Retrieve Terms', { termID }, true)), headers },
-  ];
+  ].filter((r, i) => i === 0 || only === undefined || r.name.startsWith(only));
   // Statements run in the server's database: pg_stat_statements' calls when the server has it
   // loaded (shared_preload_libraries), else committed transactions (each read outside a
   // transaction is one per query). The second undercounts: PostgreSQL 15 counted one

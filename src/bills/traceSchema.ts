@@ -25,7 +25,8 @@ const TierTrace = named(
         { description: "in a segment of a bill spanning a version change: the part of the flat charged here, flat x days / billDays (a tier's flat is charged once per bill)" },
       ),
     ),
-    amount: Type.String({ description: 'quantity x rate + flat (or its share)' }),
+    amount: Type.String({ description: 'quantity x rate + flat (or its share); rounded to the minor unit when the component rounds each tier (roundEachTier)' }),
+    unrounded: Type.Optional(Type.String({ description: "with roundEachTier, where the rounding changed it: the tier's amount before it was rounded" })),
   }),
 );
 
@@ -220,6 +221,7 @@ const CommitmentTrace = lineTrace('CommitmentLineTrace', {
 const GraduatedTrace = lineTrace('GraduatedLineTrace', {
   model: Type.Literal('graduated'),
   quantity: Text,
+  roundEachTier: Type.Optional(Type.Literal(true, { description: "each tier's amount was rounded to the minor unit by the app's rule; the line is their sum" })),
   tiers: Type.Array(TierTrace),
   tierProration: Type.Optional(TierProrationTrace),
   segmentBounds: SegmentBoundsTrace,

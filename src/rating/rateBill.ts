@@ -180,7 +180,7 @@ export function rateBill(input: RateBillInput): RatedBill {
   const amounts: (Dec | undefined)[] = new Array(prepared.components.length);
   const minors: bigint[] = new Array(prepared.components.length);
   const lines: RatedLine[] = new Array(prepared.components.length);
-  const context: ModelContext = { activeDays, termDays, minorUnits, amounts };
+  const context: ModelContext = { activeDays, termDays, minorUnits, rounding, amounts };
   if (suspension.days > 0) context.suspended = { days: suspension.days, periods: suspension.periods };
   const byReadingPeriod = usesReadingPeriod(prepared);
   for (const c of prepared.evaluationOrder) {

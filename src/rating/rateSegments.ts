@@ -155,6 +155,7 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
       activeDays: seg.days,
       termDays: d.termDays,
       minorUnits: settings.minorUnits,
+      rounding: settings.rounding,
       amounts,
       segment: { version: seg.version, start: seg.start, end: seg.end, billDays: d.activeDays, daysBefore, index, segments: ofBill },
     };

@@ -493,7 +493,7 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
 
   // Saved from the console, a template became Postpaid and Post Subscription whatever it was,
   // and lost its tier proration and its components' descriptions: the form sent only what it showed.
-  test('a Prepaid template with tier proration, changed in the console, keeps both; its page says them', async () => {
+  test('a Prepaid template with tier proration, changed in the console, keeps both and rounds each tier when ticked; its page says them', async () => {
     const base = waterService('PREPAY', { name: 'Prepaid water', chargingType: 'Prepaid', batches: ['ZONE-P'] });
     const water = { ...(base.components![1] as object), description: 'Water used', tierProration: { basisDays: '30.4375', decimals: 2, rounding: 'halfUp' } };
     const made = await h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: { ...base, components: [base.components![0], water, ...base.components!.slice(2)] } }, h.tokens.admin);
@@ -505,12 +505,18 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('link', { name: 'Change', exact: true }).click();
     assert.equal(await page.getByRole('combobox', { name: 'Charging', exact: true }).inputValue(), 'Prepaid');
     await page.getByRole('textbox', { name: 'Due after (days)' }).fill('20');
+    // A graduated component may round each tier's amount (docs/rating.md); the flag is off until ticked.
+    const roundEach = page.getByRole('checkbox', { name: 'Round each tier' });
+    assert.equal(await roundEach.count(), 1, 'one graduated component, one box');
+    assert.equal(await roundEach.isChecked(), false);
+    await roundEach.check();
     await page.getByRole('button', { name: 'Save a new version', exact: true }).click();
     await page.getByTestId('versions-table').getByRole('row', { name: 'Show version 2' }).waitFor();
+    await page.getByText('each tier rounded to the cent', { exact: false }).waitFor();
     const stored = (await h.db.query("SELECT v.definition AS d FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = 'PREPAY' AND s.app_code = $1 AND v.version = 2", [h.appCode])).rows[0].d;
     assert.deepEqual([stored.chargingType, stored.postType, stored.dueDateOffset], ['Prepaid', 'Post Subscription', 20]);
     const kept = stored.components.find((c: { code: string }) => c.code === 'WATER');
-    assert.deepEqual([kept.description, kept.tierProration], ['Water used', { basisDays: '30.4375', decimals: 2, rounding: 'halfUp' }]);
+    assert.deepEqual([kept.description, kept.tierProration, kept.roundEachTier], ['Water used', { basisDays: '30.4375', decimals: 2, rounding: 'halfUp' }, true]);
   });
 
   test("a run scheduled with the date-time picker runs at that wall-clock time in the app's zone; cancelled, its job goes", async () => {

@@ -25,7 +25,7 @@ export function prep<T extends PreparedComponent['model']>(
 }
 
 export function ctx(over: Partial<ModelContext> = {}): ModelContext {
-  return { activeDays: 31, termDays: 31, minorUnits: 2, amounts: [], ...over };
+  return { activeDays: 31, termDays: 31, minorUnits: 2, rounding: 'halfUp', amounts: [], ...over };
 }
 
 export const d = (x: string | number): Dec => new Dec(String(x));

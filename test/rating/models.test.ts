@@ -114,6 +114,74 @@ describe('graduated', () => {
   });
 });
 
+describe('graduated, each tier rounded (roundEachTier)', () => {
+  // A municipal step tariff: 0-6 free, 6-10.5 @ 20.7345, 10.5-35 @ 30.1234, above @ 45.555
+  const steps = (roundEachTier?: boolean) =>
+    prep({
+      code: 'water',
+      name: 'Water',
+      model: 'graduated',
+      input: 'water',
+      ...(roundEachTier === undefined ? {} : { roundEachTier }),
+      tiers: [
+        { upTo: 6, rate: '0' },
+        { upTo: '10.5', rate: '20.7345' },
+        { upTo: 35, rate: '30.1234' },
+        { upTo: null, rate: '45.555' },
+      ],
+    });
+  // [quantity, rounding, amount with each tier rounded, amount of the line rounded once (unrounded here), working]
+  const cases: [string, 'halfUp' | 'down' | 'halfEven', string, string, string][] = [
+    ['17.3', 'halfUp', '298.15', '298.14437', '0 + 4.5 x 20.7345 = 93.30525 -> 93.31; 6.8 x 30.1234 = 204.83912 -> 204.84; 93.31 + 204.84'],
+    ['17.3', 'down', '298.13', '298.14437', '93.30 + 204.83'],
+    ['17.3', 'halfEven', '298.15', '298.14437', '93.31 (the 5 is followed by 25) + 204.84'],
+    ['40', 'halfUp', '1059.11', '1059.10355', '93.30525 -> 93.31; 24.5 x 30.1234 = 738.0233 -> 738.02; 5 x 45.555 = 227.775 -> 227.78; 93.31 + 738.02 + 227.78'],
+    ['6', 'halfUp', '0.00', '0', 'the free step alone'],
+  ];
+  for (const [q, rounding, each, once, working] of cases) {
+    test(`${q} units, ${rounding}: ${each} (${working}), against ${once} rounded once`, () => {
+      const r = rateGraduated(steps(true), d(q), ctx({ rounding }));
+      assert.equal(r.amount.toFixed(2), each);
+      assert.equal(r.trace.roundEachTier, true);
+      const plain = rateGraduated(steps(), d(q), ctx({ rounding }));
+      assert.equal(plain.amount.toFixed(), once);
+      assert.equal(plain.trace.roundEachTier, undefined, 'the trace of a line rounded once is as before');
+      assert.ok(plain.trace.tiers.every((t) => t.unrounded === undefined));
+    });
+  }
+  test('each tier shows the amount the bill prints, and what it was before rounding where that differs', () => {
+    assert.deepEqual(rateGraduated(steps(true), d('17.3'), ctx()).trace, {
+      model: 'graduated',
+      quantity: '17.3',
+      roundEachTier: true,
+      tiers: [
+        { tier: 1, from: '0', upTo: '6', quantity: '6', rate: '0', amount: '0.00' },
+        { tier: 2, from: '6', upTo: '10.5', quantity: '4.5', rate: '20.7345', amount: '93.31', unrounded: '93.30525' },
+        { tier: 3, from: '10.5', upTo: '35', quantity: '6.8', rate: '30.1234', amount: '204.84', unrounded: '204.83912' },
+      ],
+    });
+  });
+  test('a currency of no minor unit rounds each tier to whole units', () => {
+    // 4.5 x 20.7345 = 93.30525 -> 93; 6.8 x 30.1234 = 204.83912 -> 205
+    assert.equal(rateGraduated(steps(true), d('17.3'), ctx({ minorUnits: 0 })).amount.toFixed(), '298');
+  });
+  test('a tier flat is rounded with its tier', () => {
+    const f = prep({
+      code: 'water',
+      name: 'Water',
+      model: 'graduated',
+      input: 'water',
+      roundEachTier: true,
+      tiers: [
+        { upTo: 10, rate: '0.333', flat: '1.005' },
+        { upTo: null, rate: '0.111' },
+      ],
+    });
+    // tier 1: 10 x 0.333 + 1.005 = 4.335 -> 4.34; tier 2: 5 x 0.111 = 0.555 -> 0.56
+    assert.equal(rateGraduated(f, d(15), ctx()).amount.toFixed(2), '4.90');
+  });
+});
+
 describe('volume', () => {
   // all units at the tier the total reaches: up to 10 @ 50, up to 30 @ 40 + 100 flat, above @ 30
   const c = prep({

@@ -287,6 +287,9 @@ export function TemplateEdit() {
                   {c.model !== 'totalRounding' && <TextInput label="Minimum" placeholder="none" {...form.getInputProps(`components.${i}.minimum`)} />}
                   {c.model !== 'totalRounding' && <TextInput label="Maximum" placeholder="none" {...form.getInputProps(`components.${i}.maximum`)} />}
                   {c.model !== 'percentage' && c.model !== 'perDay' && c.model !== 'totalRounding' && <Checkbox mt="lg" label="Prorate by days" {...form.getInputProps(`components.${i}.prorate`, { type: 'checkbox' })} />}
+                  {c.model === 'graduated' && (
+                    <Checkbox mt="lg" label="Round each tier" description="each tier's amount to the cent; the line is their sum" {...form.getInputProps(`components.${i}.roundEachTier`, { type: 'checkbox' })} />
+                  )}
                 </SimpleGrid>
                 {(c.model === 'graduated' || c.model === 'volume') && (
                   <Stack gap={4} mt="sm">

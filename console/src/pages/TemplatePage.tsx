@@ -200,6 +200,7 @@ export function TemplatePage() {
               {c.model === 'totalRounding' && `The sum of ${c.of.join(', ')} rounded (${c.rounding ?? 'halfUp'}) to a multiple of ${String(c.increment)}`}
               {(c.model === 'graduated' || c.model === 'volume') && `Tiers of ${c.input} (${c.model})`}
               {c.kept.tierProration !== undefined && ` · ${tierProrationText(c.kept.tierProration as TierProration)}`}
+              {c.roundEachTier && ' · each tier rounded to the cent'}
               {c.minimum && ` · minimum ${c.minimum}`}
               {c.maximum && ` · maximum ${c.maximum}`}
             </Text>

@@ -1,4 +1,4 @@
-import type { Dec } from '../money.ts';
+import type { Dec, RoundingMode } from '../money.ts';
 import type { LineTrace, SuspendedPeriod } from '../trace.ts';
 import type { PreparedComponent } from './registry.ts';
 
@@ -12,6 +12,8 @@ export type ModelContext = {
   termDays: number;
   /** Decimals of the currency's minor unit, for showing rounded amounts. */
   minorUnits: number;
+  /** The app's rounding rule, for a model that rounds inside its line (a graduated line rounding each tier). */
+  rounding: RoundingMode;
   /** Rounded amounts of the lines already rated, by component index (for percentage). */
   amounts: readonly (Dec | undefined)[];
   /**

@@ -1,5 +1,5 @@
-import type { Static } from 'typebox';
-import { type Dec, ZERO } from '../money.ts';
+import { Type, type Static } from 'typebox';
+import { type Dec, formatMoney, roundMoney, ZERO } from '../money.ts';
 import type { ModelResult } from '../trace.ts';
 import type { ModelContext } from './context.ts';
 import { defineModel } from './model.ts';
@@ -19,12 +19,21 @@ import {
   type TierTrace,
 } from './tiers.ts';
 
-export const GraduatedComponent = tieredComponent('graduated', 'Each unit priced by the tier it falls in');
+export const GraduatedComponent = tieredComponent('graduated', 'Each unit priced by the tier it falls in', {
+  roundEachTier: Type.Optional(
+    Type.Boolean({
+      description:
+        "Each tier's amount rounded to the currency's minor unit by the app's rounding rule, and the line their sum (an invoice that prints one amount per step and adds them up); default false: the line is rounded once",
+    }),
+  ),
+});
 export type GraduatedComponent = Static<typeof GraduatedComponent>;
-export type PreparedGraduated = PreparedTiered<'graduated'>;
+export type PreparedGraduated = PreparedTiered<'graduated'> & { roundEachTier: boolean };
 export type GraduatedTrace = {
   model: 'graduated';
   quantity: string;
+  /** Each tier's amount rounded to the minor unit (the component's roundEachTier). */
+  roundEachTier?: true;
   tiers: TierTrace[];
   tierProration?: TierProrationTrace;
   /** Bounds scaled to the segment of a bill spanning a version change. */
@@ -53,12 +62,22 @@ export function rateGraduated(component: PreparedGraduated, quantity: Dec, conte
     let tierAmount = inTier.times(tier.rate);
     const flat = tier.flat === null ? undefined : tierFlat(tier.flat, component.input, context);
     if (flat !== undefined) tierAmount = tierAmount.plus(flat.amount);
+    const traced = tierTrace(i, lower, upper, tier, inTier, tierAmount, flat?.share);
+    if (component.roundEachTier) {
+      // The rule of every line (money.ts), applied to each tier: the line is then the sum of
+      // what the bill prints for its tiers, to the cent.
+      const rounded = roundMoney(tierAmount, context.minorUnits, context.rounding);
+      traced.amount = formatMoney(rounded, context.minorUnits);
+      if (!rounded.eq(tierAmount)) traced.unrounded = tierAmount.toFixed();
+      tierAmount = rounded;
+    }
     amount = amount.plus(tierAmount);
-    tiers.push(tierTrace(i, lower, upper, tier, inTier, tierAmount, flat?.share));
+    tiers.push(traced);
     if (upper === null || !quantity.gt(upper)) break;
     if (upper.gt(lower)) lower = upper;
   }
   const trace: GraduatedTrace = { model: 'graduated', quantity: quantity.toFixed(), tiers };
+  if (component.roundEachTier) trace.roundEachTier = true;
   if (tierProration !== undefined) trace.tierProration = tierProration;
   if (segmentBounds !== undefined) trace.segmentBounds = segmentBounds;
   return { amount, trace };
@@ -71,7 +90,7 @@ export const graduated = defineModel({
   prorate: 'off',
   lineQuantity: 'measured',
   check: checkTiers,
-  prepare: (c, base, ctx): PreparedGraduated => ({ ...base, model: 'graduated', ...prepareTiers(c, ctx) }),
+  prepare: (c, base, ctx): PreparedGraduated => ({ ...base, model: 'graduated', ...prepareTiers(c, ctx), roundEachTier: c.roundEachTier === true }),
   rate: rateGraduated,
-  explain: (t) => explainBounds(t) + t.tiers.map((x) => `tier ${x.tier}: ${explainTier(x)}`).join('; '),
+  explain: (t) => explainBounds(t) + (t.roundEachTier ? 'each tier rounded to the minor unit; ' : '') + t.tiers.map((x) => `tier ${x.tier}: ${explainTier(x)}`).join('; '),
 });

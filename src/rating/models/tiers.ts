@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TProperties } from 'typebox';
 import { Amount, DecimalString } from '../fields.ts';
 import { type Dec, toDecimal } from '../money.ts';
 import type { ModelContext } from './context.ts';
@@ -54,8 +54,8 @@ export const tiersField = Type.Array(Tier, { minItems: 1, maxItems: 100 });
 export type PreparedTier = { upTo: Dec | null; rate: Dec; flat: Dec | null };
 export type PreparedTierProration = { period: TierProrationPeriod; basisDays: Dec; decimals: number; rounding: TierRounding };
 
-/** The component of a model priced by tiers: an input, its tiers, optional tier proration. */
-export function tieredComponent<M extends string>(model: M, description: string) {
+/** The component of a model priced by tiers: an input, its tiers, optional tier proration, and what the model adds (`own`). */
+export function tieredComponent<M extends string, P extends TProperties = {}>(model: M, description: string, own?: P) {
   return Type.Object(
     {
       ...componentFields,
@@ -64,6 +64,7 @@ export function tieredComponent<M extends string>(model: M, description: string)
       prorate: prorateField,
       tiers: tiersField,
       tierProration: Type.Optional(TierProration),
+      ...(own as P),
     },
     // The name the OpenAPI document gives it (GraduatedComponent, VolumeComponent).
     { additionalProperties: false, description, title: `${model.charAt(0).toUpperCase()}${model.slice(1)}Component` },
@@ -89,8 +90,10 @@ export type TierTrace = {
   flat?: string;
   /** In a segment of a bill spanning a version change: the part of the flat charged here, flat x days / billDays. */
   flatShare?: FlatShareTrace;
-  /** quantity x rate + flat (or its share). */
+  /** quantity x rate + flat (or its share); rounded to the minor unit when the component rounds each tier. */
   amount: string;
+  /** With roundEachTier, where the rounding changed it: the tier's amount before it was rounded. */
+  unrounded?: string;
 };
 
 /** A tier's flat is charged once per bill: a segment charges flat x its billed days / the bill's. */
@@ -248,7 +251,7 @@ export function explainBounds(t: { tierProration?: TierProrationTrace; segmentBo
 /** A tier as the explanation of a line writes it: "10 x 48.75 + 500 = 987.5". */
 export function explainTier(t: TierTrace): string {
   const flat = t.flat === undefined ? '' : ` + ${t.flat}${t.flatShare === undefined ? '' : ` x ${t.flatShare.days}/${t.flatShare.billDays}`}`;
-  return `${t.quantity} x ${t.rate}${flat} = ${t.amount}`;
+  return `${t.quantity} x ${t.rate}${flat} = ${t.unrounded === undefined ? t.amount : `${t.unrounded}, rounded to ${t.amount}`}`;
 }
 
 /**

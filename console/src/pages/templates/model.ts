@@ -27,6 +27,8 @@ export type ComponentV = {
   increment: string;
   rounding: string;
   prorate: boolean;
+  /** graduated: each tier's amount rounded to the cent, the line their sum. */
+  roundEachTier: boolean;
   minimum: string;
   maximum: string;
   /**
@@ -69,7 +71,7 @@ export const emptyTier = (): TierV => ({ upTo: '', rate: '', flat: '' });
  */
 export const prorateByDefault = (model: string): boolean => model === 'flat';
 export const emptyComponent = (model: ComponentV['model'] = 'flat'): ComponentV => ({
-  code: '', name: '', category: 'charge', model, input: '', amount: '', rate: '', tiers: [emptyTier()], size: '', price: '', freeUnits: '', percentage: '', of: [], increment: '', rounding: 'halfUp', prorate: prorateByDefault(model), minimum: '', maximum: '', kept: {},
+  code: '', name: '', category: 'charge', model, input: '', amount: '', rate: '', tiers: [emptyTier()], size: '', price: '', freeUnits: '', percentage: '', of: [], increment: '', rounding: 'halfUp', prorate: prorateByDefault(model), roundEachTier: false, minimum: '', maximum: '', kept: {},
 });
 
 export const emptyTemplate = (): TemplateV => ({
@@ -115,7 +117,7 @@ export function fromRecord(r: ServiceRecord): TemplateV {
     bankAccounts: r.bankAccounts.map((b) => ({ bankName: b.bankName, accountName: b.accountName ?? '', accountNumber: b.accountNumber, branch: b.branch ?? '', swift: b.swift ?? '' })),
     meteredInputs: r.meteredInputs.map((m) => ({ code: m.code, label: m.label, unit: m.unit, decimals: m.decimals, rolloverAt: m.rolloverAt === undefined ? '' : String(m.rolloverAt) })),
     components: r.components.map((c) => {
-      const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: 'prorate' in c && c.prorate !== undefined ? !!c.prorate : prorateByDefault(c.model), minimum: text(c.minimum), maximum: text(c.maximum), kept: keptOf(c) };
+      const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: 'prorate' in c && c.prorate !== undefined ? !!c.prorate : prorateByDefault(c.model), roundEachTier: 'roundEachTier' in c && c.roundEachTier === true, minimum: text(c.minimum), maximum: text(c.maximum), kept: keptOf(c) };
       if (c.model === 'flat') v.amount = text(c.amount);
       if (c.model === 'perUnit') Object.assign(v, { input: c.input, rate: text(c.rate) });
       if (c.model === 'perDay') v.rate = text(c.rate);
@@ -161,6 +163,7 @@ function toComponent(c: ComponentV): ApiComponent {
         ...common,
         ...prorate,
         ...(c.kept.tierProration !== undefined ? { tierProration: c.kept.tierProration as never } : {}),
+        ...(c.model === 'graduated' && c.roundEachTier ? { roundEachTier: true } : {}),
         model: c.model,
         input: c.input,
         tiers: c.tiers.map((t) => ({ upTo: t.upTo.trim() === '' ? null : t.upTo.trim(), rate: dec(t.rate), ...(t.flat.trim() ? { flat: dec(t.flat) } : {}) })),
