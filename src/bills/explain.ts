@@ -2,6 +2,7 @@
 // words come only from the trace kept with the bill, never from a new calculation. Dates
 // in words are the API's dd/mm/yyyy; the trace keeps them 'YYYY-MM-DD' for programs.
 import { Dec, explainModel, explainPrepaid, type RatedLine, type RoundingMode } from '../rating/index.ts';
+import type { ConversionTrace } from '../rating/trace.ts';
 import { formatDate as day } from '../calendar/calendar.ts';
 
 /**
@@ -20,6 +21,12 @@ export function lineDays(line: RatedLine): { version?: number; segment?: string;
   };
 }
 
+/** "x 1.037 = 75.701, 76 therm (rounded halfUp to 0 decimal(s))": a meter's consumption converted before it is priced. */
+function conversionWords(consumption: string, c: ConversionTrace): string {
+  const exact = new Dec(consumption).times(c.factor);
+  return `x ${c.factor} = ${exact.eq(c.quantity) ? `${c.quantity} ${c.unit}` : `${exact.toFixed()}, ${c.quantity} ${c.unit} (rounded ${c.rounding} to ${c.decimals} decimal(s))`}`;
+}
+
 export function explainLine(line: RatedLine): string {
   const t = line.trace;
   const parts: string[] = [];
@@ -31,7 +38,8 @@ export function explainLine(line: RatedLine): string {
     parts.push(
       `version ${g.version}, ${day(g.start)} to ${day(g.end)} (${g.days} day(s) billed)` +
         (g.consumption
-          ? `, ${g.consumption.quantity} of the consumption ${g.consumption.by === 'readings' ? `by the reading${g.consumption.from ? ` of ${day(g.consumption.from.date)} (${g.consumption.from.value})` : ''}${g.consumption.to ? ` of ${day(g.consumption.to.date)} (${g.consumption.to.value})` : ''}` : 'shared by days'}`
+          ? `, ${g.consumption.quantity} of the consumption ${g.consumption.by === 'readings' ? `by the reading${g.consumption.from ? ` of ${day(g.consumption.from.date)} (${g.consumption.from.value})` : ''}${g.consumption.to ? ` of ${day(g.consumption.to.date)} (${g.consumption.to.value})` : ''}` : 'shared by days'}` +
+            (g.consumption.conversion ? `, ${conversionWords(g.consumption.quantity, g.consumption.conversion)}` : '')
           : ''),
     );
   }
@@ -43,7 +51,8 @@ export function explainLine(line: RatedLine): string {
     parts.push(
       `${r.input} ${verb(r.previous)} ${r.previous.value} on ${day(r.previous.date)} and ${second}${r.current.value} on ${day(r.current.date)}` +
         (r.kind === 'rollover' ? ` (the meter rolled over at ${r.rolloverAt})` : '') +
-        `: ${r.consumption} used${r.estimated ? ' (estimated)' : ''}`,
+        `: ${r.consumption} used${r.estimated ? ' (estimated)' : ''}` +
+        (r.conversion ? `, ${conversionWords(r.consumption, r.conversion)}` : ''),
     );
   }
   if (t.input) parts.push(`${t.input.input} ${t.input.value}${t.input.source === 'default' ? ' (the default)' : ''}`);

@@ -48,6 +48,20 @@ const TierProrationTrace = named(
   }),
 );
 
+const ConversionTrace = named(
+  'ConversionTrace',
+  Type.Object(
+    {
+      factor: Text,
+      unit: Type.String({ description: 'the unit billed' }),
+      decimals: Type.Integer(),
+      rounding: Type.Union([Type.Literal('halfUp'), Type.Literal('down'), Type.Literal('up')]),
+      quantity: Type.String({ description: 'consumption x factor, rounded to decimals: what the lines price' }),
+    },
+    { description: "a meter whose consumption is converted before it is priced (the meter's conversion)" },
+  ),
+);
+
 const ReadingTrace = named(
   'ReadingTrace',
   Type.Object({
@@ -58,6 +72,7 @@ const ReadingTrace = named(
     kind: Type.Union([Type.Literal('normal'), Type.Literal('rollover')]),
     rolloverAt: Type.Optional(Text),
     consumption: Text,
+    conversion: Type.Optional(ConversionTrace),
   }),
 );
 
@@ -97,6 +112,7 @@ const COMMON = {
             by: Type.Union([Type.Literal('days'), Type.Literal('readings')]),
             from: Type.Optional(Type.Object({ date: Day, value: Text })),
             to: Type.Optional(Type.Object({ date: Day, value: Text })),
+            conversion: Type.Optional(ConversionTrace),
           }),
         ),
       }),

@@ -218,6 +218,7 @@ function toSource(b: Row): BillDocumentSource {
       currentDate: dmyFromIso(t.current.date),
       currentValue: t.current.value,
       consumption: t.consumption,
+      billed: t.conversion === undefined ? '' : `${t.conversion.quantity} ${t.conversion.unit}`,
       estimated: t.estimated,
       previousEstimated: t.previous.estimated === true,
       // A trace from before each end said which (2026-11-26) has the flag alone: shown on the current reading, as then.

@@ -33,6 +33,8 @@ export type ReadingData = {
   currentDate: string;
   currentValue: string;
   consumption: string;
+  /** A meter whose consumption is converted before it is priced: what was billed ("76 therm"); '' otherwise (and on a bill rated in segments, whose lines' explanations say each part's). */
+  billed: string;
   /** Either reading was an estimate. */
   estimated: boolean;
   /** The previous reading was an estimate. */
@@ -166,7 +168,7 @@ export const SAMPLE: DocumentData = Object.freeze({
     subscriptions: [],
     subscription: { id: '501', connection: 'METER_NO: M-1042', inputs: [{ code: 'METER_NO', label: 'Meter number', value: 'M-1042' }] },
     readings: [
-      { input: 'Water meter', unit: 'm3', previousDate: '31/10/2026', previousValue: '100', currentDate: '30/11/2026', currentValue: '125', consumption: '25', estimated: false, previousEstimated: false, currentEstimated: false },
+      { input: 'Water meter', unit: 'm3', previousDate: '31/10/2026', previousValue: '100', currentDate: '30/11/2026', currentValue: '125', consumption: '25', billed: '', estimated: false, previousEstimated: false, currentEstimated: false },
     ],
     history: [{ number: '901', date: '31/10/2026', periodStart: '01/10/2026', periodEnd: '31/10/2026', total: '1980.40', consumption: '23' }],
     replaces: { number: '998', date: '30/11/2026', creditNoteNumber: '12' },

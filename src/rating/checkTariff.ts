@@ -84,6 +84,14 @@ export function checkTariff(tariff: Tariff, root = 'service'): Issue[] {
     return checkNumber(a, path, sign, issues);
   };
 
+  metered.forEach((m, i) => {
+    const c = m.conversion;
+    if (c === undefined) return;
+    const path = `${root}.meteredInputs[${i}].conversion`;
+    amount(c.factor, `${path}.factor`, 'positive');
+    if (!Number.isInteger(c.decimals) || c.decimals < 0 || c.decimals > 6) issues.push({ path: `${path}.decimals`, message: 'must be an integer from 0 to 6' });
+  });
+
   const componentIndex = new Map<string, number>();
   components.forEach((c, i) => {
     if (!componentIndex.has(c.code)) componentIndex.set(c.code, i);

@@ -4,9 +4,9 @@
 import { consumptionBetween } from './consumption.ts';
 import { apiDate, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
-import { type Dec, parseDecimal } from './money.ts';
+import { type Dec, parseDecimal, roundMoney } from './money.ts';
 import type { PreparedMeteredInput } from './prepareTariff.ts';
-import type { ReadingTrace } from './trace.ts';
+import type { ConversionTrace, ReadingTrace } from './trace.ts';
 
 /** A reading the rating uses; `estimated`: this reading is an estimate (the bill names which end was). */
 export type ReadingPoint = { date: string; value: string | number; estimated?: boolean };
@@ -121,3 +121,22 @@ export function meterConsumption(
   return { quantity: consumption.quantity, trace, previous, current };
 }
 
+
+/**
+ * What the lines of a meter price: its consumption, or, for a meter with a conversion (gas
+ * read in hundreds of cubic feet, billed in therms), consumption x factor rounded to the
+ * conversion's decimals by its rule, with the trace of it. Converted first and rounded there,
+ * as the utility's bill prints it (76 therms), not a factor folded into the rates, which
+ * priced 75.701 therms and differed by cents.
+ */
+export function billedQuantity(meter: PreparedMeteredInput, consumption: Dec): { quantity: Dec; unit: string; decimals: number; conversion?: ConversionTrace } {
+  const c = meter.conversion;
+  if (c === null) return { quantity: consumption, unit: meter.unit, decimals: meter.decimals };
+  const quantity = roundMoney(consumption.times(c.factor), c.decimals, c.rounding);
+  return {
+    quantity,
+    unit: c.unit,
+    decimals: c.decimals,
+    conversion: { factor: c.factor.toFixed(), unit: c.unit, decimals: c.decimals, rounding: c.rounding, quantity: quantity.toFixed(c.decimals) },
+  };
+}

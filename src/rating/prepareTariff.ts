@@ -19,9 +19,12 @@ export type PreparedMeteredInput = {
   unit: string;
   decimals: number;
   rolloverAt: Dec | null;
+  /** The consumption converted before it is priced (meterReadings.ts, billedQuantity). */
+  conversion: PreparedConversion | null;
   /** Position in PreparedTariff.meteredNeeded, or -1 when no component uses it. */
   slot: number;
 };
+export type PreparedConversion = { factor: Dec; unit: string; decimals: number; rounding: 'halfUp' | 'down' | 'up' };
 export type PreparedUnmeteredInput = {
   kind: 'unmetered';
   code: string;
@@ -95,6 +98,8 @@ function build(tariff: Tariff): PreparedTariff {
       unit: m.unit,
       decimals: m.decimals,
       rolloverAt: m.rolloverAt === undefined ? null : toDecimal(m.rolloverAt),
+      conversion:
+        m.conversion === undefined ? null : { factor: resolve(m.conversion.factor), unit: m.conversion.unit, decimals: m.conversion.decimals, rounding: m.conversion.rounding ?? 'halfUp' },
       slot: -1,
     });
   }

@@ -3,7 +3,7 @@ import { RatingError } from './errors.ts';
 import { checkAmountLimit, Dec, DECIMAL_TEXT, formatMinorUnits, minorUnitsOf, parseDecimal, ROUNDING_MODES, type RoundingMode, ZERO } from './money.ts';
 import type { ModelContext } from './models/context.ts';
 import { type PreparedTariff, type PreparedUnmeteredInput, prepareTariff } from './prepareTariff.ts';
-import { forEachMeter, type LastReadingOnly, type MeterReadings, meterConsumption } from './meterReadings.ts';
+import { billedQuantity, forEachMeter, type LastReadingOnly, type MeterReadings, meterConsumption } from './meterReadings.ts';
 import { type LineSettings, type RatedLine, rateLine } from './rateLine.ts';
 import type { Tariff } from './tariff.ts';
 import type { InputTrace, ReadingTrace, SuspendedPeriod } from './trace.ts';
@@ -162,10 +162,14 @@ export function rateBill(input: RateBillInput): RatedBill {
   let estimated = false;
   const meterQuantities: Dec[] = [];
   const meterTraces: ReadingTrace[] = [];
+  const meterUnits: { unit: string; decimals: number }[] = [];
   forEachMeter(prepared.meteredNeeded, (meter) => {
-    const { quantity, trace } = meterConsumption(meter, input.readings?.[meter.code], activeEnd < termEnd ? dateOfDay(activeEnd) : null);
+    const { quantity: consumption, trace } = meterConsumption(meter, input.readings?.[meter.code], activeEnd < termEnd ? dateOfDay(activeEnd) : null);
+    const { quantity, unit, decimals, conversion } = billedQuantity(meter, consumption);
+    if (conversion !== undefined) trace.conversion = conversion;
     meterQuantities.push(quantity);
     meterTraces.push(trace);
+    meterUnits.push({ unit, decimals });
     if (trace.estimated) estimated = true;
   });
   const unmeteredQuantities: Dec[] = [];
@@ -191,7 +195,8 @@ export function rateBill(input: RateBillInput): RatedBill {
     if (inp !== null) {
       if (inp.kind === 'metered') {
         quantity = meterQuantities[inp.slot] as Dec;
-        source = { reading: meterTraces[inp.slot] as ReadingTrace, unit: inp.unit, decimals: inp.decimals };
+        const billed = meterUnits[inp.slot] as { unit: string; decimals: number };
+        source = { reading: meterTraces[inp.slot] as ReadingTrace, unit: billed.unit, decimals: billed.decimals };
         if (byReadingPeriod) context.readingDays = readingDays(meterTraces[inp.slot] as ReadingTrace);
       } else {
         quantity = unmeteredQuantities[inp.slot] as Dec;

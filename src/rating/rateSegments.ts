@@ -5,7 +5,7 @@ import { dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
 import { checkAmountLimit, type Dec, formatMinorUnits, parseDecimal, ZERO } from './money.ts';
 import type { ModelContext, SegmentOfBill } from './models/context.ts';
-import { forEachMeter, meterConsumption } from './meterReadings.ts';
+import { billedQuantity, forEachMeter, meterConsumption } from './meterReadings.ts';
 import { type PreparedMeteredInput, type PreparedTariff, prepareTariff } from './prepareTariff.ts';
 import { type BillSegment, type RateBillInput, type RatedBill, readingDays, unmeteredQuantity, usesReadingPeriod } from './rateBill.ts';
 import { type LineSettings, type RatedLine, rateLine } from './rateLine.ts';
@@ -172,13 +172,18 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
       if (inp !== null && inp.kind === 'metered') {
         const part = seg.consumption[inp.code];
         const trace = readingTraces.get(inp.code) as ReadingTrace;
-        quantity = part?.quantity ?? ZERO;
+        const consumption = part?.quantity ?? ZERO;
         // A part shared by days has up to SPLIT_DECIMALS: shown as it is priced, at least to the meter's decimals.
-        const decimals = Math.max(inp.decimals, quantity.decimalPlaces());
-        source = { reading: trace, unit: inp.unit, decimals, segment };
-        segment.consumption = { input: inp.code, quantity: quantity.toFixed(decimals), by: part?.by ?? 'days' };
+        const partDecimals = Math.max(inp.decimals, consumption.decimalPlaces());
+        // Converted by the segment's own version (a factor that changes with the version).
+        const billed = billedQuantity(inp, consumption);
+        quantity = billed.quantity;
+        const decimals = billed.conversion === undefined ? partDecimals : billed.decimals;
+        source = { reading: trace, unit: billed.unit, decimals, segment };
+        segment.consumption = { input: inp.code, quantity: consumption.toFixed(partDecimals), by: part?.by ?? 'days' };
         if (part?.from !== undefined) segment.consumption.from = part.from;
         if (part?.to !== undefined) segment.consumption.to = part.to;
+        if (billed.conversion !== undefined) segment.consumption.conversion = billed.conversion;
         // The whole bill's reading period: the tier bounds take the segment's share of it (models/tiers.ts).
         if (byReadingPeriod) context.readingDays = readingDays(trace);
       } else if (inp !== null) {

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 
-import { Code, DecimalString, DecimalValue, Label } from './fields.ts';
+import { Code, DecimalString, DecimalValue, Label, ValueRef } from './fields.ts';
 import { Component } from './models/registry.ts';
 
 /**
@@ -30,6 +30,24 @@ export type TariffValue = Static<typeof TariffValue>;
 
 // ---------------------------------------------------------------- inputs
 
+export const MeterConversion = Type.Object(
+  {
+    factor: Type.Union([DecimalString, Type.Number(), ValueRef], {
+      description: 'Units billed per unit read, above 0: 1.037 therms per hundred cubic feet; a decimal, or { "value": CODE } of the template\'s values (a factor that changes each month is a value of each month\'s version)',
+    }),
+    unit: Type.String({ minLength: 1, maxLength: 20, description: 'The unit billed, e.g. therm, kWh' }),
+    decimals: Type.Integer({ minimum: 0, maximum: 6, description: 'Decimals the billed quantity keeps' }),
+    rounding: Type.Optional(
+      Type.Union([Type.Literal('halfUp'), Type.Literal('down'), Type.Literal('up')], { description: "How the billed quantity is rounded to its decimals: 'halfUp' (default), 'down' or 'up'" }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: "The consumption converted before it is priced: consumption x factor, rounded to decimals (gas read in hundreds of cubic feet and billed in therms). Every component on the meter prices the converted quantity; the reading's trace keeps both",
+  },
+);
+export type MeterConversion = Static<typeof MeterConversion>;
+
 export const MeteredInput = Type.Object(
   {
     code: Code,
@@ -41,6 +59,7 @@ export const MeteredInput = Type.Object(
         description: 'Reading at which the meter wraps to 0, e.g. 100000 for a 5-digit meter',
       }),
     ),
+    conversion: Type.Optional(MeterConversion),
   },
   { additionalProperties: false, description: 'A meter read each period' },
 );

@@ -22,7 +22,12 @@ export type ReadingTrace = {
   kind: Exclude<ConsumptionKind, 'negative'>;
   rolloverAt?: string;
   consumption: string;
+  /** A meter whose consumption is converted before it is priced: what was billed (not on a bill rated in segments: each segment's consumption says its own). */
+  conversion?: ConversionTrace;
 };
+
+/** consumption x factor, rounded to decimals by rounding: `quantity` in `unit` is what the lines price. */
+export type ConversionTrace = { factor: string; unit: string; decimals: number; rounding: 'halfUp' | 'down' | 'up'; quantity: string };
 
 export type InputTrace = { input: string; value: string; source: 'subscription' | 'default' };
 
@@ -58,7 +63,15 @@ export type SegmentTrace = {
   days: number;
   suspendedDays?: number;
   /** The line's metered input: its part of the consumption and how it was split. */
-  consumption?: { input: string; quantity: string; by: 'days' | 'readings'; from?: { date: string; value: string }; to?: { date: string; value: string } };
+  consumption?: {
+    input: string;
+    quantity: string;
+    by: 'days' | 'readings';
+    from?: { date: string; value: string };
+    to?: { date: string; value: string };
+    /** The segment's part converted by its version's factor (a meter with a conversion). */
+    conversion?: ConversionTrace;
+  };
 };
 
 /**

@@ -519,6 +519,24 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     assert.deepEqual([kept.description, kept.tierProration, kept.roundEachTier], ['Water used', { basisDays: '30.4375', decimals: 2, rounding: 'halfUp' }, true]);
   });
 
+  // A meter's conversion (gas read in ccf, billed in therms) is not edited by the form: shown on
+  // the template's page and kept through a save, which would otherwise drop it unasked.
+  test("a gas meter's conversion is shown on the template's page and kept when the template is changed", async () => {
+    const base = waterService('THERMS', { name: 'Gas in therms', batches: ['ZONE-G'] });
+    const conversion = { factor: '1.037', unit: 'therm', decimals: 0 };
+    const made = await h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: { ...base, meteredInputs: base.meteredInputs!.map((m) => ({ ...m, conversion })) } }, h.tokens.admin);
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    await page.goto(`${h.url}/console/#/templates/THERMS`);
+    await page.getByText('billed in therm, x 1.037 (0 decimals)', { exact: false }).waitFor();
+    await page.getByRole('link', { name: 'Change', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Due after (days)' }).fill('21');
+    await page.getByRole('button', { name: 'Save a new version', exact: true }).click();
+    await page.getByTestId('versions-table').getByRole('row', { name: 'Show version 2' }).waitFor();
+    const stored = (await h.db.query("SELECT v.definition AS d FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = 'THERMS' AND s.app_code = $1 AND v.version = 2", [h.appCode])).rows[0].d;
+    assert.equal(stored.dueDateOffset, 21);
+    assert.deepEqual(stored.meteredInputs.map((m: { conversion?: unknown }) => m.conversion), base.meteredInputs!.map(() => conversion));
+  });
+
   test("a run scheduled with the date-time picker runs at that wall-clock time in the app's zone; cancelled, its job goes", async () => {
     const earlier = previousMonth(new Date(`${month.start}T00:00:00Z`));
     const made = await h.post('/billing/terms/make-term', {

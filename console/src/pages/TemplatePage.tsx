@@ -11,7 +11,7 @@ import { useDocumentTemplates, useTemplates } from '../api/queries.ts';
 import { ConfirmButton } from '../components/Confirm.tsx';
 import { notifyDone, notifyError } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
-import { CYCLES, fromRecord, recordOfVersion, type ServiceRecord } from './templates/model.ts';
+import { conversionText, CYCLES, fromRecord, recordOfVersion, type ServiceRecord } from './templates/model.ts';
 import { MeterHead } from './templates/MeterHead.tsx';
 
 function Field({ label, value }: { label: string; value: React.ReactNode }) {
@@ -164,7 +164,7 @@ export function TemplatePage() {
             <Table.Tr key={m.code}>
               <Table.Td>{m.code}</Table.Td>
               <Table.Td>{m.label}</Table.Td>
-              <Table.Td>{m.unit}</Table.Td>
+              <Table.Td>{m.unit}{m.conversion ? `; ${conversionText(m.conversion)}` : ''}</Table.Td>
               <Table.Td>{m.decimals}</Table.Td>
               <Table.Td>{m.rolloverAt || '—'}</Table.Td>
             </Table.Tr>

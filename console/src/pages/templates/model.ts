@@ -40,7 +40,12 @@ export type ComponentV = {
 };
 export type BankV = { bankName: string; accountName: string; accountNumber: string; branch: string; swift: string };
 export const emptyBank = (): BankV => ({ bankName: '', accountName: '', accountNumber: '', branch: '', swift: '' });
-export type MeterV = { code: string; label: string; unit: string; decimals: number; rolloverAt: string };
+/** conversion: carried from the record and sent back as it was (the form does not edit it; a save dropped it otherwise). */
+export type MeterV = { code: string; label: string; unit: string; decimals: number; rolloverAt: string; conversion?: MeterConversion };
+export type MeterConversion = { factor: string | number | { value: string }; unit: string; decimals: number; rounding?: 'halfUp' | 'down' | 'up' };
+/** "billed in therm, x 1.037 (0 decimals)": a meter's conversion in words. */
+export const conversionText = (c: MeterConversion) =>
+  `billed in ${c.unit}, x ${typeof c.factor === 'object' ? c.factor.value : String(c.factor)} (${c.decimals} decimal${c.decimals === 1 ? '' : 's'}${c.rounding && c.rounding !== 'halfUp' ? `, rounded ${c.rounding}` : ''})`;
 export type TemplateV = {
   code: string;
   name: string;
@@ -115,7 +120,7 @@ export function fromRecord(r: ServiceRecord): TemplateV {
     invoiceTemplateID: r.templateID ? String(r.templateID) : '',
     emailTemplateID: r.emailTemplateID ? String(r.emailTemplateID) : '',
     bankAccounts: r.bankAccounts.map((b) => ({ bankName: b.bankName, accountName: b.accountName ?? '', accountNumber: b.accountNumber, branch: b.branch ?? '', swift: b.swift ?? '' })),
-    meteredInputs: r.meteredInputs.map((m) => ({ code: m.code, label: m.label, unit: m.unit, decimals: m.decimals, rolloverAt: m.rolloverAt === undefined ? '' : String(m.rolloverAt) })),
+    meteredInputs: r.meteredInputs.map((m) => ({ code: m.code, label: m.label, unit: m.unit, decimals: m.decimals, rolloverAt: m.rolloverAt === undefined ? '' : String(m.rolloverAt), ...(m.conversion ? { conversion: m.conversion } : {}) })),
     components: r.components.map((c) => {
       const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: 'prorate' in c && c.prorate !== undefined ? !!c.prorate : prorateByDefault(c.model), roundEachTier: 'roundEachTier' in c && c.roundEachTier === true, minimum: text(c.minimum), maximum: text(c.maximum), kept: keptOf(c) };
       if (c.model === 'flat') v.amount = text(c.amount);
@@ -197,7 +202,7 @@ export function toBody(v: TemplateV, base: ServiceRecord | null, documentName: (
     description: v.description,
     postBilling: v.postBilling ? 1 : 0,
     batches: v.batches,
-    meteredInputs: v.meteredInputs.map((m) => ({ code: m.code.trim(), label: m.label.trim(), unit: m.unit.trim(), decimals: m.decimals, ...(m.rolloverAt.trim() ? { rolloverAt: m.rolloverAt.trim() } : {}) })),
+    meteredInputs: v.meteredInputs.map((m) => ({ code: m.code.trim(), label: m.label.trim(), unit: m.unit.trim(), decimals: m.decimals, ...(m.rolloverAt.trim() ? { rolloverAt: m.rolloverAt.trim() } : {}), ...(m.conversion ? { conversion: m.conversion } : {}) })),
     components: v.components.map(toComponent),
     ...(base
       ? {
