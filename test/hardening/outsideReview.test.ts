@@ -70,3 +70,16 @@ test('make-account: invisible characters in an account number (combining graphem
     assert.equal(await accountCount(), count);
   }
 });
+
+test('make-batch and make-account: a label or name of zero-width spaces only is refused, as one of plain spaces is ("must hold a visible character")', async () => {
+  const spaces = await h.post('/billing/batches/make-batch', env('Create', 'Create Batch', { batchCode: 'ZW-SP', label: '   ' }));
+  assert.equal(spaces.status, 400); // the rule the service already keeps for plain spaces
+  const batch = await h.post('/billing/batches/make-batch', env('Create', 'Create Batch', { batchCode: 'ZW-1', label: '\u200b\u200b' }));
+  assert.equal(batch.status, 400, JSON.stringify(batch.body));
+  assert.ok(batch.body.error.details.some((d: { path: string }) => d.path === 'data.label'));
+  const count = await accountCount();
+  const account = await makeAccount('ZW-ACC-1', '\u200b');
+  assert.equal(account.status, 400, JSON.stringify(account.body));
+  assert.ok(account.body.error.details.some((d: { path: string }) => d.path === 'data.name'));
+  assert.equal(await accountCount(), count);
+});
