@@ -2,11 +2,13 @@
 // these, and the bulk import checks each row with the same rules, so an account that
 // the API refuses cannot come in through a file.
 import type { ErrorDetail } from '../errors.ts';
-import { ACCOUNT_NUMBER, NO_NUL } from '../primitives.ts';
+import { ACCOUNT_NUMBER, INVISIBLE, NO_NUL } from '../primitives.ts';
 
-// A tab or line break in a name breaks every export of it.
-const LINE = '^[^\\s\\x00-\\x1f](?:[^\\x00-\\x1f]*[^\\s\\x00-\\x1f])?$';
+// A tab or line break in a name breaks every export of it. Its ends are visible: a name of
+// zero-width spaces printed as nothing on bills, as one of spaces did (an outside review).
+const LINE = `^[^\\s${INVISIBLE}](?:[^\\x00-\\x1f]*[^\\s${INVISIBLE}])?$`;
 export const NAME = { pattern: LINE, maxLength: 200 };
+export const NAME_MESSAGE = 'must be on one line, without leading or trailing spaces, control or zero-width characters';
 export const EMAIL = { pattern: '^[^\\s@\\x00-\\x1f]+@[^\\s@\\x00-\\x1f]+\\.[^\\s@\\x00-\\x1f]+$', maxLength: 254 };
 // "(970) 555-1001", as a US number is written, was refused: the first character had to be a
 // digit or + (a new officer's import of 20 accounts failed on every row). Any of them first,
@@ -24,6 +26,15 @@ const ACCOUNT_NUMBER_RE = new RegExp(ACCOUNT_NUMBER.pattern);
 const NAME_RE = new RegExp(NAME.pattern);
 const EMAIL_RE = new RegExp(EMAIL.pattern);
 const PHONE_RE = new RegExp(PHONE.pattern);
+
+/**
+ * An account number is kept as written, so one number has one way of being written: Unicode's
+ * composed form (NFC). "JOSÉ-1" written with a combining accent (NFD) looked the same as the
+ * account "JOSÉ-1" and was a second account (an outside review). Other forms are refused, not
+ * changed: what is stored is what the client sent.
+ */
+export const NOT_NFC = 'must be in Unicode composed form (NFC): an accented letter as one character, not a letter and a combining accent';
+export const isComposed = (text: string): boolean => text === text.normalize('NFC');
 
 export type AccountFields = {
   accountNumber: string;
@@ -48,11 +59,12 @@ export function checkAccount(get: (f: string) => unknown, at: (f: string) => str
   else if (accountNumber === undefined) issues.push({ path: at('accountNumber'), message: 'must be a string' });
   else if (accountNumber.length > ACCOUNT_NUMBER.maxLength || !ACCOUNT_NUMBER_RE.test(accountNumber))
     issues.push({ path: at('accountNumber'), message: `must be 1 to ${ACCOUNT_NUMBER.maxLength} characters, without leading or trailing spaces, control or invisible characters` });
+  else if (!isComposed(accountNumber)) issues.push({ path: at('accountNumber'), message: NOT_NFC });
   const name = text(get('name'));
   if (name === null) issues.push({ path: at('name'), message: 'is required' });
   else if (name === undefined) issues.push({ path: at('name'), message: 'must be a string' });
   else if (name.length > NAME.maxLength || !NAME_RE.test(name))
-    issues.push({ path: at('name'), message: `must be 1 to ${NAME.maxLength} characters, without leading or trailing spaces or control characters` });
+    issues.push({ path: at('name'), message: `must be 1 to ${NAME.maxLength} characters, without leading or trailing spaces, control or zero-width characters` });
   const email = text(get('email'));
   if (email === undefined) issues.push({ path: at('email'), message: 'must be a string' });
   else if (email !== null && (email.length > EMAIL.maxLength || !EMAIL_RE.test(email))) issues.push({ path: at('email'), message: 'must be an e-mail address' });

@@ -8,7 +8,7 @@ import { RatingError } from '../rating/errors.ts';
 import { AMOUNT_PATTERN, CODE_PATTERN, DECIMAL_PATTERN, IDENTIFIER_MESSAGE, IDENTIFIER_PATTERN, LOCAL_TIME_PATTERN, LOCAL_TIME_SPACE_PATTERN, NO_NUL, SANDBOX_LIMIT_PATTERN, VISIBLE_LINE, VISIBLE_LINE_MESSAGE, VISIBLE_TEXT, VISIBLE_TEXT_MESSAGE } from '../primitives.ts';
 import { CHARGE_MODELS } from '../rating/models/registry.ts';
 import { DMY_PATTERN, RECORD_DATE_MESSAGE, RECORD_DATE_PATTERN } from '../calendar/calendar.ts';
-import { PHONE, PHONE_MESSAGE } from '../accounts/rules.ts';
+import { NAME, NAME_MESSAGE, PHONE, PHONE_MESSAGE } from '../accounts/rules.ts';
 
 // A pattern in words: the identifier rule spelled out as a regex holds invisible
 // characters, and "must match pattern ..." showed them to a person as a blank.
@@ -31,6 +31,7 @@ const PATTERN_WORDS: Record<string, string> = {
   [VISIBLE_LINE]: VISIBLE_LINE_MESSAGE,
   [SANDBOX_LIMIT_PATTERN]: 'must be a whole number from 1 to 100',
   [PHONE.pattern]: PHONE_MESSAGE,
+  [NAME.pattern]: NAME_MESSAGE,
 };
 
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({

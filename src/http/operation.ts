@@ -231,6 +231,20 @@ function termIdOf(body: unknown): number | undefined {
   return typeof id === 'number' && Number.isSafeInteger(id) ? id : undefined;
 }
 
+const hashOf = (route: string, json: string) => crypto.createHash('sha256').update(route).update('\0').update(json).digest('hex');
+
+/** JSON text of a parsed body with every object's members sorted by name: one text for one request, however it was written. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const o = value as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+    .join(',')}}`;
+}
+
 const IN_FLIGHT_WAIT_MS = 15_000;
 const STALE_AFTER_SECONDS = 120;
 
@@ -248,7 +262,11 @@ async function replayOrRun(
   run: () => Promise<unknown>,
 ): Promise<unknown> {
   const appCode = ctx.caller.appCode;
-  const requestHash = crypto.createHash('sha256').update(route).update('\0').update(JSON.stringify(body)).digest('hex');
+  // Of the body's JSON with every object's members in name order: a retry written by another
+  // JSON library (members in another order, the same request by RFC 8259) was refused as a
+  // different request (an outside review). A key first used before that (hashed as sent) still replays.
+  const requestHash = hashOf(route, canonicalJson(body));
+  const sentHash = hashOf(route, JSON.stringify(body));
   const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
   for (;;) {
     const claimed = await db.query(
@@ -271,7 +289,7 @@ async function replayOrRun(
     );
     const row = existing.rows[0];
     if (!row) continue; // released meanwhile: claim again
-    if (row.route !== route || row.request_hash !== requestHash) {
+    if (row.route !== route || (row.request_hash !== requestHash && row.request_hash !== sentHash)) {
       throw new AppError('CONFLICT', 'This Idempotency-Key was already used for a different request.', [
         { path: 'Idempotency-Key', message: 'already used with another body or operation' },
       ]);

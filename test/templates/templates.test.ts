@@ -131,10 +131,10 @@ describe('pricing templates', () => {
     ] as const) {
       const r = await h.post('/billing/services/make-service', make(service));
       assert.equal(r.status, 400, JSON.stringify(r.body));
-      assert.deepEqual(r.body.error.details, [{ path, message: 'must hold a visible character, not only spaces' }]);
+      assert.deepEqual(r.body.error.details, [{ path, message: 'must hold a visible character, not only spaces or zero-width characters' }]);
     }
     const batch = await h.post('/billing/batches/make-batch', { method: 'Create', action: 'Create Batch', apiVersion: 'v2', data: { batchCode: 'BLANK-1', label: '   ' } });
-    assert.deepEqual([batch.status, batch.body.error.details], [400, [{ path: 'data.label', message: 'must hold a visible character, not only spaces' }]]);
+    assert.deepEqual([batch.status, batch.body.error.details], [400, [{ path: 'data.label', message: 'must hold a visible character, not only spaces or zero-width characters' }]]);
   });
 
   test('update-service adds a version; archive-service sets archiveStatus', async () => {
