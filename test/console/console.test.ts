@@ -461,6 +461,23 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     assert.equal(await page.getByTestId('bill-settlement').innerText(), 'PAID');
     await page.goto(`${h.url}/console/#/bills/${unpaid.bill_id}`);
     assert.match(await page.getByTestId('bill-settlement').innerText(), new RegExp(`^UNPAID: ${unpaid.total_due.replace(/(\.\d\d)0*$/, '$1').replace('.', '\\.')} DUE`));
+
+    // The cheque bounced: reversed from the payments list with its reason, the bill is open again.
+    await page.goto(`${h.url}/console/#/payments`);
+    await page.getByRole('button', { name: 'Reverse payment CONSOLE-PAID' }).click();
+    const reverse = page.getByRole('button', { name: 'Reverse payment', exact: true });
+    assert.equal(await reverse.isDisabled(), true, 'no reversal without a reason');
+    await page.getByRole('textbox', { name: 'Reason' }).fill('cheque bounced');
+    await reverse.click();
+    await page.getByText(/^Payment CONSOLE-PAID of .* reversed; the bills it paid are open again/).waitFor();
+    await page.getByText(/: cheque bounced$/).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Reverse payment CONSOLE-PAID' }).count(), 0, 'a payment is reversed once');
+    const stored = await h.db.query(`SELECT r.reason FROM payment p JOIN payment_reversal r USING (payment_id) WHERE p.reference = 'CONSOLE-PAID'`);
+    assert.deepEqual(stored.rows.map((r) => r.reason), ['cheque bounced']);
+    await page.goto(`${h.url}/console/#/bills/${paid.bill_id}`);
+    const settlement = page.getByTestId('bill-settlement');
+    for (let i = 0; i < 50 && !/^UNPAID/.test(await settlement.innerText()); i++) await page.waitForTimeout(100);
+    assert.match(await settlement.innerText(), /^UNPAID/);
   });
 
   test('a template shows its documents and bank accounts; a flat charge left unticked is not prorated, and a meter chosen again stays', async () => {

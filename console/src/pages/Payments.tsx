@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Anchor, Button, Card, Group, SimpleGrid, Stack, Tabs, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Button, Card, Group, Popover, SimpleGrid, Stack, Tabs, Text, TextInput, Title } from '@mantine/core';
 import { call, read, type Data } from '../api/client.ts';
 import { DataTable, Pager, type Column } from '../components/DataTable.tsx';
 import { Amount, StatusBadge, notifyDone, useSave } from '../components/feedback.tsx';
@@ -21,10 +21,64 @@ const paymentColumns: Column<Payment>[] = [
   { header: 'Amount', cell: ({ row }) => <Amount value={row.original.amount} />, meta: { align: 'right' } },
   { header: 'Applied', cell: ({ row }) => <Amount value={row.original.applied} />, meta: { align: 'right' } },
   { header: 'Unapplied', cell: ({ row }) => <Amount value={row.original.unapplied} />, meta: { align: 'right' } },
+  { header: 'Reversal', cell: ({ row }) => <Reversal payment={row.original} /> },
 ];
 
 export function PaymentsTable({ data, loading }: { data: Payment[] | undefined; loading: boolean }) {
   return <DataTable columns={paymentColumns} data={data} loading={loading} empty="No payment." />;
+}
+
+/**
+ * A reversed payment's reason and date; for a biller, a posted payment's "Reverse" (a bounced
+ * cheque, a chargeback: reverse-payment), with its reason and ledger date. Before, a payment
+ * keyed against the wrong account could only be undone through the API (an officer's walk).
+ */
+function Reversal({ payment }: { payment: Payment }) {
+  const { can } = useSession();
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [f, setF] = useState({ reason: '', reversalDate: '' });
+  const { errors, busy, run } = useSave((p) => p in f);
+  if (payment.reversal) return <Text size="sm">{`${payment.reversal.reversalDate}: ${payment.reversal.reason}`}</Text>;
+  if (!can('biller') || payment.status !== 'Posted') return null;
+  const reverse = () =>
+    run(async () => {
+      await call('/billing/payments/reverse-payment', {
+        method: 'Update',
+        action: 'Reverse Payment',
+        apiVersion: 'v2',
+        data: { paymentID: payment.paymentID, reason: f.reason.trim(), ...(f.reversalDate.trim() ? { reversalDate: f.reversalDate.trim() } : {}) },
+      });
+      notifyDone(`Payment ${payment.reference} of ${payment.amount} reversed; the bills it paid are open again.`);
+      setOpen(false);
+      setF({ reason: '', reversalDate: '' });
+      // The account's balance, its bills and the ageing moved with it.
+      await queryClient.invalidateQueries();
+    });
+  return (
+    <Popover opened={open} onChange={setOpen} trapFocus withArrow shadow="md" position="bottom-end">
+      <Popover.Target>
+        <Button size="compact-xs" variant="subtle" color="red" aria-label={`Reverse payment ${payment.reference}`} onClick={() => setOpen((o) => !o)}>
+          Reverse
+        </Button>
+      </Popover.Target>
+      <Popover.Dropdown>
+        <Stack gap="xs" w={280}>
+          <Text size="sm">Reverse payment {payment.reference} of {payment.amount}: a reversing ledger entry; the bills it paid are open again. A payment is reversed once.</Text>
+          <TextInput label="Reason" required placeholder="a bounced cheque" value={f.reason} onChange={(e) => setF({ ...f, reason: e.currentTarget.value })} error={errors.reason} />
+          <TextInput label="Reversal date" placeholder="today" description="dd/mm/yyyy" value={f.reversalDate} onChange={(e) => setF({ ...f, reversalDate: e.currentTarget.value })} error={errors.reversalDate} />
+          <Group gap="xs">
+            <Button size="xs" color="red" loading={busy} disabled={f.reason.trim() === ''} onClick={() => void reverse()}>
+              Reverse payment
+            </Button>
+            <Button size="xs" variant="default" onClick={() => setOpen(false)}>
+              Keep it
+            </Button>
+          </Group>
+        </Stack>
+      </Popover.Dropdown>
+    </Popover>
+  );
 }
 
 const agedColumns: Column<Aged>[] = [
