@@ -14,7 +14,11 @@ export const NO_NUL = '^[^\\x00]*$';
 // (or a value read backwards on screen), so a clerk cannot type back what is shown.
 // The characters themselves, not \u escapes, go into the pattern: every regex dialect of a
 // client generated from the OpenAPI document reads a literal character (Go's RE2 has no \u).
-export const INVISIBLE = '\\x00-\\x1f\\x7f-\\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufeff\ufff9-\ufffb';
+// Except the line and paragraph separators (U+2028, U+2029), written as the escapes \u2028
+// and \u2029: JavaScript ends a regular-expression literal at a raw one, and the zod
+// generators (openapi-zod-client, @hey-api/openapi-ts) write every pattern as a literal, so
+// their generated clients did not parse (an outside check, test/http/typedClients.test.ts).
+export const INVISIBLE = '\\x00-\\x1f\\x7f-\\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\\u2028\\u2029\u202a-\u202e\u2060-\u206f\u3164\ufeff\ufff9-\ufffb';
 // In an identifier also the combining grapheme joiner and the variation selectors (U+034F,
 // U+FE00-U+FE0F): zero-width, "A\u034fB" shows as "AB" (an outside review). Not in INVISIBLE
 // itself, which bounds names: an emoji's U+FE0F ends "Ana ❤️". Plane 14's tag characters are
