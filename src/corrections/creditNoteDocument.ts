@@ -64,11 +64,16 @@ export async function creditNoteData(db: Queryable, appCode: number, creditNoteI
 
 let compiled: ReturnType<typeof compileInvoice> | undefined;
 
+/** The credit note's layout blocks: its PDF's, and its pages in a print extract (documents/printExtract.ts). */
+export async function creditNoteBlocks(data: CreditNoteDocumentData) {
+  compiled ??= compileInvoice({ body: DEFAULT_CREDIT_NOTE_BODY });
+  return invoiceBlocks(compiled, data);
+}
+
 /** The credit note's PDF from its data, dated with the note's date (the same bytes every time). */
 export async function renderCreditNote(data: CreditNoteDocumentData): Promise<Buffer> {
-  compiled ??= compileInvoice({ body: DEFAULT_CREDIT_NOTE_BODY });
   const [d, mo, y] = data.creditNote.date.split('/');
-  return renderPdf(await invoiceBlocks(compiled, data), {
+  return renderPdf(await creditNoteBlocks(data), {
     title: `Credit note ${data.creditNote.number}`,
     author: data.app.name,
     creationDate: new Date(`${y}-${mo}-${d}T00:00:00Z`),

@@ -1,6 +1,7 @@
 // A term's print extract for a print house: every bill's printable fields as one
 // streamed CSV or JSON-lines file, or all its documents as one PDF. Read a page of
-// bills at a time, so a term of a million bills streams in flat memory.
+// bills at a time, so a term of a million bills streams in flat memory. And the credit
+// notes of a span of days, the same way (get-credit-note-extract).
 import { PassThrough, Readable } from 'node:stream';
 import type pg from 'pg';
 import { notFound } from '../errors.ts';
@@ -10,6 +11,7 @@ import { resolveTemplate } from './resolveTemplate.ts';
 import { compileInvoice, invoiceBlocks, pdfMeta } from './render.ts';
 import { renderPdfStream } from './pdf.ts';
 import { csvField } from '../csv.ts';
+import { creditNoteBlocks, creditNoteData, type CreditNoteDocumentData } from '../corrections/creditNoteDocument.ts';
 
 const PAGE = 1000;
 
@@ -96,3 +98,83 @@ export async function printExtract(db: pg.Pool, appCode: number, o: ExtractOptio
 
 // The extract's own creation date is fixed like a bill's: the same term gives the same file.
 const emptyMeta = { app: { name: 'billrun', address: '', currency: '' }, bill: { number: '', date: '01/01/2000' } } as Parameters<typeof pdfMeta>[0];
+
+export const CREDIT_NOTE_COLUMNS = [
+  'creditNoteID', 'creditNoteNumber', 'creditNoteDate', 'billNumber', 'rebillNumber', 'accountNumber', 'accountName', 'address', 'email',
+  'deliveryPreference', 'charges', 'tax', 'amount', 'currency', 'reason',
+] as const;
+
+export type CreditNoteExtractOptions = { from: string; to: string; format: 'csv' | 'jsonl' | 'pdf'; only?: 'print' };
+
+/**
+ * The credit notes dated from `from` to `to` (both included), a page at a time in number
+ * order, each with what its document prints. A print-only customer's credit note reached
+ * nobody: it is e-mailed to accounts that take e-mail (docs/corrections.md), and the term's
+ * extract holds bills only (an earlier session's note).
+ */
+async function* creditNotePages(db: pg.Pool, appCode: number, o: CreditNoteExtractOptions): AsyncGenerator<{ id: string; data: CreditNoteDocumentData; deliveryPreference: string }[]> {
+  let after = '0';
+  for (;;) {
+    const ids = await db.query<{ credit_note_id: string; delivery_preference: string }>(
+      `SELECT cn.credit_note_id, ac.delivery_preference FROM credit_note cn JOIN account ac ON ac.account_id = cn.account_id
+        WHERE cn.app_code = $1 AND cn.credit_date BETWEEN $2::date AND $3::date AND cn.credit_note_id > $4
+          AND (NOT $6 OR ac.delivery_preference IN ('print', 'both'))
+        ORDER BY cn.credit_note_id LIMIT $5`,
+      [appCode, o.from, o.to, after, PAGE, o.only === 'print'],
+    );
+    if (ids.rows.length === 0) return;
+    after = ids.rows.at(-1)!.credit_note_id;
+    const page = [];
+    for (const r of ids.rows) {
+      const data = await creditNoteData(db, appCode, Number(r.credit_note_id));
+      if (data) page.push({ id: r.credit_note_id, data, deliveryPreference: r.delivery_preference });
+    }
+    yield page;
+  }
+}
+
+function creditNoteRecord(n: { id: string; data: CreditNoteDocumentData; deliveryPreference: string }) {
+  const { creditNote, bill, account, app } = n.data;
+  return {
+    creditNoteID: Number(n.id),
+    creditNoteNumber: Number(creditNote.number),
+    creditNoteDate: creditNote.date,
+    billNumber: Number(bill.number),
+    rebillNumber: creditNote.rebillNumber === '' ? null : Number(creditNote.rebillNumber),
+    accountNumber: account.number,
+    accountName: account.name,
+    address: account.address,
+    email: account.email,
+    deliveryPreference: n.deliveryPreference,
+    charges: creditNote.charges,
+    tax: creditNote.tax,
+    amount: creditNote.amount,
+    currency: app.currency,
+    reason: creditNote.reason,
+  };
+}
+
+/** get-credit-note-extract: the credit notes of a span of days for a print house, as the term's extract gives its bills. */
+export function creditNoteExtract(db: pg.Pool, appCode: number, o: CreditNoteExtractOptions): RawAnswer {
+  if (o.format === 'pdf') {
+    const out = new PassThrough();
+    async function* documents() {
+      for await (const page of creditNotePages(db, appCode, o)) for (const n of page) yield await creditNoteBlocks(n.data);
+    }
+    renderPdfStream(documents(), { ...pdfMeta(emptyMeta), title: `Credit notes ${o.from} to ${o.to}` }, out).catch((err) => out.destroy(err));
+    return { type: 'application/pdf', payload: out };
+  }
+  async function* lines() {
+    if (o.format === 'csv') yield CREDIT_NOTE_COLUMNS.join(',') + '\r\n';
+    for await (const page of creditNotePages(db, appCode, o)) {
+      let chunk = '';
+      for (const n of page) {
+        const rec = creditNoteRecord(n);
+        if (o.format === 'csv') chunk += CREDIT_NOTE_COLUMNS.map((c) => csvField(rec[c])).join(',') + '\r\n';
+        else chunk += JSON.stringify({ ...rec, lines: n.data.creditNote.lines.map(({ explanation: _, ...l }) => l) }) + '\n';
+      }
+      yield chunk;
+    }
+  }
+  return { type: o.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8', payload: Readable.from(lines()) };
+}

@@ -5,7 +5,8 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, RawFile, requestSchema, type Services } from '../http/operation.ts';
-import { notFound } from '../errors.ts';
+import { type ErrorDetail, notFound, validationFailed } from '../errors.ts';
+import { dateText, daysBetween, readDate } from '../calendar/calendar.ts';
 import { ArchiveTemplateData, GetTemplatesData, MakeTemplateData, PreviewTemplateData, TemplateRecord, UpdateTemplateData } from './schemas.ts';
 import { makeDocumentTemplate } from './makeDocumentTemplate.ts';
 import { updateDocumentTemplate } from './updateDocumentTemplate.ts';
@@ -222,5 +223,34 @@ export async function documentRoutes(app: FastifyInstance, services: Services): 
     ),
     data: RawFile,
     handler: async (body, ctx) => (await import('./printExtract.ts')).printExtract(ctx.db, ctx.caller.appCode, body.data),
+  });
+
+  operation(app, services, {
+    path: '/billing/documents/get-credit-note-extract',
+    role: 'biller',
+    tag: TAG,
+    summary: "Credit notes' print extract",
+    description:
+      "The credit notes dated from `from` to `to` (dd/mm/yyyy, both included, at most 366 days; only: 'print' keeps accounts that take paper), in number order, streamed as CSV or JSON lines of their printable fields, or as one PDF of their documents: what a print house prints and posts beside the term's bills (a credit note is e-mailed only to accounts that take e-mail).",
+    raw: { types: ['text/csv', 'application/x-ndjson', 'application/pdf'] },
+    body: requestSchema(
+      { method: 'Retrieve', action: 'Retrieve Credit Note Extract' },
+      {
+        data: Type.Object(
+          { from: dateText('the first credit note date'), to: dateText('the last credit note date'), format: Type.Enum(['csv', 'jsonl', 'pdf']), only: Type.Optional(Type.Literal('print')) },
+          { additionalProperties: false },
+        ),
+      },
+    ),
+    data: RawFile,
+    handler: async (body, ctx) => {
+      const issues: ErrorDetail[] = [];
+      const from = readDate(body.data.from, 'data.from', issues);
+      const to = readDate(body.data.to, 'data.to', issues);
+      if (from !== null && to !== null && to < from) issues.push({ path: 'data.to', message: 'must not be before from' });
+      else if (from !== null && to !== null && daysBetween(from, to) > 366) issues.push({ path: 'data.to', message: 'must be at most 366 days after from' });
+      if (issues.length > 0) throw validationFailed(issues);
+      return (await import('./printExtract.ts')).creditNoteExtract(ctx.db, ctx.caller.appCode, { ...body.data, from: from!, to: to! });
+    },
   });
 }

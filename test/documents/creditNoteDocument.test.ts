@@ -109,6 +109,52 @@ describe("a credit note's document", { skip: needsPoppler() }, () => {
     assert.equal(missing.status, 404);
     assert.match(missing.bytes.toString(), /data\.creditNoteID/);
   });
+  // A print-only customer's credit note reached nobody: e-mailed only to accounts that take
+  // e-mail, and the term's print extract holds bills. The print house gets them by date.
+  test('the credit notes of a span of days for a print house: CSV, JSON lines and one PDF, print-only accounts when asked', async () => {
+    const extract = (data: Record<string, unknown>, token = h.tokens.biller) =>
+      fetchFile(h, '/billing/documents/get-credit-note-extract', docEnv('Retrieve', 'Retrieve Credit Note Extract', data), token);
+    const [note] = (await ok('/billing/bills/get-credit-notes', docEnv('Retrieve', 'Retrieve Credit Notes', {}), h.tokens.viewer)).creditNotes;
+    assert.ok(note, 'the test before made a credit note');
+    const january = { from: '01/01/2027', to: '31/01/2027' };
+
+    const csv = await extract({ ...january, format: 'csv' });
+    assert.equal(csv.status, 200, csv.bytes.toString());
+    assert.match(csv.type, /^text\/csv/);
+    const rows = csv.bytes.toString().trimEnd().split('\r\n');
+    assert.equal(rows[0], 'creditNoteID,creditNoteNumber,creditNoteDate,billNumber,rebillNumber,accountNumber,accountName,address,email,deliveryPreference,charges,tax,amount,currency,reason');
+    assert.equal(rows.length, 2, csv.bytes.toString());
+    assert.ok(rows[1]!.startsWith(`${note.creditNoteID},${note.creditNoteNumber},31/01/2027,`), rows[1]);
+    assert.ok(rows[1]!.endsWith(',print,-1470.00,-235.20,-1705.20,KES,misread meter'), rows[1]);
+
+    const jsonl = await extract({ ...january, format: 'jsonl' });
+    const [rec] = jsonl.bytes.toString().trimEnd().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual([rec.creditNoteNumber, rec.amount, rec.reason, rec.lines.map((l: any) => l.amount)], [note.creditNoteNumber, '-1705.20', 'misread meter', ['-150.00', '-1200.00', '-120.00', '-235.20']]);
+    assert.equal(typeof note.rebillNumber, 'number');
+    assert.equal(rec.rebillNumber, note.rebillNumber);
+
+    const pdf = await extract({ ...january, format: 'pdf' });
+    assert.equal(pdf.type, 'application/pdf');
+    const text = pdfText(pdf.bytes);
+    assert.ok(text.includes(`Credit note ${note.creditNoteNumber}`) && text.includes('Total credited: -1705.20'), text);
+
+    // only: 'print' leaves out an account that takes e-mail only; another span, another app: nothing.
+    await h.db.query(`UPDATE account SET delivery_preference = 'email', email = 'c@a.test' WHERE account_id = $1`, [note.accountID]);
+    assert.equal((await extract({ ...january, format: 'csv', only: 'print' })).bytes.toString().trimEnd().split('\r\n').length, 1);
+    assert.equal((await extract({ ...january, format: 'csv' })).bytes.toString().trimEnd().split('\r\n').length, 2);
+    assert.equal((await extract({ from: '01/12/2026', to: '31/12/2026', format: 'csv' })).bytes.toString().trimEnd().split('\r\n').length, 1);
+    assert.equal((await extract({ ...january, format: 'csv' }, h.tokens.otherAdmin)).bytes.toString().trimEnd().split('\r\n').length, 1);
+    await h.db.query(`UPDATE account SET delivery_preference = 'print' WHERE account_id = $1`, [note.accountID]);
+
+    // Refused on their fields: a span that runs backwards or past a year, a date that is not one; a viewer.
+    const backwards = await extract({ from: '31/01/2027', to: '01/01/2027', format: 'csv' });
+    assert.equal(backwards.status, 400);
+    assert.match(backwards.bytes.toString(), /data\.to/);
+    assert.match((await extract({ from: '01/01/2025', to: '31/01/2027', format: 'csv' })).bytes.toString(), /at most 366 days/);
+    assert.match((await extract({ from: '31/02/2027', to: '31/03/2027', format: 'csv' })).bytes.toString(), /data\.from/);
+    assert.equal((await extract({ ...january, format: 'csv' }, h.tokens.viewer)).status, 403);
+  });
+
   // A reviewer's case: a payment made while a term waited to be posted fell into neither
   // bill's window (the window ran from the earlier bill's posting, not its rating).
   test("the next bill lists what moved the account since the last one, a payment made before that one was posted included", async () => {

@@ -191,6 +191,7 @@ export const EXAMPLES: Record<string, Example> = {
   // Nothing is missing or failed, so the allowed call queues no job.
   '/billing/documents/render-bill-documents': { role: 'biller', body: (r) => env('Update', 'Render Bill Documents', { termID: r.termID }) },
   '/billing/documents/get-print-extract': { role: 'biller', body: (r) => env('Retrieve', 'Retrieve Print Extract', { termID: r.termID, format: 'jsonl' }) },
+  '/billing/documents/get-credit-note-extract': { role: 'biller', body: () => env('Retrieve', 'Retrieve Credit Note Extract', { from: '01/01/2027', to: '31/01/2027', format: 'jsonl', only: 'print' }) },
   '/billing/deliveries/get-deliveries': { role: 'viewer', body: (r) => env('Retrieve', 'Retrieve Deliveries', { termID: r.termID, billID: r.billID, deliveryID: r.deliveryID, status: 'sent' }) },
   '/billing/deliveries/resend-delivery': { role: 'biller', body: (r) => env('Update', 'Resend Delivery', { deliveryID: r.deliveryID }) },
   '/admin/get-app': { role: 'admin', body: () => env('Retrieve', 'Retrieve App', {}) },
