@@ -312,6 +312,18 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByText(/Cancelled by credit note \d+ on/).waitFor();
     assert.match(await page.getByTestId('corrections').innerText(), /Reason: Meter misread[\s\S]*Replaced by its rebill/);
     await snap('bill-cancelled');
+
+    // The credit note for the print house, from the bills page: this month's notes as CSV.
+    await page.goto(`${h.url}/console/#/bills`);
+    const notes = page.getByTestId('credit-note-extract');
+    assert.deepEqual([await notes.getByRole('textbox', { name: 'From' }).inputValue(), await notes.getByRole('textbox', { name: 'To' }).inputValue()], ['01/01/2027', '31/01/2027']);
+    await notes.getByRole('checkbox', { name: 'Only the accounts that take paper' }).uncheck();
+    const noteFile = page.waitForEvent('download');
+    await notes.getByRole('button', { name: 'CSV', exact: true }).click();
+    const noteCsv = fs.readFileSync(await (await noteFile).path(), 'utf8').trim().split(/\r?\n/);
+    await snap('bills-credit-notes');
+    assert.match(noteCsv[0]!, /^creditNoteID,creditNoteNumber,creditNoteDate,billNumber,rebillNumber/);
+    assert.ok(noteCsv.some((l) => l.includes(`,${corrected.bill_number},`) && l.endsWith(',Meter misread')), noteCsv.join('\n'));
   });
 
   // From a first-time officer's walk: a customer who joins between imports, a suspension and a

@@ -1,6 +1,6 @@
 // An outside review over HTTP (2026-11-27): each test shows one defect found by a hostile
 // or unusual client, asserting what interface.md / product.md (and the service's own
-// documented rules in /openapi.json) say should happen. They fail until the defect is fixed.
+// documented rules in /openapi.json) say should happen. Each failed when written; each defect is fixed (docs/hardening.md, "An outside review").
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from '../support/harness.ts';

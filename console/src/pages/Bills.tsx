@@ -6,6 +6,8 @@ import { Group, NumberInput, Select, Stack, Text, TextInput, Title } from '@mant
 import { read, type Data } from '../api/client.ts';
 import { DataTable, KeysetPager, type Column } from '../components/DataTable.tsx';
 import { Amount, StatusBadge } from '../components/feedback.tsx';
+import { useSession } from '../session.tsx';
+import { CreditNoteExtract } from './bill/CreditNoteExtract.tsx';
 
 export type Bill = Data<'/billing/bills/get-bills'>['bills'][number];
 const PAGE = 50;
@@ -56,6 +58,7 @@ export function BillsTable({ filter }: { filter: { termID?: number; accountID?: 
 }
 
 export function Bills() {
+  const { can, app } = useSession();
   const [params, setParams] = useSearchParams();
   const num = (k: string) => (params.get(k) ? Number(params.get(k)) : undefined);
   const termID = num('termID');
@@ -85,6 +88,7 @@ export function Bills() {
       ) : (
         <Text c="dimmed">Give a term, an account or a bill number (or open a bill run and follow its bills link).</Text>
       )}
+      {can('biller') && app && <CreditNoteExtract key={app.today} today={app.today} />}
     </Stack>
   );
 }

@@ -5,15 +5,15 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Checkbox, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { call, fetchFile, read } from '../../api/client.ts';
 import { DataTable, type Column } from '../../components/DataTable.tsx';
-import { downloadBlob } from '../../components/download.ts';
+import { ExtractButtons } from '../../components/ExtractButtons.tsx';
 import { notifyDone, notifyError, StatusBadge } from '../../components/feedback.tsx';
 import type { BillDocument } from '../bill/DocumentPanel.tsx';
 
 const FAILED_SHOWN = 100;
 const FORMATS = [
-  { format: 'csv', label: 'CSV', ext: 'csv' },
-  { format: 'jsonl', label: 'JSON lines', ext: 'jsonl' },
-  { format: 'pdf', label: 'PDF of every bill', ext: 'pdf' },
+  { format: 'csv', label: 'CSV' },
+  { format: 'jsonl', label: 'JSON lines' },
+  { format: 'pdf', label: 'PDF of every bill' },
 ] as const;
 
 const failedColumns: Column<BillDocument>[] = [
@@ -37,23 +37,6 @@ export function DocumentsPanel({ termID, canWrite }: { termID: number; canWrite:
   const pending = useDocuments(termID, 'pending', 1);
   const failed = useDocuments(termID, 'failed', FAILED_SHOWN);
   const [onlyPrint, setOnlyPrint] = useState(false);
-  const [busy, setBusy] = useState<string | null>(null);
-  const extract = async (f: (typeof FORMATS)[number]) => {
-    setBusy(f.format);
-    try {
-      const { blob } = await fetchFile('/billing/documents/get-print-extract', {
-        method: 'Retrieve',
-        action: 'Retrieve Print Extract',
-        apiVersion: 'v2',
-        data: { termID, format: f.format, ...(onlyPrint ? { only: 'print' as const } : {}) },
-      });
-      downloadBlob(`term-${termID}${onlyPrint ? '-print' : ''}.${f.ext}`, blob);
-    } catch (err) {
-      notifyError(err);
-    } finally {
-      setBusy(null);
-    }
-  };
   const renderAgain = async () => {
     try {
       const { headers } = await call('/billing/documents/render-bill-documents', { method: 'Update', action: 'Render Bill Documents', apiVersion: 'v2', data: { termID } });
@@ -91,11 +74,13 @@ export function DocumentsPanel({ termID, canWrite }: { termID: number; canWrite:
           <>
             <Title order={5}>Print extract</Title>
             <Group gap="xs">
-              {FORMATS.map((f) => (
-                <Button key={f.format} size="xs" variant="default" loading={busy === f.format} disabled={busy !== null} onClick={() => void extract(f)}>
-                  {f.label}
-                </Button>
-              ))}
+              <ExtractButtons
+                formats={FORMATS}
+                name={`term-${termID}${onlyPrint ? '-print' : ''}`}
+                fetch={(format) =>
+                  fetchFile('/billing/documents/get-print-extract', { method: 'Retrieve', action: 'Retrieve Print Extract', apiVersion: 'v2', data: { termID, format, ...(onlyPrint ? { only: 'print' as const } : {}) } })
+                }
+              />
               <Checkbox size="xs" label="Only the accounts that take paper" checked={onlyPrint} onChange={(e) => setOnlyPrint(e.currentTarget.checked)} />
             </Group>
           </>
