@@ -566,6 +566,33 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     assert.deepEqual(stored.meteredInputs.map((m: { conversion?: unknown }) => m.conversion), base.meteredInputs!.map(() => conversion));
   });
 
+  // A customer moving to another tariff took the API (move-subscription): now a row's "Move".
+  test('a subscription moved to another template from its row: the old one ends the day before, the new one starts that day', async () => {
+    const env = (method: string, action: string, data: object) => ({ method, action, apiVersion: 'v2', data });
+    assert.equal((await h.post('/billing/accounts/make-account', env('Create', 'Create Account', { accountNumber: 'MV-1', name: 'Moving Customer' }), h.tokens.biller)).status, 200);
+    const sub = await h.post('/billing/subscriptions/make-subscription', env('Create', 'Create Subscription', { accountNumber: 'MV-1', serviceCode: 'WATER', batchCode: 'ZONE-A', startDate: '01/01/2026', openingReadings: { METER: '10' } }), h.tokens.biller);
+    assert.equal(sub.status, 200, JSON.stringify(sub.body));
+    const id = sub.headers.get('x-billrun-subscription-id')!;
+    const account = (await h.db.query("SELECT account_id FROM account WHERE account_number = 'MV-1'")).rows[0].account_id;
+    await page.goto(`${h.url}/console/#/accounts/${account}`);
+    const subs = page.getByTestId('subscriptions-table');
+    await subs.getByRole('button', { name: `move subscription ${id}` }).click();
+    await choose(page, 'Template', 'THERMS: Gas in therms');
+    assert.equal(await page.getByRole('combobox', { name: 'Batch', exact: true }).inputValue(), 'ZONE-G', "the new template's only batch");
+    await page.getByRole('textbox', { name: 'First day of the new one' }).fill('01/01/2027');
+    await page.getByRole('button', { name: 'Move', exact: true }).click();
+    await page.getByText(new RegExp(`^Subscription ${id} moved: it ends the day before 01/01/2027; subscription \\d+ \\(THERMS, ZONE-G\\) starts that day`)).waitFor();
+    const rows = await h.db.query(
+      `SELECT s.service_code, t.batch_code, to_char(x.start_date, 'DD/MM/YYYY') AS start, to_char(x.end_date, 'DD/MM/YYYY') AS end
+         FROM subscription x JOIN service s USING (service_id) JOIN batch t USING (batch_id) JOIN account a USING (account_id)
+        WHERE a.account_number = 'MV-1' ORDER BY x.subscription_id`,
+    );
+    assert.deepEqual(rows.rows, [
+      { service_code: 'WATER', batch_code: 'ZONE-A', start: '01/01/2026', end: '31/12/2026' },
+      { service_code: 'THERMS', batch_code: 'ZONE-G', start: '01/01/2027', end: null },
+    ]);
+  });
+
   test("a run scheduled with the date-time picker runs at that wall-clock time in the app's zone; cancelled, its job goes", async () => {
     const earlier = previousMonth(new Date(`${month.start}T00:00:00Z`));
     const made = await h.post('/billing/terms/make-term', {

@@ -12,7 +12,7 @@ import { BillsTable } from './Bills.tsx';
 import { PaymentsTable } from './Payments.tsx';
 import { AddReading, CorrectReading } from './account/ReadingForms.tsx';
 import { EditAccount } from './account/EditAccount.tsx';
-import { ChangeSubscription, NewSubscription, SubscriptionHistory, changesOf, type Change } from './account/SubscriptionForms.tsx';
+import { ChangeSubscription, MoveSubscription, NewSubscription, SubscriptionHistory, changesOf, type Change } from './account/SubscriptionForms.tsx';
 import { useSession } from '../session.tsx';
 import { useTemplates } from '../api/queries.ts';
 
@@ -202,7 +202,8 @@ function Subscriptions({ accountID, account, subscriptions, canEdit }: { account
         </Group>
       )}
       {adding && <NewSubscription account={account} onDone={() => setAdding(false)} />}
-      {target && changing && <ChangeSubscription key={`${changing.id}-${changing.change}`} accountID={accountID} subscription={target} change={changing.change} onDone={() => setChanging(null)} />}
+      {target && changing && changing.change === 'move' && <MoveSubscription key={`${changing.id}-move`} accountID={accountID} subscription={target} onDone={() => setChanging(null)} />}
+      {target && changing && changing.change !== 'move' && <ChangeSubscription key={`${changing.id}-${changing.change}`} accountID={accountID} subscription={target} change={changing.change} onDone={() => setChanging(null)} />}
       <DataTable columns={columns} data={subscriptions} empty="No subscription." testId="subscriptions-table" />
       {history !== null && <SubscriptionHistory key={history} subscriptionID={history} onClose={() => setHistory(null)} />}
     </Stack>
