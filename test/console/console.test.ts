@@ -591,6 +591,17 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
       { service_code: 'WATER', batch_code: 'ZONE-A', start: '01/01/2026', end: '31/12/2026' },
       { service_code: 'THERMS', batch_code: 'ZONE-G', start: '01/01/2027', end: null },
     ]);
+
+    // A document seen after the connection, recorded on the new subscription from its row.
+    const moved = (await h.db.query("SELECT x.subscription_id FROM subscription x JOIN account a USING (account_id) WHERE a.account_number = 'MV-1' AND x.end_date IS NULL")).rows[0].subscription_id;
+    await subs.getByRole('button', { name: `documents subscription ${moved}` }).click();
+    const docName = page.getByRole('combobox', { name: 'Document', exact: true });
+    await docName.fill('Title deed');
+    await page.getByRole('textbox', { name: 'Reference', exact: true }).fill('LR-2041');
+    await page.getByRole('textbox', { name: 'Date', exact: true }).fill('15/01/2027');
+    await page.getByRole('button', { name: 'Record', exact: true }).click();
+    await page.getByText(`Title deed LR-2041 of 15/01/2027 recorded on subscription ${moved}.`).waitFor();
+    await subs.getByRole('cell', { name: 'Title deed: LR-2041 (15/01/2027)' }).waitFor();
   });
 
   test("a run scheduled with the date-time picker runs at that wall-clock time in the app's zone; cancelled, its job goes", async () => {

@@ -12,7 +12,7 @@ import { BillsTable } from './Bills.tsx';
 import { PaymentsTable } from './Payments.tsx';
 import { AddReading, CorrectReading } from './account/ReadingForms.tsx';
 import { EditAccount } from './account/EditAccount.tsx';
-import { ChangeSubscription, MoveSubscription, NewSubscription, SubscriptionHistory, changesOf, type Change } from './account/SubscriptionForms.tsx';
+import { ChangeSubscription, MoveSubscription, NewSubscription, RecordDocument, SubscriptionHistory, changesOf, type Change } from './account/SubscriptionForms.tsx';
 import { useSession } from '../session.tsx';
 import { useTemplates } from '../api/queries.ts';
 
@@ -28,6 +28,7 @@ const subColumns: Column<Subscription>[] = [
   { header: 'To', cell: ({ row }) => row.original.endDate ?? '—' },
   { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
   { header: 'Connection', cell: ({ row }) => Object.entries(row.original.connectionInputs).map(([k, v]) => `${k}: ${String(v)}`).join(', ') },
+  { header: 'Documents', cell: ({ row }) => row.original.documents.map((d) => `${d.name}: ${d.reference} (${d.date})`).join(', ') || '—' },
 ];
 
 const readingColumns = (correcting: number | null, setCorrecting: ((id: number | null) => void) | null): Column<Reading>[] => [
@@ -203,7 +204,8 @@ function Subscriptions({ accountID, account, subscriptions, canEdit }: { account
       )}
       {adding && <NewSubscription account={account} onDone={() => setAdding(false)} />}
       {target && changing && changing.change === 'move' && <MoveSubscription key={`${changing.id}-move`} accountID={accountID} subscription={target} onDone={() => setChanging(null)} />}
-      {target && changing && changing.change !== 'move' && <ChangeSubscription key={`${changing.id}-${changing.change}`} accountID={accountID} subscription={target} change={changing.change} onDone={() => setChanging(null)} />}
+      {target && changing && changing.change === 'documents' && <RecordDocument key={`${changing.id}-documents`} accountID={accountID} subscription={target} onDone={() => setChanging(null)} />}
+      {target && changing && changing.change !== 'move' && changing.change !== 'documents' && <ChangeSubscription key={`${changing.id}-${changing.change}`} accountID={accountID} subscription={target} change={changing.change} onDone={() => setChanging(null)} />}
       <DataTable columns={columns} data={subscriptions} empty="No subscription." testId="subscriptions-table" />
       {history !== null && <SubscriptionHistory key={history} subscriptionID={history} onClose={() => setHistory(null)} />}
     </Stack>

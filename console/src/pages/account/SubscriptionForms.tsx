@@ -3,7 +3,7 @@
 // was API-only: an officer connecting a customer between imports had to leave for curl.
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Checkbox, Group, Loader, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Autocomplete, Button, Card, Checkbox, Group, Loader, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { call, read, type Data } from '../../api/client.ts';
 import { useTemplates } from '../../api/queries.ts';
 import { appTodayApi } from '../../api/dates.ts';
@@ -126,9 +126,9 @@ export function NewSubscription({ account, onDone }: { account: Account; onDone:
   );
 }
 
-export type Change = 'suspend' | 'resume' | 'terminate' | 'move';
+export type Change = 'suspend' | 'resume' | 'terminate' | 'move' | 'documents';
 
-const CHANGES: Record<Exclude<Change, 'move'>, { title: string; action: 'Suspend Subscription' | 'Resume Subscription' | 'Terminate Subscription'; dateLabel: string; note: string; done: (id: number, date: string) => string }> = {
+const CHANGES: Record<Exclude<Change, 'move' | 'documents'>, { title: string; action: 'Suspend Subscription' | 'Resume Subscription' | 'Terminate Subscription'; dateLabel: string; note: string; done: (id: number, date: string) => string }> = {
   suspend: {
     title: 'Suspend',
     action: 'Suspend Subscription',
@@ -147,9 +147,9 @@ const CHANGES: Record<Exclude<Change, 'move'>, { title: string; action: 'Suspend
 };
 
 /** The changes a subscription in this status can take. */
-export const changesOf = (status: string): Change[] => (status === 'active' ? ['suspend', 'move', 'terminate'] : status === 'suspended' ? ['resume', 'terminate'] : []);
+export const changesOf = (status: string): Change[] => (status === 'active' ? ['suspend', 'move', 'documents', 'terminate'] : status === 'suspended' ? ['resume', 'documents', 'terminate'] : []);
 
-export function ChangeSubscription({ accountID, subscription, change, onDone }: { accountID: number; subscription: Subscription; change: Exclude<Change, 'move'>; onDone: () => void }) {
+export function ChangeSubscription({ accountID, subscription, change, onDone }: { accountID: number; subscription: Subscription; change: Exclude<Change, 'move' | 'documents'>; onDone: () => void }) {
   const { app } = useSession();
   const queryClient = useQueryClient();
   const [date, setDate] = useState(appTodayApi(app));
@@ -255,6 +255,52 @@ export function MoveSubscription({ accountID, subscription, onDone }: { accountI
           </Text>
         )}
         <FormActions submit="Move" busy={busy} onCancel={onDone} disabled={unchanged || batch === null} />
+      </form>
+    </Card>
+  );
+}
+
+/**
+ * A document recorded on a live subscription (record-documents): a deed or an ID seen after
+ * the connection, or one renewed (recorded again, it replaces the reference and date; the
+ * history keeps what it replaced). The template's required documents are offered by name.
+ */
+export function RecordDocument({ accountID, subscription, onDone }: { accountID: number; subscription: Subscription; onDone: () => void }) {
+  const { app } = useSession();
+  const queryClient = useQueryClient();
+  const templates = useTemplates();
+  const required = templates.data?.services.find((t) => t.serviceCode === subscription.serviceCode)?.requiredDocs ?? [];
+  const [f, setF] = useState({ name: '', reference: '', date: appTodayApi(app) });
+  // The one document's errors under its fields (data.documents[0].name ...); any other is notified.
+  const { errors, busy, run } = useSave((p) => ['name', 'reference', 'date'].includes(p), 'data.documents[0].');
+  const save = (e: React.FormEvent) => {
+    e.preventDefault();
+    void run(async () => {
+      await call('/billing/subscriptions/record-documents', {
+        method: 'Update',
+        action: 'Record Subscription Documents',
+        apiVersion: 'v2',
+        data: { subscriptionID: subscription.subscriptionID, documents: [{ name: f.name.trim(), reference: f.reference.trim(), date: f.date.trim() }] },
+      });
+      notifyDone(`${f.name.trim()} ${f.reference.trim()} of ${f.date.trim()} recorded on subscription ${subscription.subscriptionID}.`);
+      await queryClient.invalidateQueries({ queryKey: ['account', accountID] });
+      await queryClient.invalidateQueries({ queryKey: ['subscription-history', subscription.subscriptionID] });
+      onDone();
+    });
+  };
+  return (
+    <Card withBorder>
+      <Title order={5}>Record a document on subscription {subscription.subscriptionID} ({subscription.serviceCode})</Title>
+      <Text size="sm" c="dimmed" mb="xs">
+        {required.length > 0 ? `Its template asks for: ${required.join(', ')}. ` : ''}A document recorded again replaces its reference and date; the history keeps the earlier ones.
+      </Text>
+      <form onSubmit={save}>
+        <Group align="flex-start">
+          <Autocomplete label="Document" required data={[...new Set([...required, ...subscription.documents.map((d) => d.name)])]} value={f.name} onChange={(v) => setF({ ...f, name: v })} error={errors.name} w={220} />
+          <TextInput label="Reference" required value={f.reference} onChange={(e) => setF({ ...f, reference: e.currentTarget.value })} error={errors.reference} />
+          <TextInput label="Date" description="dd/mm/yyyy" required value={f.date} onChange={(e) => setF({ ...f, date: e.currentTarget.value })} error={errors.date} w={130} />
+        </Group>
+        <FormActions submit="Record" busy={busy} onCancel={onDone} disabled={f.name.trim() === '' || f.reference.trim() === ''} />
       </form>
     </Card>
   );
