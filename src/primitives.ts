@@ -23,17 +23,20 @@ export const INVISIBLE = '\\x00-\\x1f\\x7f-\\x9f\u00ad\u061c\u115f\u1160\u180e\u
 // U+FE00-U+FE0F): zero-width, "A\u034fB" shows as "AB" (an outside review). Not in INVISIBLE
 // itself, which bounds names: an emoji's U+FE0F ends "Ana ❤️". Plane 14's tag characters are
 // refused in every string of a request body (http/body.ts): no BMP-only pattern can hold them.
-const INVISIBLE_IN_IDENTIFIER = `${INVISIBLE}\u034f\ufe00-\ufe0f`;
+export const INVISIBLE_IN_IDENTIFIER = `${INVISIBLE}\u034f\ufe00-\ufe0f`;
+/** Plane 14 (tag characters, variation selectors supplement): refused in any text a client sends, a request body's or an import file's. */
+export const TAG_CHARACTERS = /[\u{E0000}-\u{E0FFF}]/u;
+export const TAG_CHARACTER_MESSAGE = 'holds an invisible tag character (U+E0000 to U+E0FFF)';
 
 /**
  * A name or label a person reads (a template's, a component's, a batch's, a term's, a
  * document template's): not only spaces, no NUL. A fuzzer's "  " was taken for all of them
  * and printed as nothing on bills and in the console.
  */
-export const VISIBLE_TEXT = `^[^\\x00]*[^\\s${INVISIBLE}][^\\x00]*$`;
+export const VISIBLE_TEXT = `^[^\\x00]*[^\\s${INVISIBLE_IN_IDENTIFIER}][^\\x00]*$`;
 export const VISIBLE_TEXT_MESSAGE = 'must hold a visible character, not only spaces or zero-width characters';
 /** VISIBLE_TEXT on one line: no control character at all. */
-export const VISIBLE_LINE = `^[^\\x00-\\x1f]*[^\\s${INVISIBLE}][^\\x00-\\x1f]*$`;
+export const VISIBLE_LINE = `^[^\\x00-\\x1f]*[^\\s${INVISIBLE_IN_IDENTIFIER}][^\\x00-\\x1f]*$`;
 export const VISIBLE_LINE_MESSAGE = 'must hold a visible character, not only spaces or zero-width characters, and no control character (tab, line break)';
 
 /** The largest identifier: what a JavaScript client holds exactly (and far inside PostgreSQL's bigint). */

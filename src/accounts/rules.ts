@@ -2,11 +2,13 @@
 // these, and the bulk import checks each row with the same rules, so an account that
 // the API refuses cannot come in through a file.
 import type { ErrorDetail } from '../errors.ts';
-import { ACCOUNT_NUMBER, INVISIBLE, NO_NUL } from '../primitives.ts';
+import { ACCOUNT_NUMBER, INVISIBLE, INVISIBLE_IN_IDENTIFIER, NO_NUL } from '../primitives.ts';
 
-// A tab or line break in a name breaks every export of it. Its ends are visible: a name of
-// zero-width spaces printed as nothing on bills, as one of spaces did (an outside review).
-const LINE = `^[^\\s${INVISIBLE}](?:[^\\x00-\\x1f]*[^\\s${INVISIBLE}])?$`;
+// A tab or line break in a name breaks every export of it. Its ends are visible, and it holds a
+// character that is not zero-width: a name of zero-width spaces, or of a grapheme joiner or
+// variation selectors, printed as nothing on bills, as one of spaces did (outside reviews). An
+// emoji's selector may end one ("Ana ❤️").
+const LINE = `^(?=.*[^\\s${INVISIBLE_IN_IDENTIFIER}])[^\\s${INVISIBLE}](?:[^\\x00-\\x1f]*[^\\s${INVISIBLE}])?$`;
 export const NAME = { pattern: LINE, maxLength: 200 };
 export const NAME_MESSAGE = 'must be on one line, without leading or trailing spaces, control or zero-width characters';
 export const EMAIL = { pattern: '^[^\\s@\\x00-\\x1f]+@[^\\s@\\x00-\\x1f]+\\.[^\\s@\\x00-\\x1f]+$', maxLength: 254 };

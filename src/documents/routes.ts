@@ -248,7 +248,7 @@ export async function documentRoutes(app: FastifyInstance, services: Services): 
       const from = readDate(body.data.from, 'data.from', issues);
       const to = readDate(body.data.to, 'data.to', issues);
       if (from !== null && to !== null && to < from) issues.push({ path: 'data.to', message: 'must not be before from' });
-      else if (from !== null && to !== null && daysBetween(from, to) > 366) issues.push({ path: 'data.to', message: 'must be at most 366 days after from' });
+      else if (from !== null && to !== null && daysBetween(from, to) + 1 > 366) issues.push({ path: 'data.to', message: 'must make a span of at most 366 days, both included' });
       if (issues.length > 0) throw validationFailed(issues);
       return (await import('./printExtract.ts')).creditNoteExtract(ctx.db, ctx.caller.appCode, { ...body.data, from: from!, to: to! });
     },

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError, type ErrorDetail } from '../errors.ts';
 import { fieldPath } from './errors.ts';
+import { TAG_CHARACTER_MESSAGE, TAG_CHARACTERS } from '../primitives.ts';
 
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 // PostgreSQL's text (and jsonb) cannot hold U+0000: a string with it reached the database
@@ -15,7 +16,7 @@ const NUL_ESCAPE = /\\u0000/;
 // Plane 14 (tag characters, variation selectors supplement): invisible, and no pattern of the
 // OpenAPI document can name them (its patterns keep to the BMP, which every client's regex
 // dialect reads): "INV\u{E0041}1" made an account number that shows as "INV1" (an outside review).
-const PLANE_14 = /[\u{E0000}-\u{E0FFF}]/u;
+const PLANE_14 = TAG_CHARACTERS;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 // secure-json-parse refuses a "__proto__" key and "constructor" holding "prototype" (they
@@ -83,7 +84,7 @@ function badText(value: unknown, invalidUtf8: boolean): ErrorDetail[] {
       : s.includes('\u0000')
         ? 'holds a NUL character (\\u0000), which text cannot hold'
         : PLANE_14.test(s)
-          ? 'holds an invisible tag character (U+E0000 to U+E0FFF)'
+          ? TAG_CHARACTER_MESSAGE
           : undefined;
   const walk = (v: unknown, path: (string | number)[]) => {
     if (found.length >= 20) return;

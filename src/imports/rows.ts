@@ -5,6 +5,7 @@ import { Transform, type Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { jsonDocuments, type GivenDocument, type Inputs, type SubscriptionAccess } from '../subscriptions/check.ts';
 import type { ImportKind, RowError } from './store.ts';
+import { TAG_CHARACTER_MESSAGE, TAG_CHARACTERS } from '../primitives.ts';
 
 export type ImportRow = SubscriptionAccess & {
   /** CSV: the record number, the header being row 1. JSON: the index plus 1. */
@@ -63,6 +64,10 @@ export async function* csvRows(input: Readable, kind: ImportKind): AsyncGenerato
       const prefix = `rows[${row}].`;
       const problems: RowError[] = [];
       if (rec.some((v) => v.includes('\u0000'))) problems.push({ row, column: '', path: `rows[${row}]`, message: 'holds a NUL character, which no field may' });
+      // As a request body refuses them (http/body.ts): "TAGCSV\u{E0041}1" came in through a file and showed as "TAGCSV1".
+      rec.forEach((v, i) => {
+        if (TAG_CHARACTERS.test(v)) problems.push({ row, column: header![i] ?? '', path: `${prefix}${header![i] ?? ''}`, message: TAG_CHARACTER_MESSAGE });
+      });
       if (rec.length !== header.length) {
         problems.push({ row, column: '', path: `rows[${row}]`, message: `has ${rec.length} fields where the header has ${header.length}` });
       }
