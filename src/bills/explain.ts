@@ -24,6 +24,11 @@ export function lineDays(line: RatedLine): { version?: number; segment?: string;
 /** "x 1.037 = 75.701, 76 therm (rounded halfUp to 0 decimal(s))": a meter's consumption converted before it is priced. */
 function conversionWords(consumption: string, c: ConversionTrace): string {
   const exact = new Dec(consumption).times(c.factor);
+  if (c.earlier !== undefined) {
+    const total = exact.plus(c.earlier.exact);
+    const billed = new Dec(c.earlier.billed).plus(c.quantity).toFixed(c.decimals);
+    return `x ${c.factor} = ${exact.toFixed()}; with the ${c.earlier.exact} of the earlier parts ${total.toFixed()}, ${billed} ${c.unit} (rounded ${c.rounding} to ${c.decimals} decimal(s)), less ${c.earlier.billed} billed in them: ${c.quantity} ${c.unit}`;
+  }
   return `x ${c.factor} = ${exact.eq(c.quantity) ? `${c.quantity} ${c.unit}` : `${exact.toFixed()}, ${c.quantity} ${c.unit} (rounded ${c.rounding} to ${c.decimals} decimal(s))`}`;
 }
 

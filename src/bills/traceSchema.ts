@@ -27,6 +27,12 @@ const TierTrace = named(
     ),
     amount: Type.String({ description: 'quantity x rate + flat (or its share); rounded to the minor unit when the component rounds each tier (roundEachTier)' }),
     unrounded: Type.Optional(Type.String({ description: "with roundEachTier, where the rounding changed it: the tier's amount before it was rounded" })),
+    carried: Type.Optional(
+      Type.Object(
+        { unrounded: Text, rounded: Text },
+        { description: "with roundEachTier in a later segment, where it changed the amount: the same tier's earlier amounts, exact and billed; the amount is round(unrounded + this tier's) - rounded" },
+      ),
+    ),
   }),
 );
 
@@ -57,6 +63,12 @@ const ConversionTrace = named(
       decimals: Type.Integer(),
       rounding: Type.Union([Type.Literal('halfUp'), Type.Literal('down'), Type.Literal('up')]),
       quantity: Type.String({ description: 'consumption x factor, rounded to decimals: what the lines price' }),
+      earlier: Type.Optional(
+        Type.Object(
+          { exact: Text, billed: Text },
+          { description: "in a later segment, where it changed the quantity: the earlier parts converted and billed; the quantity is round(exact + this part x factor) - billed" },
+        ),
+      ),
     },
     { description: "a meter whose consumption is converted before it is priced (the meter's conversion)" },
   ),

@@ -129,14 +129,22 @@ export function meterConsumption(
  * as the utility's bill prints it (76 therms), not a factor folded into the rates, which
  * priced 75.701 therms and differed by cents.
  */
-export function billedQuantity(meter: PreparedMeteredInput, consumption: Dec): { quantity: Dec; unit: string; decimals: number; conversion?: ConversionTrace } {
+export function billedQuantity(
+  meter: PreparedMeteredInput,
+  consumption: Dec,
+  before?: ConvertedSoFar,
+): { quantity: Dec; unit: string; decimals: number; conversion?: ConversionTrace; soFar?: ConvertedSoFar } {
   const c = meter.conversion;
   if (c === null) return { quantity: consumption, unit: meter.unit, decimals: meter.decimals };
-  const quantity = roundMoney(consumption.times(c.factor), c.decimals, c.rounding);
-  return {
-    quantity,
-    unit: c.unit,
-    decimals: c.decimals,
-    conversion: { factor: c.factor.toFixed(), unit: c.unit, decimals: c.decimals, rounding: c.rounding, quantity: quantity.toFixed(c.decimals) },
-  };
+  const exact = consumption.times(c.factor);
+  const alone = roundMoney(exact, c.decimals, c.rounding);
+  // A later segment's part: rounded on the bill's running total (ConversionTrace.earlier).
+  const soFar = before === undefined ? { exact, billed: alone } : { exact: before.exact.plus(exact), billed: roundMoney(before.exact.plus(exact), c.decimals, c.rounding) };
+  const quantity = before === undefined ? alone : soFar.billed.minus(before.billed);
+  const conversion: ConversionTrace = { factor: c.factor.toFixed(), unit: c.unit, decimals: c.decimals, rounding: c.rounding, quantity: quantity.toFixed(c.decimals) };
+  if (before !== undefined && !quantity.eq(alone)) conversion.earlier = { exact: before.exact.toFixed(), billed: before.billed.toFixed(c.decimals) };
+  return { quantity, unit: c.unit, decimals: c.decimals, conversion, soFar };
 }
+
+/** A meter's parts of a bill converted so far: exact, and as billed (billedQuantity). */
+export type ConvertedSoFar = { exact: Dec; billed: Dec };

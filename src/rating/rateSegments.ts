@@ -5,7 +5,7 @@ import { dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
 import { checkAmountLimit, type Dec, formatMinorUnits, parseDecimal, ZERO } from './money.ts';
 import type { ModelContext, SegmentOfBill } from './models/context.ts';
-import { billedQuantity, forEachMeter, meterConsumption } from './meterReadings.ts';
+import { billedQuantity, type ConvertedSoFar, forEachMeter, meterConsumption } from './meterReadings.ts';
 import { type PreparedMeteredInput, type PreparedTariff, prepareTariff } from './prepareTariff.ts';
 import { type BillSegment, type RateBillInput, type RatedBill, readingDays, unmeteredQuantity, usesReadingPeriod } from './rateBill.ts';
 import { type LineSettings, type RatedLine, rateLine } from './rateLine.ts';
@@ -142,7 +142,11 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
   let tax = 0n;
   let daysBefore = 0;
   const sub = input.subscription;
+  // Each converted meter's parts so far (billedQuantity): a part is rounded on the running total.
+  const converted = new Map<string, ConvertedSoFar>();
   segments.forEach((seg, index) => {
+    // Converted once a segment, whichever of its lines asks first.
+    const billedHere = new Map<string, ReturnType<typeof billedQuantity>>();
     billSegments.push({ version: seg.version, start: seg.start, end: seg.end, days: seg.days, suspendedDays: seg.suspendedDays });
     if (seg.days === 0) return; // suspended throughout: nothing billed in it
     const tariff = prepared.get(seg.version) as PreparedTariff;
@@ -176,7 +180,12 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
         // A part shared by days has up to SPLIT_DECIMALS: shown as it is priced, at least to the meter's decimals.
         const partDecimals = Math.max(inp.decimals, consumption.decimalPlaces());
         // Converted by the segment's own version (a factor that changes with the version).
-        const billed = billedQuantity(inp, consumption);
+        let billed = billedHere.get(inp.code);
+        if (billed === undefined) {
+          billed = billedQuantity(inp, consumption, converted.get(inp.code));
+          if (billed.soFar !== undefined) converted.set(inp.code, billed.soFar);
+          billedHere.set(inp.code, billed);
+        }
         quantity = billed.quantity;
         const decimals = billed.conversion === undefined ? partDecimals : billed.decimals;
         source = { reading: trace, unit: billed.unit, decimals, segment };

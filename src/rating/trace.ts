@@ -27,7 +27,20 @@ export type ReadingTrace = {
 };
 
 /** consumption x factor, rounded to decimals by rounding: `quantity` in `unit` is what the lines price. */
-export type ConversionTrace = { factor: string; unit: string; decimals: number; rounding: 'halfUp' | 'down' | 'up'; quantity: string };
+export type ConversionTrace = {
+  factor: string;
+  unit: string;
+  decimals: number;
+  rounding: 'halfUp' | 'down' | 'up';
+  quantity: string;
+  /**
+   * In a later segment of a bill spanning a version change, where it changed the quantity: the
+   * bill's earlier parts converted (exact) and billed. The quantity is then rounded on the
+   * running total, round(exact before + this part x factor) - billed before, so the parts add up
+   * to the bill's consumption converted once (36.5 + 36.5 ccf at a factor of 1 billed 74).
+   */
+  earlier?: { exact: string; billed: string };
+};
 
 export type InputTrace = { input: string; value: string; source: 'subscription' | 'default' };
 

@@ -101,3 +101,19 @@ describe("a meter's conversion: consumption x factor, rounded, then priced", () 
     assert.deepEqual(issues({ factor: '1.037', unit: 'therm', decimals: 0 }), []);
   });
 });
+
+describe("a meter's conversion over the segments of a bill: rounded on the running total", () => {
+  test('73 ccf x 1.037 rounded up, split 10 and 20 days: 26 then 50 therms (76 over the bill), and the words say how', () => {
+    const versions: TariffVersion[] = [
+      { version: 1, from: NOVEMBER.start, tariff: gas({ factor: '1.037', unit: 'therm', decimals: 0, rounding: 'up' }) },
+      { version: 2, from: '2026-11-11', tariff: gas({ factor: '1.037', unit: 'therm', decimals: 0, rounding: 'up' }) },
+    ];
+    const b = bill(versions[0]!.tariff, { versions });
+    const delivery = b.lines.filter((l) => l.componentCode === 'DELIVERY');
+    assert.deepEqual(delivery.map((l) => l.quantity), ['26', '50']);
+    const second = delivery[1]!.trace.segment!.consumption!.conversion!;
+    assert.deepEqual([second.quantity, second.earlier?.billed], ['50', '26']);
+    assert.equal(delivery[0]!.trace.segment!.consumption!.conversion!.earlier, undefined, 'the first part has nothing before it');
+    assert.match(explainLine(delivery[1]!), /of the earlier parts 75\.70\d*, 76 therm \(rounded up to 0 decimal\(s\)\), less 26 billed in them: 50 therm/);
+  });
+});

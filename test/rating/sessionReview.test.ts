@@ -1,10 +1,12 @@
 // A review of the day's rating changes (a meter's conversion, roundEachTier): each test states
-// what a bill should be and failed when written. Amounts worked by hand.
+// what a bill should be; each but the words' test failed when written, and was fixed. Amounts
+// worked by hand.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { rateBill } from '../../src/rating/rateBill.ts';
 import type { TariffVersion } from '../../src/rating/segments.ts';
 import type { MeteredInput, Tariff } from '../../src/rating/tariff.ts';
+import { explainLine } from '../../src/bills/explain.ts';
 
 const NOVEMBER = { start: '2026-11-01', end: '2026-11-30' }; // 30 days
 
@@ -58,7 +60,7 @@ describe('roundEachTier in a term spanning a version change', () => {
       },
     ],
   });
-  const total = (roundEachTier: boolean) => {
+  const bill = (roundEachTier: boolean) => {
     // The second tier's rate changes on 16/11; the first tier's flat (100.01, charged once per bill) does not.
     const versions: TariffVersion[] = [
       { version: 1, from: NOVEMBER.start, tariff: water(roundEachTier, '2.00') },
@@ -71,13 +73,22 @@ describe('roundEachTier in a term spanning a version change', () => {
       subscription: { startDate: '2020-01-01' },
       readings: { W: { previous: { date: '2026-10-31', value: '100' }, current: { date: '2026-11-30', value: '105' } } },
       minorUnits: 2,
-    }).total;
+    });
   };
+  const total = (roundEachTier: boolean) => bill(roundEachTier).total;
 
   test("a tier's flat shared by the segments' days is still charged once: 100.01, not 50.01 + 50.01", () => {
     // 5 kL, all in the first tier: the bill is the flat, 100.01, with or without roundEachTier
     // (each tier's amount rounded to the cent changes nothing in a tier of whole cents).
     assert.equal(total(false), '100.01');
     assert.equal(total(true), '100.01');
+  });
+
+  test("the second segment's tier says what was carried: 50.005 with the earlier 50.005, less 50.01 billed in them: 50.00", () => {
+    const lines = bill(true).lines;
+    assert.deepEqual(lines.map((l) => l.amount), ['50.01', '50.00']);
+    const tier = (lines[1]!.trace as { tiers: { amount: string; unrounded?: string; carried?: unknown }[] }).tiers[0]!;
+    assert.deepEqual([tier.amount, tier.unrounded, tier.carried], ['50.00', '50.005', { unrounded: '50.005', rounded: '50.01' }]);
+    assert.match(explainLine(lines[1]!), /= 50\.005; with the 50\.005 of the earlier parts 100\.01, less 50\.01 billed in them: 50\.00/);
   });
 });

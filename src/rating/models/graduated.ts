@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { type Dec, formatMoney, roundMoney, ZERO } from '../money.ts';
 import type { ModelResult } from '../trace.ts';
-import type { ModelContext } from './context.ts';
+import type { ModelContext, SegmentContext } from './context.ts';
 import { defineModel } from './model.ts';
 import {
   checkTiers,
@@ -50,6 +50,7 @@ export type GraduatedTrace = {
  */
 export function rateGraduated(component: PreparedGraduated, quantity: Dec, context: ModelContext): ModelResult<GraduatedTrace> {
   const { bounds, trace: tierProration, segment: segmentBounds } = tierBounds(component.tiers, component.tierProration, component.input, context);
+  const earlier = component.roundEachTier && context.segment !== undefined ? earlierTiers(component, context.segment) : undefined;
   let amount = ZERO;
   let lower = ZERO;
   const tiers: TierTrace[] = [];
@@ -65,10 +66,14 @@ export function rateGraduated(component: PreparedGraduated, quantity: Dec, conte
     const traced = tierTrace(i, lower, upper, tier, inTier, tierAmount, flat?.share);
     if (component.roundEachTier) {
       // The rule of every line (money.ts), applied to each tier: the line is then the sum of
-      // what the bill prints for its tiers, to the cent.
-      const rounded = roundMoney(tierAmount, context.minorUnits, context.rounding);
+      // what the bill prints for its tiers, to the cent. In a later segment, on the running
+      // total of the same tier over the bill, as a line is rounded (TierTrace.carried).
+      const alone = roundMoney(tierAmount, context.minorUnits, context.rounding);
+      const before = earlier?.get(i + 1);
+      const rounded = before === undefined ? alone : roundMoney(before.exact.plus(tierAmount), context.minorUnits, context.rounding).minus(before.billed);
       traced.amount = formatMoney(rounded, context.minorUnits);
       if (!rounded.eq(tierAmount)) traced.unrounded = tierAmount.toFixed();
+      if (before !== undefined && !rounded.eq(alone)) traced.carried = { unrounded: before.exact.toFixed(), rounded: formatMoney(before.billed, context.minorUnits) };
       tierAmount = rounded;
     }
     amount = amount.plus(tierAmount);
@@ -83,6 +88,27 @@ export function rateGraduated(component: PreparedGraduated, quantity: Dec, conte
   return { amount, trace };
 }
 
+/**
+ * The same tiers (by number) of this component's lines in the bill's earlier segments that
+ * rounded each tier: their exact amounts and as billed, where they differ (a tier billed exact
+ * leaves nothing to carry).
+ */
+function earlierTiers(component: PreparedGraduated, seg: SegmentContext): Map<number, { exact: Dec; billed: Dec }> | undefined {
+  let found: Map<number, { exact: Dec; billed: Dec }> | undefined;
+  for (let j = 0; j < seg.index; j++) {
+    const s = seg.segments[j]!;
+    const c = s.days === 0 ? undefined : s.components.get(component.code);
+    const trace = c === undefined ? undefined : s.traces[c.index];
+    if (trace === undefined || trace.model !== 'graduated' || trace.roundEachTier !== true) continue;
+    for (const t of trace.tiers) {
+      const sums = (found ??= new Map()).get(t.tier) ?? { exact: ZERO, billed: ZERO };
+      found.set(t.tier, { exact: sums.exact.plus(t.unrounded ?? t.amount), billed: sums.billed.plus(t.amount) });
+    }
+  }
+  if (found !== undefined) for (const [tier, sums] of found) if (sums.exact.eq(sums.billed)) found.delete(tier);
+  return found;
+}
+
 export const graduated = defineModel({
   name: 'graduated',
   schema: GraduatedComponent,
@@ -92,5 +118,10 @@ export const graduated = defineModel({
   check: checkTiers,
   prepare: (c, base, ctx): PreparedGraduated => ({ ...base, model: 'graduated', ...prepareTiers(c, ctx), roundEachTier: c.roundEachTier === true }),
   rate: rateGraduated,
+  // What a line rounding each tier reads of the bill's earlier segments (the lines cache's key).
+  segmentKey: (c, _context, seg) => {
+    const earlier = c.roundEachTier ? earlierTiers(c, seg) : undefined;
+    return earlier === undefined ? '' : [...earlier].map(([t, s]) => `${t}:${s.exact.toString()}:${s.billed.toString()}`).join(';');
+  },
   explain: (t) => explainBounds(t) + (t.roundEachTier ? 'each tier rounded to the minor unit; ' : '') + t.tiers.map((x) => `tier ${x.tier}: ${explainTier(x)}`).join('; '),
 });

@@ -1,6 +1,6 @@
 import { Type, type Static, type TProperties } from 'typebox';
 import { Amount, DecimalString } from '../fields.ts';
-import { type Dec, toDecimal } from '../money.ts';
+import { Dec, toDecimal } from '../money.ts';
 import type { ModelContext } from './context.ts';
 import { RatingError } from '../errors.ts';
 import { consumptionPart, shareOfBill } from './billShare.ts';
@@ -94,6 +94,13 @@ export type TierTrace = {
   amount: string;
   /** With roundEachTier, where the rounding changed it: the tier's amount before it was rounded. */
   unrounded?: string;
+  /**
+   * With roundEachTier in a later segment of a bill spanning a version change, where it changed
+   * the amount: the same tier's amounts in the bill's earlier segments, exact and as billed. The
+   * tier is then rounded on their running total, as a line is (a tier's flat shared by the
+   * segments' days, 50.005 each, billed 50.01 + 50.01 for a flat of 100.01).
+   */
+  carried?: { unrounded: string; rounded: string };
 };
 
 /** A tier's flat is charged once per bill: a segment charges flat x its billed days / the bill's. */
@@ -251,6 +258,10 @@ export function explainBounds(t: { tierProration?: TierProrationTrace; segmentBo
 /** A tier as the explanation of a line writes it: "10 x 48.75 + 500 = 987.5". */
 export function explainTier(t: TierTrace): string {
   const flat = t.flat === undefined ? '' : ` + ${t.flat}${t.flatShare === undefined ? '' : ` x ${t.flatShare.days}/${t.flatShare.billDays}`}`;
+  if (t.carried !== undefined) {
+    const total = new Dec(t.carried.unrounded).plus(t.unrounded ?? t.amount);
+    return `${t.quantity} x ${t.rate}${flat} = ${t.unrounded ?? t.amount}; with the ${t.carried.unrounded} of the earlier parts ${total.toFixed()}, less ${t.carried.rounded} billed in them: ${t.amount}`;
+  }
   return `${t.quantity} x ${t.rate}${flat} = ${t.unrounded === undefined ? t.amount : `${t.unrounded}, rounded to ${t.amount}`}`;
 }
 
