@@ -121,7 +121,6 @@ export function meterConsumption(
   return { quantity: consumption.quantity, trace, previous, current };
 }
 
-
 /**
  * What the lines of a meter price: its consumption, or, for a meter with a conversion (gas
  * read in hundreds of cubic feet, billed in therms), consumption x factor rounded to the
