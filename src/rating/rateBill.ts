@@ -162,14 +162,21 @@ export function rateBill(input: RateBillInput): RatedBill {
   let estimated = false;
   const meterQuantities: Dec[] = [];
   const meterTraces: ReadingTrace[] = [];
+  // The unit and decimals each meter's lines are shown in: the meter's, or its conversion's.
   const meterUnits: { unit: string; decimals: number }[] = [];
   forEachMeter(prepared.meteredNeeded, (meter) => {
     const { quantity: consumption, trace } = meterConsumption(meter, input.readings?.[meter.code], activeEnd < termEnd ? dateOfDay(activeEnd) : null);
-    const { quantity, unit, decimals, conversion } = billedQuantity(meter, consumption);
-    if (conversion !== undefined) trace.conversion = conversion;
-    meterQuantities.push(quantity);
     meterTraces.push(trace);
-    meterUnits.push({ unit, decimals });
+    if (meter.conversion === null) {
+      // Nothing made for a meter priced as read: a run rates a million bills (issue 15).
+      meterQuantities.push(consumption);
+      meterUnits.push(meter);
+    } else {
+      const billed = billedQuantity(meter, consumption);
+      trace.conversion = billed.conversion;
+      meterQuantities.push(billed.quantity);
+      meterUnits.push(billed);
+    }
     if (trace.estimated) estimated = true;
   });
   const unmeteredQuantities: Dec[] = [];

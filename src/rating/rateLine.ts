@@ -148,7 +148,10 @@ function lineKey(component: PreparedComponent, quantity: Dec, context: ModelCont
     for (const earlier of earlierLines(component, part)) key += `|c${earlier.trace.unrounded},${earlier.amount.toString()}`;
     if (component.minimum !== null || component.maximum !== null) key += `|l${limitKey(component, part)}`;
     const model = chargeModel(component.model) as Dispatch;
-    if (model.segmentKey !== undefined) key += `|m${model.segmentKey(component, context, part)}`;
+    if (model.segmentKey !== undefined) {
+      const read = model.segmentKey(component, context, part);
+      if (read !== '') key += `|m${read}`;
+    }
   }
   for (const i of component.dependsOn) key += `|a${context.amounts[i]?.toString() ?? '-'}`;
   return key;
