@@ -24,7 +24,12 @@ export const INVISIBLE = '\\x00-\\x1f\\x7f-\\x9f\u00ad\u061c\u115f\u1160\u180e\u
 // itself, which bounds names: an emoji's U+FE0F ends "Ana ❤️". Plane 14's tag characters are
 // refused in every string of a request body (http/body.ts): no BMP-only pattern can hold them.
 export const INVISIBLE_IN_IDENTIFIER = `${INVISIBLE}\u034f\ufe00-\ufe0f`;
-/** Plane 14 (tag characters, variation selectors supplement): refused in any text a client sends, a request body's or an import file's. */
+/**
+ * Plane 14 (tag characters, variation selectors supplement): refused in any text a client sends,
+ * a request body's or an import file's. Invisible, and no pattern of the OpenAPI document can name
+ * them (its patterns keep to the BMP, which every client's regex dialect reads): "INV\u{E0041}1"
+ * made an account number that shows as "INV1" (an outside review).
+ */
 export const TAG_CHARACTERS = /[\u{E0000}-\u{E0FFF}]/u;
 export const TAG_CHARACTER_MESSAGE = 'holds an invisible tag character (U+E0000 to U+E0FFF)';
 

@@ -10,7 +10,7 @@
 // ledger take dd/mm/yyyy only, as interface.md writes them. Every output is dd/mm/yyyy.
 import { Type } from 'typebox';
 import type { Queryable } from '../db/pool.ts';
-import type { ErrorDetail } from '../errors.ts';
+import { type ErrorDetail, validationFailed } from '../errors.ts';
 import { apiDate, daysInMonth } from '../rating/days.ts';
 
 export const DMY_PATTERN = '^[0-9]{2}/[0-9]{2}/[0-9]{4}$';
@@ -86,6 +86,20 @@ export function readDate(value: unknown, path: string, issues: ErrorDetail[]): s
   const iso = typeof value === 'string' ? parseDate(value.trim()) : null;
   if (iso === null) issues.push({ path, message: 'must be a calendar date written dd/mm/yyyy' });
   return iso;
+}
+
+/**
+ * A span of days a report or an extract covers (the journal, the credit notes for print): `from`
+ * to `to` (default `from`), both included, at most `maxDays` of them; refused on the field at fault.
+ */
+export function readPeriod(d: { from: string; to?: string | undefined }, maxDays: number): { from: string; to: string } {
+  const from = parseDate(d.from);
+  const to = parseDate(d.to ?? d.from);
+  if (!from) throw validationFailed([{ path: 'data.from', message: 'must be a calendar date, dd/mm/yyyy' }]);
+  if (!to) throw validationFailed([{ path: 'data.to', message: 'must be a calendar date, dd/mm/yyyy' }]);
+  if (to < from) throw validationFailed([{ path: 'data.to', message: 'must not be before from' }]);
+  if (daysBetween(from, to) + 1 > maxDays) throw validationFailed([{ path: 'data.to', message: `must be at most ${maxDays} days after from` }]);
+  return { from, to };
 }
 
 /**

@@ -9,8 +9,8 @@ import type { RawAnswer } from '../http/operation.ts';
 import { loadDocumentData, type BillDocumentSource } from './billContext.ts';
 import { resolveTemplate } from './resolveTemplate.ts';
 import { compileInvoice, invoiceBlocks, pdfMeta } from './render.ts';
-import { renderPdfStream } from './pdf.ts';
-import { csvField } from '../csv.ts';
+import { renderPdfStream, type Block } from './pdf.ts';
+import { csvLine } from '../csv.ts';
 import { creditNoteBlocks, creditNoteData, type CreditNoteDocumentData } from '../corrections/creditNoteDocument.ts';
 
 const PAGE = 1000;
@@ -74,26 +74,45 @@ export async function printExtract(db: pg.Pool, appCode: number, o: ExtractOptio
   if (o.format === 'pdf') {
     const template = await resolveTemplate(db, appCode, 'invoice', term.rows[0].template_id);
     const compiled = compileInvoice({ body: template.body });
-    const out = new PassThrough();
-    async function* documents() {
-      for await (const page of pages(db, appCode, o.termID, o, true)) for (const s of page) yield await invoiceBlocks(compiled, s.data);
-    }
-    renderPdfStream(documents(), { ...pdfMeta(emptyMeta), title: `Term ${o.termID}` }, out).catch((err) => out.destroy(err));
-    return { type: 'application/pdf', payload: out };
+    return extractPdf(pages(db, appCode, o.termID, o, true), (s) => invoiceBlocks(compiled, s.data), `Term ${o.termID}`);
   }
+  return extractText(o.format, EXTRACT_COLUMNS, pages(db, appCode, o.termID, o, false), printRecord, (s) => ({
+    lines: s.data.bill.lines.map(({ explanation: _, ...l }) => l),
+    readings: s.data.bill.readings,
+  }));
+}
+
+/** One PDF of every document of the pages, each from a new page, written as pages end. */
+function extractPdf<T>(pagesOf: AsyncGenerator<T[]>, blocksOf: (item: T) => Promise<Block[]>, title: string): RawAnswer {
+  const out = new PassThrough();
+  async function* documents() {
+    for await (const page of pagesOf) for (const item of page) yield await blocksOf(item);
+  }
+  renderPdfStream(documents(), { ...pdfMeta(emptyMeta), title }, out).catch((err) => out.destroy(err));
+  return { type: 'application/pdf', payload: out };
+}
+
+/** The pages' printable fields as CSV (a header, then a row each) or JSON lines (the fields and what `more` adds). */
+function extractText<T, C extends string>(
+  format: 'csv' | 'jsonl',
+  columns: readonly C[],
+  pagesOf: AsyncGenerator<T[]>,
+  record: (item: T) => Record<C, unknown>,
+  more: (item: T) => object,
+): RawAnswer {
   async function* lines() {
-    if (o.format === 'csv') yield EXTRACT_COLUMNS.join(',') + '\r\n';
-    for await (const page of pages(db, appCode, o.termID, o, false)) {
+    if (format === 'csv') yield csvLine(columns);
+    for await (const page of pagesOf) {
       let chunk = '';
-      for (const s of page) {
-        const rec = printRecord(s);
-        if (o.format === 'csv') chunk += EXTRACT_COLUMNS.map((c) => csvField(rec[c])).join(',') + '\r\n';
-        else chunk += JSON.stringify({ ...rec, lines: s.data.bill.lines.map(({ explanation: _, ...l }) => l), readings: s.data.bill.readings }) + '\n';
+      for (const item of page) {
+        const rec = record(item);
+        if (format === 'csv') chunk += csvLine(columns.map((c) => rec[c]));
+        else chunk += JSON.stringify({ ...rec, ...more(item) }) + '\n';
       }
       yield chunk;
     }
   }
-  return { type: o.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8', payload: Readable.from(lines()) };
+  return { type: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8', payload: Readable.from(lines()) };
 }
 
 // The extract's own creation date is fixed like a bill's: the same term gives the same file.
@@ -156,25 +175,8 @@ function creditNoteRecord(n: { id: string; data: CreditNoteDocumentData; deliver
 
 /** get-credit-note-extract: the credit notes of a span of days for a print house, as the term's extract gives its bills. */
 export function creditNoteExtract(db: pg.Pool, appCode: number, o: CreditNoteExtractOptions): RawAnswer {
-  if (o.format === 'pdf') {
-    const out = new PassThrough();
-    async function* documents() {
-      for await (const page of creditNotePages(db, appCode, o)) for (const n of page) yield await creditNoteBlocks(n.data);
-    }
-    renderPdfStream(documents(), { ...pdfMeta(emptyMeta), title: `Credit notes ${o.from} to ${o.to}` }, out).catch((err) => out.destroy(err));
-    return { type: 'application/pdf', payload: out };
-  }
-  async function* lines() {
-    if (o.format === 'csv') yield CREDIT_NOTE_COLUMNS.join(',') + '\r\n';
-    for await (const page of creditNotePages(db, appCode, o)) {
-      let chunk = '';
-      for (const n of page) {
-        const rec = creditNoteRecord(n);
-        if (o.format === 'csv') chunk += CREDIT_NOTE_COLUMNS.map((c) => csvField(rec[c])).join(',') + '\r\n';
-        else chunk += JSON.stringify({ ...rec, lines: n.data.creditNote.lines.map(({ explanation: _, ...l }) => l) }) + '\n';
-      }
-      yield chunk;
-    }
-  }
-  return { type: o.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8', payload: Readable.from(lines()) };
+  if (o.format === 'pdf') return extractPdf(creditNotePages(db, appCode, o), (n) => creditNoteBlocks(n.data), `Credit notes ${o.from} to ${o.to}`);
+  return extractText(o.format, CREDIT_NOTE_COLUMNS, creditNotePages(db, appCode, o), creditNoteRecord, (n) => ({
+    lines: n.data.creditNote.lines.map(({ explanation: _, ...l }) => l),
+  }));
 }

@@ -5,8 +5,8 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, RawFile, requestSchema, type Services } from '../http/operation.ts';
-import { type ErrorDetail, notFound, validationFailed } from '../errors.ts';
-import { dateText, daysBetween, readDate } from '../calendar/calendar.ts';
+import { notFound } from '../errors.ts';
+import { dateText, readPeriod } from '../calendar/calendar.ts';
 import { ArchiveTemplateData, GetTemplatesData, MakeTemplateData, PreviewTemplateData, TemplateRecord, UpdateTemplateData } from './schemas.ts';
 import { makeDocumentTemplate } from './makeDocumentTemplate.ts';
 import { updateDocumentTemplate } from './updateDocumentTemplate.ts';
@@ -243,14 +243,6 @@ export async function documentRoutes(app: FastifyInstance, services: Services): 
       },
     ),
     data: RawFile,
-    handler: async (body, ctx) => {
-      const issues: ErrorDetail[] = [];
-      const from = readDate(body.data.from, 'data.from', issues);
-      const to = readDate(body.data.to, 'data.to', issues);
-      if (from !== null && to !== null && to < from) issues.push({ path: 'data.to', message: 'must not be before from' });
-      else if (from !== null && to !== null && daysBetween(from, to) + 1 > 366) issues.push({ path: 'data.to', message: 'must make a span of at most 366 days, both included' });
-      if (issues.length > 0) throw validationFailed(issues);
-      return (await import('./printExtract.ts')).creditNoteExtract(ctx.db, ctx.caller.appCode, { ...body.data, from: from!, to: to! });
-    },
+    handler: async (body, ctx) => (await import('./printExtract.ts')).creditNoteExtract(ctx.db, ctx.caller.appCode, { ...body.data, ...readPeriod(body.data, 366) }),
   });
 }

@@ -13,10 +13,6 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 // from any field without a pattern of its own and failed there, a 500 (cancel-bill's
 // reason, a payment's description, a term's label). It enters JSON only as \u0000.
 const NUL_ESCAPE = /\\u0000/;
-// Plane 14 (tag characters, variation selectors supplement): invisible, and no pattern of the
-// OpenAPI document can name them (its patterns keep to the BMP, which every client's regex
-// dialect reads): "INV\u{E0041}1" made an account number that shows as "INV1" (an outside review).
-const PLANE_14 = TAG_CHARACTERS;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 // secure-json-parse refuses a "__proto__" key and "constructor" holding "prototype" (they
@@ -59,7 +55,7 @@ export function jsonBodies(app: FastifyInstance): void {
       // its recursion (4,000 brackets were answered as a "__proto__" key: an outside client).
       if (err) return done(!validJson(text) ? (err as Error) : /__proto__|constructor/.test(text) ? PROTOTYPE_KEYS() : TOO_DEEP(), undefined);
       // A surrogate can enter only as a \uD800-\uDFFF escape, a NUL as \u0000: most bodies skip the walk.
-      const bad = invalidUtf8 || SURROGATE_ESCAPE.test(text) || NUL_ESCAPE.test(text) || PLANE_14.test(text) ? badText(value, invalidUtf8) : [];
+      const bad = invalidUtf8 || SURROGATE_ESCAPE.test(text) || NUL_ESCAPE.test(text) || TAG_CHARACTERS.test(text) ? badText(value, invalidUtf8) : [];
       if (bad.length > 0) return done(new AppError('VALIDATION_FAILED', 'The body holds text that cannot be stored or shown: not valid UTF-8, a NUL character or an invisible tag character.', bad), undefined);
       const inexact = LONG_NUMBER.test(text) ? inexactNumbers(text) : [];
       if (inexact.length > 0) return done(new AppError('VALIDATION_FAILED', 'The body holds a number with more digits than a JSON number keeps.', inexact), undefined);
@@ -83,7 +79,7 @@ function badText(value: unknown, invalidUtf8: boolean): ErrorDetail[] {
       ? 'is not valid UTF-8 text'
       : s.includes('\u0000')
         ? 'holds a NUL character (\\u0000), which text cannot hold'
-        : PLANE_14.test(s)
+        : TAG_CHARACTERS.test(s)
           ? TAG_CHARACTER_MESSAGE
           : undefined;
   const walk = (v: unknown, path: (string | number)[]) => {

@@ -1,8 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { operation, requestSchema, RawFile, type Services } from '../http/operation.ts';
-import { dateText, parseDate } from '../calendar/calendar.ts';
-import { validationFailed } from '../errors.ts';
+import { dateText, readPeriod } from '../calendar/calendar.ts';
 import { Dec } from '../rating/money.ts';
 import { csvLine } from '../csv.ts';
 import { formatDate } from '../calendar/calendar.ts';
@@ -30,16 +29,7 @@ const JournalLine = Type.Object({
 
 const Day = Type.Object({ date: Type.String(), debit: Type.String(), credit: Type.String(), balanced: Type.Boolean() });
 
-function period(d: { from: string; to?: string }): { from: string; to: string } {
-  const from = parseDate(d.from);
-  const to = parseDate(d.to ?? d.from);
-  if (!from) throw validationFailed([{ path: 'data.from', message: 'must be a calendar date, dd/mm/yyyy' }]);
-  if (!to) throw validationFailed([{ path: 'data.to', message: 'must be a calendar date, dd/mm/yyyy' }]);
-  if (to < from) throw validationFailed([{ path: 'data.to', message: 'must not be before from' }]);
-  const days = (Date.parse(to) - Date.parse(from)) / 86_400_000 + 1;
-  if (days > MAX_DAYS) throw validationFailed([{ path: 'data.to', message: `must be at most ${MAX_DAYS} days after from` }]);
-  return { from, to };
-}
+const period = (d: { from: string; to?: string }) => readPeriod(d, MAX_DAYS);
 
 const line = (r: JournalRow) => ({
   date: formatDate(r.date),

@@ -4,7 +4,7 @@
 import { consumptionBetween } from './consumption.ts';
 import { apiDate, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
-import { type Dec, parseDecimal, roundMoney } from './money.ts';
+import { type Dec, parseDecimal, roundMoney, roundOnTotal } from './money.ts';
 import type { PreparedMeteredInput } from './prepareTariff.ts';
 import type { ConversionTrace, ReadingTrace } from './trace.ts';
 
@@ -138,8 +138,8 @@ export function billedQuantity(
   const exact = consumption.times(c.factor);
   const alone = roundMoney(exact, c.decimals, c.rounding);
   // A later segment's part: rounded on the bill's running total (ConversionTrace.earlier).
-  const soFar = before === undefined ? { exact, billed: alone } : { exact: before.exact.plus(exact), billed: roundMoney(before.exact.plus(exact), c.decimals, c.rounding) };
-  const quantity = before === undefined ? alone : soFar.billed.minus(before.billed);
+  const quantity = roundOnTotal(exact, before, c.decimals, c.rounding);
+  const soFar = before === undefined ? { exact, billed: quantity } : { exact: before.exact.plus(exact), billed: before.billed.plus(quantity) };
   const conversion: ConversionTrace = { factor: c.factor.toFixed(), unit: c.unit, decimals: c.decimals, rounding: c.rounding, quantity: quantity.toFixed(c.decimals) };
   if (before !== undefined && !quantity.eq(alone)) conversion.earlier = { exact: before.exact.toFixed(), billed: before.billed.toFixed(c.decimals) };
   return { quantity, unit: c.unit, decimals: c.decimals, conversion, soFar };

@@ -68,6 +68,15 @@ export function roundMoney(amount: Dec, minorUnits: number, mode: RoundingMode):
   return amount.toDecimalPlaces(minorUnits, DECIMAL_ROUNDING[mode]);
 }
 
+/**
+ * A later part of something rounded whole (a charge's lines over a bill's segments, a tier's, a
+ * converted meter's parts): rounded on the running total, round(before.exact + x) - before.billed,
+ * so the parts add up to the whole rounded once. With nothing before, round(x).
+ */
+export function roundOnTotal(x: Dec, before: { exact: Dec; billed: Dec } | undefined, decimals: number, mode: RoundingMode): Dec {
+  return before === undefined ? roundMoney(x, decimals, mode) : roundMoney(before.exact.plus(x), decimals, mode).minus(before.billed);
+}
+
 /** `amount` rounded by `mode` to a multiple of `increment` (> 0): a bill's total to the rupee (1), to 5 centimes (0.05). The same rule, on amount / increment. */
 export function roundToIncrement(amount: Dec, increment: Dec, mode: RoundingMode): Dec {
   return roundMoney(amount.div(increment), 0, mode).times(increment);

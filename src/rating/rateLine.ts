@@ -1,6 +1,6 @@
 import type { Category } from './fields.ts';
 import type { Dec, RoundingMode } from './money.ts';
-import { formatMoney, minorUnitsOf, roundMoney, ZERO } from './money.ts';
+import { formatMoney, minorUnitsOf, roundMoney, roundOnTotal, ZERO } from './money.ts';
 import { partOfBill, partsOf } from './models/billShare.ts';
 import type { ModelContext, SegmentContext } from './models/context.ts';
 import { chargeModel, type Dispatch } from './models/registry.ts';
@@ -255,7 +255,7 @@ function rateCore(component: PreparedComponent, quantity: Dec, context: ModelCon
   const carry = core.limit === undefined ? earlierOfLine(component, context) : undefined;
   let rounded = roundMoney(amount, settings.minorUnits, settings.rounding);
   if (carry !== undefined) {
-    const carried = roundMoney(carry.unrounded.plus(amount), settings.minorUnits, settings.rounding).minus(carry.rounded);
+    const carried = roundOnTotal(amount, { exact: carry.unrounded, billed: carry.rounded }, settings.minorUnits, settings.rounding);
     if (!carried.eq(rounded)) {
       rounded = carried;
       core.carried = { unrounded: carry.unrounded.toFixed(), rounded: formatMoney(carry.rounded, settings.minorUnits) };

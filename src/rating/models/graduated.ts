@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { type Dec, formatMoney, roundMoney, ZERO } from '../money.ts';
+import { type Dec, formatMoney, roundMoney, roundOnTotal, ZERO } from '../money.ts';
 import type { ModelResult } from '../trace.ts';
 import type { ModelContext, SegmentContext } from './context.ts';
 import { defineModel } from './model.ts';
@@ -70,7 +70,7 @@ export function rateGraduated(component: PreparedGraduated, quantity: Dec, conte
       // total of the same tier over the bill, as a line is rounded (TierTrace.carried).
       const alone = roundMoney(tierAmount, context.minorUnits, context.rounding);
       const before = earlier?.get(i + 1);
-      const rounded = before === undefined ? alone : roundMoney(before.exact.plus(tierAmount), context.minorUnits, context.rounding).minus(before.billed);
+      const rounded = roundOnTotal(tierAmount, before, context.minorUnits, context.rounding);
       traced.amount = formatMoney(rounded, context.minorUnits);
       if (!rounded.eq(tierAmount)) traced.unrounded = tierAmount.toFixed();
       if (before !== undefined && !rounded.eq(alone)) traced.carried = { unrounded: before.exact.toFixed(), rounded: formatMoney(before.billed, context.minorUnits) };
