@@ -5,7 +5,7 @@ import { rateGraduated } from '../../src/rating/models/graduated.ts';
 import { ratePackage } from '../../src/rating/models/package.ts';
 import { ratePercentage } from '../../src/rating/models/percentage.ts';
 import { ratePerUnit } from '../../src/rating/models/perUnit.ts';
-import { rateVolume } from '../../src/rating/models/volume.ts';
+import { rateVolume, volume } from '../../src/rating/models/volume.ts';
 import { ctx, d, prep } from './fixtures.ts';
 
 const HUGE = '1000000000000'; // 10^12 units
@@ -218,6 +218,37 @@ describe('volume', () => {
       quantity: '11',
       tier: { tier: 2, from: '10', upTo: '30', quantity: '11', rate: '40', flat: '100', amount: '540' },
     });
+  });
+});
+
+describe('volume: a fixed amount off within a band', () => {
+  // A retail electricity plan: a 125.00 bill credit when the month's use is 1,000 to 2,000 kWh, a 9.95
+  // minimum-usage fee below 1,000 (a bound belongs to its tier, so the credit's band starts above 999).
+  const c = prep({
+    code: 'credit',
+    name: 'Usage credit',
+    model: 'volume',
+    input: 'power',
+    tiers: [
+      { upTo: 999, rate: '0', flat: '9.95' },
+      { upTo: 2000, rate: '0', flat: '-125' },
+      { upTo: null, rate: '0' },
+    ],
+  });
+  const cases: [string, string, string][] = [
+    ['0', '9.95', 'no use: the minimum-usage fee'],
+    ['999', '9.95', 'one short of the band'],
+    ['1000', '-125', 'the band starts: 125 off'],
+    ['2000', '-125', 'the band includes its bound'],
+    ['2001', '0', 'above the band: nothing'],
+  ];
+  for (const [q, amount, why] of cases) {
+    test(`${q} kWh: ${amount} (${why})`, () => assert.equal(rateVolume(c, d(q), ctx()).amount.toFixed(), amount));
+  }
+  test('the trace keeps the flat, and the words say it is taken off', () => {
+    const r = rateVolume(c, d(1500), ctx());
+    assert.deepEqual(r.trace.tier, { tier: 2, from: '999', upTo: '2000', quantity: '1500', rate: '0', flat: '-125', amount: '-125' });
+    assert.equal(volume.explain(r.trace), 'all 1500 at tier 2: 1500 x 0 less 125 = -125');
   });
 });
 

@@ -74,6 +74,9 @@ describe('checkTariff refuses, with the path', () => {
     ['no tiers', (t) => (comp(t, 4).tiers = []), 'service.components[4].tiers', /at least one/],
     ['a zero tier bound', (t) => (comp(t, 1).tiers[0].upTo = 0), 'service.components[1].tiers[0].upTo', /above zero/],
     ['a negative tier rate', (t) => (comp(t, 1).tiers[2].rate = '-1'), 'service.components[1].tiers[2].rate', /not be negative/],
+    // Every graduated flat reached is charged: a negative one would credit passing a bound.
+    ['a negative graduated tier flat', (t) => (comp(t, 1).tiers[1].flat = '-5'), 'service.components[1].tiers[1].flat', /not be negative/],
+    ['a negative volume tier rate', (t) => (comp(t, 4).tiers[1].rate = '-0.1'), 'service.components[4].tiers[1].rate', /not be negative/],
     ['an unknown input', (t) => (comp(t, 1).input = 'gas'), 'service.components[1].input', /no metered or unmetered input with code 'gas'/],
     ['an unknown of', (t) => (comp(t, 5).of = ['watr']), 'service.components[5].of[0]', /no component with code 'watr'/],
     ['of listing itself', (t) => (comp(t, 5).of = ['sewer']), 'service.components[5].of[0]', /itself/],
@@ -134,6 +137,9 @@ describe('checkTariff refuses, with the path', () => {
       issues.map((i) => i.path).sort(),
       ['service.components[1].input', 'service.components[2].code', 'service.components[6].percentage.value'],
     );
+  });
+  test("a volume tier's flat may be negative: a credit for landing in that band", () => {
+    assert.deepEqual(checkTariff(variant((t) => (comp(t, 4).tiers[0].flat = '-125'))), []);
   });
   test('the root of the paths can be chosen', () => {
     const issues = checkTariff(variant((t) => (comp(t, 1).input = 'gas')), 'data.service');

@@ -141,11 +141,18 @@ export type TierProrationTrace = {
  */
 export type SegmentBoundsTrace = { days: number; billDays: number; daysBefore?: number; bounds: { upTo: string; scaled: string }[] };
 
-/** Tiers ascending, only the last open, rates and flats not negative; tier proration in range. */
+/**
+ * Tiers ascending, only the last open, rates not negative; tier proration in range. A flat is
+ * not negative either, except where `flats` is 'any': on a volume component a tier's flat is
+ * the band's own amount, and a negative one is a credit for landing in that band (a retail
+ * electricity plan's "125 off when the month's use is 1,000 to 2,000 kWh"). On graduated tiers
+ * every flat reached is charged, so a negative one would be a credit for passing a bound.
+ */
 export function checkTiers(
   c: { tiers: readonly Tier[]; tierProration?: TierProration | undefined },
   path: string,
   ctx: CheckContext,
+  flats: 'any' | 'nonNegative' = 'nonNegative',
 ): void {
   const { issues } = ctx;
   const tiers = Array.isArray(c.tiers) ? c.tiers : [];
@@ -170,7 +177,7 @@ export function checkTiers(
       }
     }
     ctx.amount(t.rate, `${p}.rate`, 'nonNegative');
-    ctx.amount(t.flat, `${p}.flat`, 'nonNegative');
+    ctx.amount(t.flat, `${p}.flat`, flats);
   });
   const tp = c.tierProration;
   if (tp !== undefined) {
@@ -257,7 +264,8 @@ export function explainBounds(t: { tierProration?: TierProrationTrace; segmentBo
 
 /** A tier as the explanation of a line writes it: "10 x 48.75 + 500 = 987.5". */
 export function explainTier(t: TierTrace): string {
-  const flat = t.flat === undefined ? '' : ` + ${t.flat}${t.flatShare === undefined ? '' : ` x ${t.flatShare.days}/${t.flatShare.billDays}`}`;
+  const share = t.flatShare === undefined ? '' : ` x ${t.flatShare.days}/${t.flatShare.billDays}`;
+  const flat = t.flat === undefined ? '' : t.flat.startsWith('-') ? ` less ${t.flat.slice(1)}${share}` : ` + ${t.flat}${share}`;
   if (t.carried !== undefined) {
     const total = new Dec(t.carried.unrounded).plus(t.unrounded ?? t.amount);
     return `${t.quantity} x ${t.rate}${flat} = ${t.unrounded ?? t.amount}; with the ${t.carried.unrounded} of the earlier parts ${total.toFixed()}, less ${t.carried.rounded} billed in them: ${t.amount}`;

@@ -63,7 +63,7 @@ export const volume = defineModel({
   usesInput: true,
   prorate: 'off',
   lineQuantity: 'measured',
-  check: checkTiers,
+  check: (c, path, ctx) => checkTiers(c, path, ctx, 'any'),
   prepare: (c, base, ctx): PreparedVolume => ({ ...base, model: 'volume', ...prepareTiers(c, ctx) }),
   rate: rateVolume,
   explain: (t) => `${explainBounds(t)}all ${t.quantity} at tier ${t.tier.tier}: ${explainTier(t.tier)}`,
