@@ -102,7 +102,7 @@ export async function getStatement(db: Queryable, caller: Caller, q: StatementQu
   };
 }
 
-export type OpenBillsQuery = AccountRef & { billID?: number | undefined; limit?: number | undefined; offset?: number | undefined };
+export type OpenBillsQuery = AccountRef & { billID?: number | undefined; billIDs?: number[] | undefined; limit?: number | undefined; offset?: number | undefined };
 
 type OpenBillRow = {
   entry_id: string;
@@ -139,6 +139,11 @@ export async function getOpenBills(db: Queryable, caller: Caller, q: OpenBillsQu
   if (q.billID !== undefined) {
     params.push(q.billID);
     where += ` AND b.bill_id = $${params.length}`;
+  }
+  // A page of a bills list: which of its bills are still open (the console's bills table).
+  if (q.billIDs !== undefined) {
+    params.push(q.billIDs);
+    where += ` AND b.bill_id = ANY($${params.length}::bigint[])`;
   }
   const from = `FROM open_item o JOIN ledger_entry e ON e.entry_id = o.entry_id AND e.kind = 'bill' JOIN bill b ON b.bill_id = e.bill_id WHERE ${where}`;
   const count = await db.query<{ n: string }>(`SELECT count(*) AS n ${from}`, params);

@@ -126,10 +126,22 @@ export async function ledgerRoutes(app: FastifyInstance, services: Services): Pr
     tag: TAG,
     summary: 'Open bills',
     description:
-      'Posted bills not yet paid in full, oldest due first, with what is due on each line; of one account, of one bill (billID: none when it is paid, or not posted), or of the app. For one account, its other open items too.',
+      'Posted bills not yet paid in full, oldest due first, with what is due on each line; of one account, of one bill (billID: none when it is paid, or not posted), of up to 100 bills (billIDs: those of them still open, as a list of bills marks each paid or not), or of the app. For one account, its other open items too.',
     body: requestSchema(
       { method: 'Retrieve', action: 'Retrieve Open Bills' },
-      { data: Type.Optional(Type.Object({ ...AccountRefFields, billID: Type.Optional(Id), ...PagingInput }, { additionalProperties: false })) },
+      {
+        data: Type.Optional(
+          Type.Object(
+            {
+              ...AccountRefFields,
+              billID: Type.Optional(Id),
+              billIDs: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 100, description: 'of these bills only (a page of a bills list): a posted bill absent from the answer is paid' })),
+              ...PagingInput,
+            },
+            { additionalProperties: false },
+          ),
+        ),
+      },
     ),
     data: Type.Object({ bills: Type.Array(OpenBill), otherItems: Type.Array(OtherItem), paging: Paging }),
     handler: async (body, ctx) => getOpenBills(ctx.db, ctx.caller, body.data ?? {}),

@@ -454,8 +454,8 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
   });
 
   test('a posted bill says whether it is paid', async () => {
-    const bills = await h.db.query<{ bill_id: string; account_number: string; total_due: string }>(
-      `SELECT b.bill_id, a.account_number, b.total_due::text FROM bill b JOIN account a USING (account_id)
+    const bills = await h.db.query<{ bill_id: string; bill_number: string; account_number: string; total_due: string }>(
+      `SELECT b.bill_id, b.bill_number, a.account_number, b.total_due::text FROM bill b JOIN account a USING (account_id)
         WHERE b.status = 'posted' AND a.account_number IN ('C-050', 'C-051') ORDER BY a.account_number, b.bill_id DESC`,
     );
     const [paid, unpaid] = [bills.rows.find((b) => b.account_number === 'C-050')!, bills.rows.find((b) => b.account_number === 'C-051')!];
@@ -473,6 +473,14 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     assert.equal(await page.getByTestId('bill-settlement').innerText(), 'PAID');
     await page.goto(`${h.url}/console/#/bills/${unpaid.bill_id}`);
     assert.match(await page.getByTestId('bill-settlement').innerText(), new RegExp(`^UNPAID: ${unpaid.total_due.replace(/(\.\d\d)0*$/, '$1').replace('.', '\\.')} DUE`));
+    // The bills list marks each posted bill the same way, a page of bills read at once.
+    const paidIn = async (bill: typeof paid) => {
+      await page.goto(`${h.url}/console/#/bills?accountNumber=${bill.account_number}`);
+      const row = page.getByTestId('bills-table').getByRole('row', { name: `Open bill ${bill.bill_number}`, exact: true });
+      return row.getByText(/^(paid|unpaid|part paid)/i).innerText();
+    };
+    assert.equal(await paidIn(paid), 'PAID');
+    assert.match(await paidIn(unpaid), /^UNPAID/);
 
     // The cheque bounced: reversed from the payments list with its reason, the bill is open again.
     await page.goto(`${h.url}/console/#/payments`);

@@ -34,6 +34,13 @@ describe('ledger', () => {
     // the debit note due 06/02 (12.50), and 37.50 of b2 (30 on line 1, 7.50 on line 2).
     assert.deepEqual(open.body.data.bills.map((b: any) => [b.billID, b.due, b.lines.map((l: any) => l.due)]), [[Number(b2.billId), '32.50', ['0.00', '32.50']]]);
     assert.deepEqual(open.body.data.otherItems, []);
+    // A page of a bills list asks which of its bills are open: b1 is paid, so only b2 answers.
+    const page = await h.post('/billing/ledger/get-open-bills', env('Retrieve', 'Retrieve Open Bills', { billIDs: [Number(b1.billId), Number(b2.billId)] }), h.tokens.viewer);
+    assert.equal(page.status, 200, JSON.stringify(page.body));
+    assert.deepEqual(page.body.data.bills.map((b: any) => [b.billID, b.paid, b.due]), [[Number(b2.billId), '67.50', '32.50']]);
+    const tooMany = await h.post('/billing/ledger/get-open-bills', env('Retrieve', 'Retrieve Open Bills', { billIDs: Array.from({ length: 101 }, (_, i) => i + 1) }), h.tokens.viewer);
+    assert.equal(tooMany.status, 400);
+    assert.equal(tooMany.body.error.details[0].path, 'data.billIDs');
 
     const st = await h.post('/billing/ledger/get-statement', env('Retrieve', 'Retrieve Statement', { accountNumber: 'L-1', fromDate: '01/02/2025', toDate: '28/02/2025' }), h.tokens.viewer);
     assert.equal(st.status, 200, JSON.stringify(st.body));

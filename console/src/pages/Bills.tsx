@@ -1,8 +1,8 @@
 // Bills by term, account or number, a page at a time (get-bills pages by afterBillID).
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
-import { Group, NumberInput, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Group, NumberInput, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { read, type Data } from '../api/client.ts';
 import { DataTable, KeysetPager, type Column } from '../components/DataTable.tsx';
 import { Amount, StatusBadge } from '../components/feedback.tsx';
@@ -24,6 +24,25 @@ export const billColumns: Column<Bill>[] = [
   { header: 'Total due', cell: ({ row }) => <Amount value={row.original.totalDue} />, meta: { align: 'right' } },
 ];
 
+type OpenBill = Data<'/billing/ledger/get-open-bills'>['bills'][number];
+
+/**
+ * A posted bill's payment in a list: paid, part paid, unpaid, overdue (from the ledger's open
+ * bills, settlement included). A draft or withdrawn bill, or one that owes nothing, has none.
+ */
+function PaidMark({ bill, open }: { bill: Bill; open: Map<number, OpenBill> | undefined }) {
+  if (bill.status !== 'posted' || open === undefined) return null;
+  const o = open.get(bill.billID);
+  if (o === undefined) return /^[0-9.]*[1-9]/.test(bill.total) ? <Badge color="green" variant="light">paid</Badge> : null;
+  const part = !/^0(\.0+)?$/.test(o.paid);
+  const label = `${part ? `part paid, ${o.due} due` : 'unpaid'}${o.daysOverdue > 0 ? `, ${o.daysOverdue} d overdue` : ''}`;
+  return (
+    <Badge color={o.daysOverdue > 0 ? 'red' : 'yellow'} variant="light">
+      {label}
+    </Badge>
+  );
+}
+
 export function BillsTable({ filter }: { filter: { termID?: number; accountID?: number; accountNumber?: string; billNumber?: number; status?: 'draft' | 'posted' | 'withdrawn' } }) {
   const navigate = useNavigate();
   // The first bill id of each page seen, to go back: get-bills pages forward only.
@@ -36,10 +55,26 @@ export function BillsTable({ filter }: { filter: { termID?: number; accountID?: 
   });
   const rows = bills.data?.bills.slice(0, PAGE);
   const hasMore = (bills.data?.bills.length ?? 0) > PAGE;
+  // Which of the page's posted bills are still open: one read for the page, not one a row.
+  const posted = (rows ?? []).filter((b) => b.status === 'posted').map((b) => b.billID);
+  const open = useQuery({
+    queryKey: ['open-bills', 'page', posted],
+    enabled: posted.length > 0,
+    queryFn: async () =>
+      new Map(
+        (await read('/billing/ledger/get-open-bills', { method: 'Retrieve', action: 'Retrieve Open Bills', apiVersion: 'v2', data: { billIDs: posted, limit: posted.length } })).bills.map(
+          (o) => [o.billID, o] as const,
+        ),
+      ),
+  });
+  const columns = useMemo<Column<Bill>[]>(
+    () => [...billColumns, { header: 'Paid', cell: ({ row }) => <PaidMark bill={row.original} open={open.data} /> }],
+    [open.data],
+  );
   return (
     <>
       <DataTable
-        columns={billColumns}
+        columns={columns}
         data={rows}
         loading={bills.isLoading}
         empty="No bill."
