@@ -7,7 +7,7 @@
 // settlement runs once over the accounts: the credit note pays the cancelled bill, what
 // payments had settled on it is released and goes, by the template's method
 // (Chronology: oldest due first), to the account's open bills, the rebill among them.
-import { recordBillEvents, recordPerBillEvents } from '../events/record.ts';
+import { recordBillEvents, recordEvents } from '../events/record.ts';
 import type pg from 'pg';
 import { validationFailed, type ErrorDetail } from '../errors.ts';
 import { appToday } from '../calendar/calendar.ts';
@@ -146,9 +146,9 @@ export async function correctBills(tx: pg.PoolClient, groups: readonly TermBills
   // The customer is told: a rebill's e-mail (above) carries its credit note; a note with no
   // rebill gets an e-mail of its own (docs/corrections.md, "The credit note to the customer").
   await queueCreditNoteDeliveries(tx, [...noteIds.values()], o.by);
-  // Per-bill events, written when an endpoint subscribes (docs/webhooks.md): each credit
-  // note, and each rebill as the bill run's postings announce theirs.
-  await recordPerBillEvents(
+  // Per-bill events (docs/webhooks.md): each credit note, and each rebill as the bill
+  // run's postings announce theirs.
+  await recordEvents(
     tx,
     appCode,
     'credit_note.made',

@@ -40,13 +40,12 @@ export async function recordEvent(tx: Queryable, appCode: number, type: EventTyp
 }
 
 /**
- * The per-bill events of a posted term, set-based in SQL, and written only when an
- * enabled endpoint of the app subscribes to the type: otherwise nothing (one indexed
- * look-up), so the posting of a million bills does not write a million rows nobody
- * will read. Answers how many were written.
+ * The per-bill events of a posted term (or of the bills given), set-based in SQL in the
+ * posting's statement. Always written, subscriber or not: product.md makes every bill
+ * posted an event, logged and replayable, and an endpoint added later replays them
+ * (docs/webhooks.md measures what the million bills cost). Answers how many were written.
  */
 export async function recordBillEvents(tx: Queryable, appCode: number, termId: string, type: EventType, billIds?: readonly string[]): Promise<number> {
-  if (!(await subscribed(tx, appCode, type))) return 0;
   const r = await tx.query<{ written: string; endpoints: string[] | null }>(
     `WITH e AS (
        INSERT INTO event (app_code, type, order_key, data)
@@ -70,20 +69,4 @@ export async function recordBillEvents(tx: Queryable, appCode: number, termId: s
   );
   await queueDispatch(tx, r.rows[0]?.endpoints ?? []);
   return Number(r.rows[0]?.written ?? 0);
-}
-
-/** Whether an enabled endpoint of the app subscribes to the type (one indexed look-up). */
-async function subscribed(tx: Queryable, appCode: number, type: EventType): Promise<boolean> {
-  const r = await tx.query('SELECT 1 FROM webhook_endpoint WHERE app_code = $1 AND enabled AND $2 = ANY (event_types) LIMIT 1', [appCode, type]);
-  return (r.rowCount ?? 0) > 0;
-}
-
-/**
- * Events of a per-bill type (types.ts PER_BILL_TYPES) made by the caller: written, in the
- * caller's transaction, only when an endpoint of the app subscribes to the type.
- * Answers how many were written.
- */
-export async function recordPerBillEvents(tx: Queryable, appCode: number, type: EventType, items: readonly EventItem[]): Promise<number> {
-  if (items.length === 0 || !(await subscribed(tx, appCode, type))) return 0;
-  return (await recordEvents(tx, appCode, type, items)).length;
 }

@@ -22,14 +22,6 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/**
- * Types written one row per bill (of a posting, a term's cancel-and-rebill, a day's late
- * charges): only when an enabled endpoint of the app subscribes to them
- * (events/record.ts recordBillEvents, recordPerBillEvents), so a term of a million bills
- * costs one term.posted row unless someone asked for a million.
- */
-export const PER_BILL_TYPES: readonly EventType[] = ['bill.posted', 'credit_note.made', 'late_charge.made'];
-
 export function isEventType(t: string): t is EventType {
   return (EVENT_TYPES as readonly string[]).includes(t);
 }

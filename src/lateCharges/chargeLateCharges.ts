@@ -2,7 +2,7 @@
 // are charged their template's late charge, once each, as traced ledger adjustments.
 // Called by the queue's job (tasks.ts) and nothing else, so a run is always a job: run
 // twice, or retried after a worker died mid-way, it charges each bill once.
-import { recordPerBillEvents } from '../events/record.ts';
+import { recordEvents } from '../events/record.ts';
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
 import { addLateChargeEntries } from '../ledger/store.ts';
@@ -109,7 +109,7 @@ export async function chargeLateCharges(
           const entryOf = new Map(entries.map((e) => [e.bill_id, e.entry_id]));
           for (const row of rows) row.entry_id = entryOf.get(row.bill_id) as string;
           const n = await insertLateCharges(tx, appCode, chargeDate, by, rows);
-          await recordPerBillEvents(
+          await recordEvents(
             tx,
             appCode,
             'late_charge.made',
