@@ -8,7 +8,7 @@ import { Dec } from '../../src/rating/money.ts';
 import { rateBill, type RateBillInput } from '../../src/rating/rateBill.ts';
 import { splitSegments, versionTimeline, type TariffVersion } from '../../src/rating/segments.ts';
 import type { Component, Tariff } from '../../src/rating/tariff.ts';
-import { type PreparedTier, tierBounds } from '../../src/rating/models/tiers.ts';
+import { type PreparedTiered, tierBounds } from '../../src/rating/models/tiers.ts';
 import type { GraduatedTrace } from '../../src/rating/models/graduated.ts';
 import type { VolumeTrace } from '../../src/rating/models/volume.ts';
 import { prepareTariff } from '../../src/rating/prepareTariff.ts';
@@ -348,7 +348,10 @@ describe('tier proration by the reading period (the published example)', () => {
   test('the bounds: 300 x 90/365 = 73.97 -> 74 (halfUp or up, 0 decimals), 300 x 92/365 = 75.62 -> 76', () => {
     const component = prepareTariff(yearly('halfUp')).components[0]!;
     const bound = (days: number, rounding: 'halfUp' | 'down' | 'up') =>
-      tierBounds((component as unknown as { tiers: PreparedTier[] }).tiers, { period: 'readingPeriod', basisDays: new Dec(365), decimals: 0, rounding }, null, ctx({ readingDays: new Dec(days) })).bounds[0]?.toFixed();
+      tierBounds(
+        { ...(component as unknown as PreparedTiered<'graduated'>), input: null, tierProration: { period: 'readingPeriod', basisDays: new Dec(365), decimals: 0, rounding } },
+        ctx({ readingDays: new Dec(days) }),
+      ).bounds[0]?.toFixed();
     assert.equal(bound(90, 'halfUp'), '74');
     assert.equal(bound(90, 'up'), '74');
     assert.equal(bound(90, 'down'), '73');
@@ -408,6 +411,57 @@ describe('tier proration by the reading period (the published example)', () => {
       explainLine(b.lines[0]!),
       /tier bounds x 31 day\(s\) of the reading period \/ 365, this segment's 15 of the bill's 31 day\(s\), rounded halfUp to 0 decimal\(s\): 300 to 12; tier 1: 12 x 1 = 12; tier 2: 138 x 2 = 276;/,
     );
+  });
+
+  // A seasonal baseline (an outside check against PG&E's E-1, 2026-11-27): each version's daily
+  // allowance counts for its own days. Before, a later segment rounded the running total of
+  // days at its own bound, as if the earlier days had had it too.
+  const daily = (kwh: string): Tariff => ({
+    ...meter,
+    components: [
+      {
+        code: 'water',
+        name: 'Water',
+        model: 'graduated',
+        input: 'water',
+        tiers: [{ upTo: kwh, rate: '0.40' }, { upTo: null, rate: '0.50' }],
+        tierProration: { period: 'readingPeriod', basisDays: 1, decimals: 0, rounding: 'halfUp' },
+      },
+    ],
+  });
+  const seasons = (previous: string, current: string, change: string, winter: Tariff, summer: Tariff, term: { start: string; end: string }) =>
+    rateBill({
+      tariff: winter,
+      versions: [
+        { version: 1, from: '2026-01-01', tariff: winter },
+        { version: 2, from: change, tariff: summer },
+      ],
+      term,
+      subscription: { startDate: '2020-01-01' },
+      readings: { water: { previous: { date: previous, value: '20000' }, current: { date: current, value: '20600' } } },
+      minorUnits: 2,
+    });
+  const cases: [string, string, string, string[], string, string][] = [
+    // [winter, summer, change, each segment's tier-1 bound, energy, why]
+    ['12.1', '16.4', '2026-06-01', ['169', '279'], '255.20', '12.1 x 14 = 169.4 -> 169; with 16.4 x 17 = 278.8: 448.2 -> 448, less 169 (the summer bound alone gave 508 - 230 = 278: 255.30)'],
+    ['16.4', '12.1', '2026-06-01', ['230', '205'], '256.50', 'the other way: 16.4 x 14 = 229.6 -> 230; with 12.1 x 17 = 205.7: 435.3 -> 435, less 230 (12.1 x 31 - 12.1 x 14 gave 375 - 169 = 206: 256.40)'],
+    ['12.1', '12.1', '2026-06-01', ['169', '206'], '262.50', 'one allowance: the running total of days, as before (375.1 -> 375)'],
+    ['12.1', '16.4', '2026-05-18', ['0', '508'], '249.20', 'the change on the first day: one segment, 16.4 x 31 = 508.4 -> 508'],
+  ];
+  for (const [winter, summer, change, bounds, energy, why] of cases) {
+    test(`a daily baseline of ${winter} then ${summer} kWh from ${change} over 17/05 to 17/06, 600 kWh: ${energy} (${why})`, () => {
+      const b = seasons('2026-05-17', '2026-06-17', change, daily(winter), daily(summer), { start: '2026-05-18', end: '2026-06-17' });
+      const scaled = b.lines.map((l) => (l.trace as GraduatedTrace).tierProration!.bounds[0]!.scaled);
+      assert.deepEqual(scaled.length === 1 ? ['0', ...scaled] : scaled, bounds);
+      assert.equal(b.total, energy);
+    });
+  }
+  test("the summer segment's bound says what the winter days carried, in its trace and its words", () => {
+    const b = seasons('2026-05-17', '2026-06-17', '2026-06-01', daily('12.1'), daily('16.4'), { start: '2026-05-18', end: '2026-06-17' });
+    const summer = b.lines[1]!;
+    assert.deepEqual((summer.trace as GraduatedTrace).tierProration!.bounds, [{ upTo: '16.4', scaled: '279', carried: { allowance: '169.4', rounded: '169' } }]);
+    assert.match(explainLine(summer), /16\.4 to 279 \(with the earlier part's 169\.4 at its own version's bound, less the 169 it was given\)/);
+    assert.equal((b.lines[0]!.trace as GraduatedTrace).tierProration!.bounds[0]!.carried, undefined, 'the first segment carries nothing');
   });
 
   test('a bill of one version explains its bounds by the reading period: 300 to 74 over 90 days', () => {

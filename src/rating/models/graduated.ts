@@ -5,6 +5,7 @@ import type { ModelContext, SegmentContext } from './context.ts';
 import { defineModel } from './model.ts';
 import {
   checkTiers,
+  earlierBoundsKey,
   explainBounds,
   explainTier,
   type PreparedTier,
@@ -49,7 +50,7 @@ export type GraduatedTrace = {
  * charged by the segment's share of the bill's days (tierFlat): once per bill.
  */
 export function rateGraduated(component: PreparedGraduated, quantity: Dec, context: ModelContext): ModelResult<GraduatedTrace> {
-  const { bounds, trace: tierProration, segment: segmentBounds } = tierBounds(component.tiers, component.tierProration, component.input, context);
+  const { bounds, trace: tierProration, segment: segmentBounds } = tierBounds(component, context);
   const earlier = component.roundEachTier && context.segment !== undefined ? earlierTiers(component, context.segment) : undefined;
   let amount = ZERO;
   let lower = ZERO;
@@ -119,9 +120,12 @@ export const graduated = defineModel({
   prepare: (c, base, ctx): PreparedGraduated => ({ ...base, model: 'graduated', ...prepareTiers(c, ctx), roundEachTier: c.roundEachTier === true }),
   rate: rateGraduated,
   // What a line rounding each tier reads of the bill's earlier segments (the lines cache's key).
-  segmentKey: (c, _context, seg) => {
+  // What a line reads of the bill's earlier segments (the lines cache's key): bounds an earlier
+  // version wrote otherwise, and the tiers' carries of a line rounding each tier.
+  segmentKey: (c, context, seg) => {
     const earlier = c.roundEachTier ? earlierTiers(c, seg) : undefined;
-    return earlier === undefined ? '' : [...earlier].map(([t, s]) => `${t}:${s.exact.toString()}:${s.billed.toString()}`).join(';');
+    const tiers = earlier === undefined ? '' : [...earlier].map(([t, s]) => `${t}:${s.exact.toString()}:${s.billed.toString()}`).join(';');
+    return `${earlierBoundsKey(c, context, seg)}${tiers}`;
   },
   explain: (t) => explainBounds(t) + (t.roundEachTier ? 'each tier rounded to the minor unit; ' : '') + t.tiers.map((x) => `tier ${x.tier}: ${explainTier(x)}`).join('; '),
 });

@@ -1,7 +1,7 @@
 import { Type, type Static, type TProperties } from 'typebox';
 import { Amount, DecimalString } from '../fields.ts';
-import { Dec, toDecimal } from '../money.ts';
-import type { ModelContext } from './context.ts';
+import { Dec, roundMoney, type RoundingMode, toDecimal } from '../money.ts';
+import type { ModelContext, SegmentContext, SegmentOfBill } from './context.ts';
 import { RatingError } from '../errors.ts';
 import { consumptionPart, shareOfBill } from './billShare.ts';
 import type { PreparedInput } from '../prepareTariff.ts';
@@ -132,14 +132,22 @@ export type TierProrationTrace = {
   decimals: number;
   rounding: TierRounding;
   /** Each written bound and the bound used: upTo x activeDays (or readingDays) / basisDays, rounded. */
-  bounds: { upTo: string; scaled: string }[];
+  bounds: ScaledBound[];
 };
+
+/**
+ * A written bound and the bound used. `carried`: in a segment after a version that wrote
+ * this tier's bound otherwise (a summer baseline after a winter one), the exact allowance
+ * the bill's earlier segments gave the tier by their own versions and what it was rounded
+ * to; the bound used is the running total's rounding less that (docs/rating.md).
+ */
+export type ScaledBound = { upTo: string; scaled: string; carried?: { allowance: string; rounded: string } };
 
 /**
  * Bounds written per term scaled to a segment of a bill (segments.ts): upTo x days / billDays,
  * rounded on the running total of days (daysBefore: billed days of the earlier segments).
  */
-export type SegmentBoundsTrace = { days: number; billDays: number; daysBefore?: number; bounds: { upTo: string; scaled: string }[] };
+export type SegmentBoundsTrace = { days: number; billDays: number; daysBefore?: number; bounds: ScaledBound[] };
 
 /**
  * Tiers ascending, only the last open, rates not negative; tier proration in range. A flat is
@@ -250,7 +258,10 @@ export function tierTrace(i: number, lower: Dec, upper: Dec | null, tier: Prepar
  * rounded halfUp to 0 decimal(s): 300 to 74; ".
  */
 export function explainBounds(t: { tierProration?: TierProrationTrace; segmentBounds?: SegmentBoundsTrace }): string {
-  const list = (bounds: readonly { upTo: string; scaled: string }[]) => bounds.map((b) => `${b.upTo} to ${b.scaled}`).join(', ');
+  const list = (bounds: readonly ScaledBound[]) =>
+    bounds
+      .map((b) => (b.carried === undefined ? `${b.upTo} to ${b.scaled}` : `${b.upTo} to ${b.scaled} (with the earlier part's ${b.carried.allowance} at its own version's bound, less the ${b.carried.rounded} it was given)`))
+      .join(', ');
   const p = t.tierProration;
   if (p !== undefined) {
     const days = p.period === 'readingPeriod' ? `${p.readingDays} day(s) of the reading period` : `${p.billDays ?? p.activeDays} day(s) billed`;
@@ -294,17 +305,15 @@ export function explainTier(t: TierTrace): string {
  * a level (an unmetered input) are the whole bill's in every segment
  * (consumptionPart, billShare.ts).
  */
-export function tierBounds(
-  tiers: readonly PreparedTier[],
-  proration: PreparedTierProration | null,
-  input: PreparedInput | null,
-  context: ModelContext,
-): { bounds: (Dec | null)[]; trace?: TierProrationTrace; segment?: SegmentBoundsTrace } {
+export function tierBounds(component: PreparedTiered<string>, context: ModelContext): { bounds: (Dec | null)[]; trace?: TierProrationTrace; segment?: SegmentBoundsTrace } {
+  const { tiers, tierProration: proration, input } = component;
   const shared = consumptionPart(input, context);
   if (proration === null) {
     if (shared === undefined) return { bounds: tiers.map((t) => t.upTo) };
     const { seg: part, decimals } = shared;
-    const { bounds, traced } = scaleBounds(tiers, (upTo) => shareOfBill(upTo, part.billDays, part.billDays, context, decimals, 'halfUp'));
+    const { bounds, traced } = scaleBounds(tiers, (upTo, j) =>
+      segmentBound(component.code, j, { upTo, measure: part.billDays, basis: part.billDays }, part, context, decimals, 'halfUp'),
+    );
     const segment: SegmentBoundsTrace = { days: context.activeDays, billDays: part.billDays, bounds: traced };
     if (part.daysBefore > 0) segment.daysBefore = part.daysBefore;
     return { bounds, segment };
@@ -326,7 +335,11 @@ export function tierBounds(
     }
     total = context.readingDays;
   }
-  const { bounds, traced } = scaleBounds(tiers, (upTo) => shareOfBill(upTo, total, proration.basisDays, measured, proration.decimals, proration.rounding));
+  const { bounds, traced } = scaleBounds(tiers, (upTo, j) =>
+    seg === undefined
+      ? { scaled: shareOfBill(upTo, total, proration.basisDays, measured, proration.decimals, proration.rounding) }
+      : segmentBound(component.code, j, { upTo, measure: total, basis: proration.basisDays }, seg, context, proration.decimals, proration.rounding),
+  );
   const trace: TierProrationTrace = {
     // A whole basis stays a number, as every bill before fractional bases wrote it.
     basisDays: proration.basisDays.isInteger() ? proration.basisDays.toNumber() : proration.basisDays.toFixed(),
@@ -351,20 +364,104 @@ export function tierBounds(
  * of rounded running totals, which for two bounds closer than the rounding step can come
  * out of order: a bound is never taken below the one before it (that tier is then empty).
  */
-function scaleBounds(tiers: readonly PreparedTier[], scale: (upTo: Dec) => Dec): { bounds: (Dec | null)[]; traced: { upTo: string; scaled: string }[] } {
+function scaleBounds(
+  tiers: readonly PreparedTier[],
+  scale: (upTo: Dec, tier: number) => { scaled: Dec; carried?: ScaledBound['carried'] },
+): { bounds: (Dec | null)[]; traced: ScaledBound[] } {
   const bounds: (Dec | null)[] = [];
-  const traced: { upTo: string; scaled: string }[] = [];
+  const traced: ScaledBound[] = [];
   let previous: Dec | null = null;
-  for (const t of tiers) {
+  tiers.forEach((t, j) => {
     if (t.upTo === null) {
       bounds.push(null);
-      continue;
+      return;
     }
-    let scaled = scale(t.upTo);
+    const made = scale(t.upTo, j);
+    let scaled = made.scaled;
     if (previous !== null && scaled.lt(previous)) scaled = previous;
     previous = scaled;
     bounds.push(scaled);
-    traced.push({ upTo: t.upTo.toFixed(), scaled: scaled.toFixed() });
-  }
+    const bound: ScaledBound = { upTo: t.upTo.toFixed(), scaled: scaled.toFixed() };
+    if (made.carried !== undefined) bound.carried = made.carried;
+    traced.push(bound);
+  });
   return { bounds, traced };
+}
+
+/** A tier's bound as written and what scales it: bound x measure (days billed, or of the reading period) / basis. */
+type BoundRule = { upTo: Dec; measure: Dec | number; basis: Dec | number };
+
+/** A version's rule for tier j of a component, as tierBounds scales it; undefined when it has no such bound. */
+function boundRule(component: { model: string } | undefined, j: number, seg: SegmentContext, context: ModelContext): BoundRule | null | undefined {
+  if (component === undefined || (component.model !== 'graduated' && component.model !== 'volume')) return null;
+  const c = component as PreparedTiered<string>;
+  const t = c.tiers[j];
+  if (t === undefined || t.upTo === null) return undefined;
+  const p = c.tierProration;
+  if (p === null) return { upTo: t.upTo, measure: seg.billDays, basis: seg.billDays };
+  return { upTo: t.upTo, measure: p.period === 'readingPeriod' ? (context.readingDays ?? seg.billDays) : seg.billDays, basis: p.basisDays };
+}
+
+const sameNumber = (a: Dec | number, b: Dec | number) => (typeof a === 'number' && typeof b === 'number' ? a === b : new Dec(a).eq(b));
+const sameRule = (a: BoundRule, b: BoundRule) => a.upTo.eq(b.upTo) && sameNumber(a.measure, b.measure) && sameNumber(a.basis, b.basis);
+
+/**
+ * The exact allowance the bill's earlier segments gave tier j, each by its own version's rule
+ * (bound x measure x its days / (billDays x basis); nothing from a version without the
+ * component), when some earlier version's rule differs from this one; undefined when all
+ * agree (the running total of days then says the same) or one left the tier open.
+ */
+export function earlierAllowance(code: string, j: number, own: BoundRule, seg: SegmentContext, context: ModelContext): Dec | undefined {
+  // Compared first, summed only when they differ: every line of a later segment asks (issue 12's speed).
+  const rules: (BoundRule | null)[] = [];
+  let differs = false;
+  for (let i = 0; i < seg.index; i++) {
+    const s = seg.segments[i] as SegmentOfBill;
+    if (s.days === 0) continue;
+    const rule = boundRule(s.components.get(code), j, seg, context);
+    if (rule === undefined) return undefined;
+    if (rule === null || !sameRule(rule, own)) differs = true;
+    rules.push(rule);
+  }
+  if (!differs) return undefined;
+  let sum = new Dec(0);
+  let k = 0;
+  for (let i = 0; i < seg.index; i++) {
+    const s = seg.segments[i] as SegmentOfBill;
+    if (s.days === 0) continue;
+    const rule = rules[k++];
+    if (rule) sum = sum.plus(rule.upTo.times(rule.measure).times(s.days).div(new Dec(rule.basis).times(seg.billDays)));
+  }
+  return sum;
+}
+
+/**
+ * A segment's bound: its share of the bill's (shareOfBill, rounded on the running total of
+ * days) or, after a version that wrote the bound otherwise, the rounding of the earlier
+ * segments' exact allowance plus this segment's, less the rounding of theirs: the bounds of
+ * the segments then add up to the allowance of the versions in force (a baseline of 12.1 kWh
+ * a day for 14 days and 16.4 for 17 is 448.2, 448: 169 + 279, not 169 + 278 from 16.4 x 31).
+ */
+function segmentBound(code: string, j: number, own: BoundRule, seg: SegmentContext, context: ModelContext, decimals: number, rounding: RoundingMode): { scaled: Dec; carried?: ScaledBound['carried'] } {
+  const earlier = earlierAllowance(code, j, own, seg, context);
+  if (earlier === undefined) return { scaled: shareOfBill(own.upTo, own.measure, own.basis, context, decimals, rounding) };
+  const mine = own.upTo.times(own.measure).times(context.activeDays).div(new Dec(own.basis).times(seg.billDays));
+  const rounded = roundMoney(earlier, decimals, rounding);
+  return { scaled: roundMoney(earlier.plus(mine), decimals, rounding).minus(rounded), carried: { allowance: earlier.toFixed(), rounded: rounded.toFixed() } };
+}
+
+/** What a segment's bounds read of the earlier segments, for the lines cache's key: '' when nothing. */
+export function earlierBoundsKey(component: PreparedTiered<string>, context: ModelContext, seg: SegmentContext): string {
+  const { tiers, tierProration: p } = component;
+  if (p === null && consumptionPart(component.input, context) === undefined) return '';
+  if (p !== null && (component.input === null || component.input.kind !== 'metered')) return '';
+  const measure = p === null ? seg.billDays : p.period === 'readingPeriod' ? (context.readingDays ?? seg.billDays) : seg.billDays;
+  const basis = p === null ? seg.billDays : p.basisDays;
+  let key = '';
+  tiers.forEach((t, j) => {
+    if (t.upTo === null) return;
+    const earlier = earlierAllowance(component.code, j, { upTo: t.upTo, measure, basis }, seg, context);
+    if (earlier !== undefined) key += `${j}:${earlier.toString()};`;
+  });
+  return key;
 }

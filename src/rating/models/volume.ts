@@ -5,6 +5,7 @@ import type { ModelContext } from './context.ts';
 import { defineModel } from './model.ts';
 import {
   checkTiers,
+  earlierBoundsKey,
   explainBounds,
   explainTier,
   type PreparedTier,
@@ -38,7 +39,7 @@ export type VolumeTrace = {
  * spanning a version change, the segment's share of it by days: tierFlat).
  */
 export function rateVolume(component: PreparedVolume, quantity: Dec, context: ModelContext): ModelResult<VolumeTrace> {
-  const { bounds, trace: tierProration, segment: segmentBounds } = tierBounds(component.tiers, component.tierProration, component.input, context);
+  const { bounds, trace: tierProration, segment: segmentBounds } = tierBounds(component, context);
   let lower = ZERO;
   let i = 0;
   for (; i < component.tiers.length - 1; i++) {
@@ -66,5 +67,7 @@ export const volume = defineModel({
   check: (c, path, ctx) => checkTiers(c, path, ctx, 'any'),
   prepare: (c, base, ctx): PreparedVolume => ({ ...base, model: 'volume', ...prepareTiers(c, ctx) }),
   rate: rateVolume,
+  // Bounds an earlier version of the bill wrote otherwise (the lines cache's key).
+  segmentKey: (c, context, seg) => earlierBoundsKey(c, context, seg),
   explain: (t) => `${explainBounds(t)}all ${t.quantity} at tier ${t.tier.tier}: ${explainTier(t.tier)}`,
 });
