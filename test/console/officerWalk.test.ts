@@ -164,6 +164,23 @@ describe("an officer's walk: what the console shows", { skip: haveChromium ? fal
     );
   });
 
+  // With two templates none is chosen for the officer. "Make the term" with the Template and
+  // Batch dropdowns left on "Choose" put the API's rule under each: "must not be empty; must
+  // be letters, digits, _ . - (starting with a letter or digit)", a typing rule under a field
+  // where nothing can be typed, as if the officer had entered a bad code.
+  test('a bill run started without a template or batch chosen says to choose them, not a rule for typing a code', async () => {
+    await page.goto(`${h.url}/console/#/terms`);
+    await page.getByRole('button', { name: 'Make the term', exact: true }).click();
+    const template = page.getByRole('combobox', { name: 'Template', exact: true });
+    await page.locator('.mantine-Select-error, .mantine-InputWrapper-error').first().waitFor();
+    const errors = await page.locator('.mantine-Select-error, .mantine-InputWrapper-error').allInnerTexts();
+    assert.equal(await template.getAttribute('aria-invalid'), 'true', 'the Template field is not marked');
+    assert.ok(
+      errors.every((e) => !/letters, digits/.test(e)),
+      `the dropdowns say ${JSON.stringify(errors)}: a rule for typing a code under fields where a template and a batch are chosen`,
+    );
+  });
+
   // The walk: a new account made with "Bills reach it by: e-mail" and no e-mail address was
   // made without a word; so was an existing account whose e-mail was cleared in its edit
   // form ("Account 100102 saved.", the page then reads "E-mail —" and "Bills by email").
