@@ -53,6 +53,7 @@ type Row = BillColumns & {
   subscription_id: string | null;
   subscription_inputs: Record<string, unknown> | null;
   replaces: { number: string; date: string; creditNoteNumber: string } | null;
+  deposit: { held: string; released: boolean; applied: string | null; refunded: string | null } | null;
   activity: { count: number; entries: { date: string; description: string; amount: string }[] | null };
   history: { bill_number: string; bill_date: string; period_start: string; period_end: string; total: string; lines: unknown; groups: StoredGroup[] | null }[];
 };
@@ -86,6 +87,37 @@ const ACTIVITY_SQL = `(
              AND e.created_at <= b.created_at
              AND NOT (e.kind = 'bill' AND (e.bill_id >= b.bill_id OR eb.created_at <= prev.created_at))) x)`;
 
+/**
+ * The security deposits a final bill's subscription holds (its end date in the bill's
+ * period): held while not released (the amount less what is still unpaid of it), or as
+ * the release at the posting spent it (docs/payments.md, Deposits). Null when none.
+ */
+const DEPOSIT_SQL = `(
+  SELECT json_build_object(
+           'held', sum(CASE WHEN d.released_on IS NULL THEN d.amount - coalesce(o.open_amount, 0) ELSE d.applied + d.refunded END)::text,
+           'released', bool_and(d.released_on IS NOT NULL),
+           'applied', sum(d.applied)::text, 'refunded', sum(d.refunded)::text)
+    FROM deposit d
+    JOIN subscription ds ON ds.subscription_id = d.subscription_id
+    LEFT JOIN open_item o ON o.entry_id = d.charge_entry_id
+   WHERE d.subscription_id = b.subscription_id AND ds.end_date BETWEEN b.period_start AND b.period_end
+  HAVING count(*) > 0)`;
+
+/**
+ * What of a final bill's total due its deposit pays, and the rest refunded: as released when
+ * the term is posted, or, before, as the release will spend it (what is held, up to the total
+ * due). Null when the subscription held nothing.
+ */
+function depositOf(b: Row, m: (x: string) => string): DocumentData['bill']['deposit'] {
+  const d = b.deposit;
+  if (d === null || !/[1-9]/.test(d.held)) return null;
+  const due = Dec.max(new Dec(b.total_due), 0);
+  const held = new Dec(d.held);
+  const applied = Dec.min(d.released ? new Dec(d.applied ?? 0) : held, due);
+  const refund = d.released ? new Dec(d.refunded ?? 0) : held.minus(applied);
+  return { held: m(held.toFixed()), applied: m(applied.toFixed()), refund: refund.gt(0) ? m(refund.toFixed()) : '' };
+}
+
 /** The entries shown, and the balance before them: the balance brought forward less what they add (the earlier ones inside it). */
 function activityOf(b: Row, m: (x: string) => string): DocumentData['bill']['activity'] {
   const entries = b.activity.entries ?? [];
@@ -115,7 +147,8 @@ export async function loadDocumentData(db: Queryable, appCode: number, billIds: 
                  ORDER BY p.bill_id DESC LIMIT ${HISTORY}) h), '[]') ELSE '[]' END AS history,
             (SELECT json_build_object('number', c.bill_number::text, 'date', to_char(c.bill_date, 'DD/MM/YYYY'), 'creditNoteNumber', n.credit_note_number::text)
                FROM bill c JOIN credit_note n ON n.bill_id = c.bill_id WHERE c.bill_id = b.corrects_bill_id) AS replaces,
-            ${ACTIVITY_SQL} AS activity
+            ${ACTIVITY_SQL} AS activity,
+            ${DEPOSIT_SQL} AS deposit
        FROM bill b
        JOIN account ac ON ac.account_id = b.account_id
        JOIN app a ON a.app_code = b.app_code
@@ -225,6 +258,8 @@ function toSource(b: Row): BillDocumentSource {
       currentEstimated: t.current.estimated === true || (t.estimated && t.previous.estimated === undefined && t.current.estimated === undefined),
     });
   }
+  const deposit = depositOf(b, m);
+  const amountToPay = deposit === null ? m(b.total_due) : m(new Dec(b.total_due).minus(deposit.applied).toFixed());
   const data: DocumentData = {
     app: { name: b.app_name, address: b.app_address ?? '', addressLines: addressLines(b.app_address ?? ''), currency: b.currency },
     account: { name: b.account_name, number: b.account_number, address: b.account_address ?? '', addressLines: addressLines(b.account_address ?? ''), email: b.account_email ?? '' },
@@ -252,7 +287,9 @@ function toSource(b: Row): BillDocumentSource {
       total: m(b.total),
       balanceBroughtForward: m(b.balance_brought_forward),
       totalDue: m(b.total_due),
-      ...payableOf(m(b.total_due)),
+      deposit,
+      amountToPay,
+      ...payableOf(amountToPay),
       estimated: b.estimated,
       paymentReference: paymentReference(b.bill_number),
       lines: b.lines.map(lineData),

@@ -81,12 +81,22 @@ export type DocumentData = {
     balanceBroughtForward: string;
     totalDue: string;
     /**
-     * Whether the customer has anything to pay: totalDue above zero. A bill whose balance
+     * A final bill (its subscription ends in its period) of a subscription holding a security
+     * deposit: what was held, what of it pays this bill's total due (applied when the term is
+     * posted, or already), and the rest, refunded (empty when nothing is). Null otherwise. A final bill paid by the
+     * deposit asked "Total due: 34.52" of a customer owed 65.48 (an outside check of a
+     * utility's closing bill).
+     */
+    deposit: { held: string; applied: string; refund: string } | null;
+    /** What the customer is to pay: totalDue less the deposit applied; totalDue when there is none. */
+    amountToPay: string;
+    /**
+     * Whether the customer has anything to pay: amountToPay above zero. A bill whose balance
      * brought forward exceeds its total leaves the account in credit; the standard bill said
      * "Total due: -43.47 by 11/12/2026" and "How to pay" (an outside check).
      */
     payable: boolean;
-    /** The account's credit after this bill, as a positive amount, when totalDue is below zero; empty otherwise. */
+    /** The account's credit after this bill, as a positive amount, when amountToPay is below zero; empty otherwise. */
     credit: string;
     estimated: boolean;
     paymentReference: string;
@@ -144,6 +154,8 @@ export const SAMPLE: DocumentData = Object.freeze({
     total: '2151.80',
     balanceBroughtForward: '40.00',
     totalDue: '2191.80',
+    deposit: null,
+    amountToPay: '2191.80',
     payable: true,
     credit: '',
     estimated: false,
@@ -201,7 +213,18 @@ export const sampleOfApp = (app: { name: string; address: string | null; currenc
   bill: { ...SAMPLE.bill, currency: app.currency },
 });
 
+/**
+ * The sample's other form, which a template is also checked against: no connection inputs,
+ * and a final bill its security deposit paid (bill.deposit set, nothing to pay, a refund).
+ */
 export const SAMPLE_WITHOUT_INPUTS: DocumentData = Object.freeze({
   ...SAMPLE,
-  bill: { ...SAMPLE.bill, subscription: { id: '502', connection: '', inputs: [] } },
+  bill: {
+    ...SAMPLE.bill,
+    subscription: { id: '502', connection: '', inputs: [] },
+    deposit: { held: '5000.00', applied: '2191.80', refund: '2808.20' },
+    amountToPay: '0.00',
+    payable: false,
+    credit: '',
+  },
 }) as DocumentData;

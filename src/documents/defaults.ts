@@ -38,7 +38,11 @@ export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
 | Tax | {{ bill.tax }} |
 | Total of this bill | {{ bill.total }} |
 | Balance brought forward | {{ bill.balanceBroughtForward }} |
-{% if bill.payable %}| Total due by {{ bill.dueDate }} | {{ bill.totalDue }} |{% elsif bill.credit != blank %}| In credit after this bill: nothing to pay | {{ bill.credit }} |{% else %}| Nothing to pay | {{ bill.totalDue }} |{% endif %}
+{% if bill.deposit %}| Total due | {{ bill.totalDue }} |
+| Your security deposit of {{ bill.deposit.held }} applied | -{{ bill.deposit.applied }} |
+{% endif %}{% if bill.payable %}| Total due by {{ bill.dueDate }} | {{ bill.amountToPay }} |{% elsif bill.credit != blank %}| In credit after this bill: nothing to pay | {{ bill.credit }} |{% else %}| Nothing to pay | {{ bill.amountToPay }} |{% endif %}
+{% if bill.deposit and bill.deposit.refund != blank %}| The rest of your deposit, refunded to you | {{ bill.deposit.refund }} |
+{% endif %}
 {% if bill.activity.entries.size > 0 %}
 ## Since your last bill
 | Account activity | Amount ({{ bill.currency }}) |
@@ -47,7 +51,7 @@ export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
 {% for e in bill.activity.entries %}| {{ e.date }} {{ e.description }} | {{ e.amount }} |
 {% endfor %}| Balance brought forward | {{ bill.balanceBroughtForward }} |
 {% endif %}
-{% if bill.payable %}**Total due: {{ bill.totalDue }} {{ bill.currency }} by {{ bill.dueDate }}**{% elsif bill.credit != blank %}**Nothing to pay: your account is {{ bill.credit }} {{ bill.currency }} in credit, which is taken off your next bill.**{% else %}**Nothing to pay.**{% endif %}
+{% if bill.payable %}**Total due: {{ bill.amountToPay }} {{ bill.currency }} by {{ bill.dueDate }}**{% elsif bill.credit != blank %}**Nothing to pay: your account is {{ bill.credit }} {{ bill.currency }} in credit, which is taken off your next bill.**{% else %}**Nothing to pay.**{% endif %}
 {% if bill.readings.size > 0 %}
 ## Meter readings
 | Meter | Previous reading | This reading | Used |
@@ -71,7 +75,7 @@ export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
 {% endfor %}{% endif %}{% endif %}`;
 
 export const DEFAULT_EMAIL_SUBJECT =
-  'Your {{ app.name }} bill {{ bill.number }}: {% if bill.payable %}{{ bill.totalDue }} {{ bill.currency }} due {{ bill.dueDate }}{% elsif bill.credit != blank %}nothing to pay, {{ bill.credit }} {{ bill.currency }} in credit{% else %}nothing to pay{% endif %}';
+  'Your {{ app.name }} bill {{ bill.number }}: {% if bill.payable %}{{ bill.amountToPay }} {{ bill.currency }} due {{ bill.dueDate }}{% elsif bill.credit != blank %}nothing to pay, {{ bill.credit }} {{ bill.currency }} in credit{% else %}nothing to pay{% endif %}';
 
 export const DEFAULT_EMAIL_BODY = `Dear {{ account.name }},
 
@@ -79,7 +83,8 @@ your bill {{ bill.number }} for {{ bill.periodStart }} to {{ bill.periodEnd }} (
 {% if bill.replaces %}
 It replaces bill {{ bill.replaces.number }} of {{ bill.replaces.date }}, which credit note {{ bill.replaces.creditNoteNumber }} cancelled (the credit note is attached too); what you paid towards that bill counts towards this one.
 {% endif %}
-{% if bill.payable %}Total due: {{ bill.totalDue }} {{ bill.currency }} by {{ bill.dueDate }}.
+{% if bill.deposit %}Your security deposit of {{ bill.deposit.held }} {{ bill.currency }} pays {{ bill.deposit.applied }} of this final bill{% if bill.deposit.refund != blank %}, and the rest, {{ bill.deposit.refund }} {{ bill.currency }}, is refunded to you{% endif %}.
+{% endif %}{% if bill.payable %}Total due: {{ bill.amountToPay }} {{ bill.currency }} by {{ bill.dueDate }}.
 Payment reference: {{ bill.paymentReference }} (please quote it with every payment){% elsif bill.credit != blank %}Nothing to pay: your account is {{ bill.credit }} {{ bill.currency }} in credit, which is taken off your next bill.{% else %}Nothing to pay.{% endif %}
 
 {{ app.name }}
