@@ -9,6 +9,13 @@ import { ACCOUNT_NUMBER, INVISIBLE, INVISIBLE_IN_IDENTIFIER, NO_NUL } from '../p
 // variation selectors, printed as nothing on bills, as one of spaces did (outside reviews). An
 // emoji's selector may end one ("Ana ❤️").
 const LINE = `^(?=.*[^\\s${INVISIBLE_IN_IDENTIFIER}])[^\\s${INVISIBLE}](?:[^\\x00-\\x1f]*[^\\s${INVISIBLE}])?$`;
+
+/**
+ * Bills by e-mail only need an address: an account taking its bills by e-mail with none got
+ * no bill at all, neither e-mailed nor in the print extract (an officer's walk). `both` still
+ * prints, so it may wait for an address.
+ */
+export const EMAIL_NEEDED = "bills by e-mail need an e-mail address: give email, or choose 'print' or 'both'";
 export const NAME = { pattern: LINE, maxLength: 200 };
 export const NAME_MESSAGE = 'must be on one line, without leading or trailing spaces, control or zero-width characters';
 export const EMAIL = { pattern: '^[^\\s@\\x00-\\x1f]+@[^\\s@\\x00-\\x1f]+\\.[^\\s@\\x00-\\x1f]+$', maxLength: 254 };
@@ -80,6 +87,7 @@ export function checkAccount(get: (f: string) => unknown, at: (f: string) => str
   const preference = text(get('deliveryPreference'));
   if (preference !== null && !DELIVERY_PREFERENCES.includes(preference as DeliveryPreference))
     issues.push({ path: at('deliveryPreference'), message: `must be one of ${DELIVERY_PREFERENCES.join(', ')}` });
+  else if (preference === 'email' && email === null) issues.push({ path: at('deliveryPreference'), message: EMAIL_NEEDED });
   if (issues.length > before) return null;
   return {
     accountNumber: accountNumber!,

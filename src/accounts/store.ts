@@ -55,9 +55,13 @@ export async function insertAccount(db: Queryable, appCode: number, f: AccountFi
 }
 
 /** The account, locked for a change in the caller's transaction. */
-export async function lockAccount(db: Queryable, appCode: number, accountNumber: string): Promise<{ account_id: string; status: string } | undefined> {
-  const r = await db.query<{ account_id: string; status: string }>(
-    'SELECT account_id, status FROM account WHERE app_code = $1 AND account_number = $2 FOR UPDATE',
+export async function lockAccount(
+  db: Queryable,
+  appCode: number,
+  accountNumber: string,
+): Promise<{ account_id: string; status: string; email: string | null; delivery_preference: string } | undefined> {
+  const r = await db.query<{ account_id: string; status: string; email: string | null; delivery_preference: string }>(
+    'SELECT account_id, status, email, delivery_preference FROM account WHERE app_code = $1 AND account_number = $2 FOR UPDATE',
     [appCode, accountNumber],
   );
   return r.rows[0];

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
-import { invalidState, notFound } from '../errors.ts';
+import { invalidState, notFound, validationFailed } from '../errors.ts';
+import { EMAIL_NEEDED } from './rules.ts';
 import type { Caller } from '../auth/roles.ts';
 import { lockAccount, openSubscriptionCount, updateAccountRow } from './store.ts';
 
@@ -26,6 +27,11 @@ export async function updateAccount(db: pg.Pool, caller: Caller, c: AccountChang
     if (c.status === 'closed' && account.status !== 'closed') {
       const open = await openSubscriptionCount(tx, account.account_id);
       if (open > 0) throw invalidState(`The account has ${open} subscription(s) that are not terminated; terminate them before closing it.`, 'data.status');
+    }
+    // The account as it will be: bills by e-mail only keep an address (rules.ts EMAIL_NEEDED).
+    const email = c.email !== undefined ? c.email : account.email;
+    if ((c.deliveryPreference ?? account.delivery_preference) === 'email' && email === null) {
+      throw validationFailed([{ path: c.email === null ? 'data.email' : 'data.deliveryPreference', message: EMAIL_NEEDED }]);
     }
     const { accountNumber: _, ...changes } = c;
     await updateAccountRow(tx, account.account_id, changes, caller.email);

@@ -42,6 +42,14 @@ export type TermRow = {
   total_amount: string;
   total_brought_forward: string;
   total_due: string;
+  /** Corrections after posting (migration 102): bills cancelled, rebills, and the totals of the bills in force. */
+  bills_cancelled: number;
+  bills_rebilled: number;
+  in_force_charges: string;
+  in_force_tax: string;
+  in_force_amount: string;
+  in_force_brought_forward: string;
+  in_force_due: string;
   posted_at: string | null;
   created_at: string;
   created_by: string;
@@ -62,6 +70,9 @@ const COLUMNS = `t.term_id, t.app_code, t.service_id, t.service_version_id, s.se
          ${local('t.job_started_at', 'job_started_at')}, ${local('t.job_finished_at', 'job_finished_at')}, t.job_last_error,
          t.chunks_total, t.chunks_done, t.subscription_count, t.reading_count, t.bill_count, t.failure_count,
          t.total_charges, t.total_tax, t.total_amount, t.total_brought_forward, t.total_due,
+         t.bills_cancelled, t.bills_rebilled, t.total_charges + t.corrected_charges AS in_force_charges,
+         t.total_tax + t.corrected_tax AS in_force_tax, t.total_amount + t.corrected_amount AS in_force_amount,
+         t.total_brought_forward + t.corrected_brought_forward AS in_force_brought_forward, t.total_due + t.corrected_due AS in_force_due,
          ${local('t.posted_at', 'posted_at')},
          ${local('t.created_at', 'created_at')}, t.created_by, ${local('t.modified_at', 'modified_at')}, t.modified_by,
          a.time_zone, a.minor_units, a.rounding_mode,

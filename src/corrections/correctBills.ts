@@ -29,7 +29,7 @@ import { compareIds } from '../settlement/core.ts';
 import { carryAgain } from '../readings/carry.ts';
 import { reverseLateCharges } from '../lateCharges/reverseLateCharges.ts';
 import { creditNoteOf, correctionEffect, sumAmounts, sumEffects, type BillAmounts, type CorrectionEffect } from './amounts.ts';
-import { insertCreditNotes, markCancelled, rebillsOf, takeCreditNoteNumbers, transactionTime, type LockedBill, type NewCreditNote } from './store.ts';
+import { insertCreditNotes, markCancelled, rebillsOf, recordTermCorrections, takeCreditNoteNumbers, transactionTime, type LockedBill, type NewCreditNote } from './store.ts';
 
 export const ORIGINS = ['cancel-bill', 'cancel-and-rebill', 'estimates'] as const;
 export type Origin = (typeof ORIGINS)[number];
@@ -123,6 +123,7 @@ export async function correctBills(tx: pg.PoolClient, groups: readonly TermBills
     };
   });
   const noteIds = await insertCreditNotes(tx, appCode, notes, { date: today, reason: o.reason, origin: o.origin, by: o.by });
+  await recordTermCorrections(tx, bills.map((b) => b.bill_id), [...rebills.values()].map((r) => r.billId));
 
   // A bill (or late charge) nothing had paid is simply paired with its reversal
   // (set-based); an account where one had been paid is settled whole (what paid it

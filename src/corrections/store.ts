@@ -68,6 +68,29 @@ export async function markCancelled(db: Queryable, billIds: readonly string[]): 
   await db.query(`UPDATE bill SET status = 'cancelled', cancelled_at = now() WHERE bill_id = ANY($1::bigint[]) AND status = 'posted'`, [billIds]);
 }
 
+/**
+ * What a correction changed of its terms (migration 102): the bills it cancelled and the
+ * rebills it made, counted, and their amounts (the rebills' less the cancelled bills') added
+ * to each term's corrected totals, in one statement in the correction's transaction.
+ */
+export async function recordTermCorrections(db: Queryable, cancelledIds: readonly string[], rebillIds: readonly string[]): Promise<void> {
+  await db.query(
+    `UPDATE term t
+        SET bills_cancelled = t.bills_cancelled + x.cancelled, bills_rebilled = t.bills_rebilled + x.rebilled,
+            corrected_charges = t.corrected_charges + x.charges, corrected_tax = t.corrected_tax + x.tax,
+            corrected_amount = t.corrected_amount + x.amount, corrected_brought_forward = t.corrected_brought_forward + x.brought_forward,
+            corrected_due = t.corrected_due + x.due
+       FROM (SELECT term_id, count(*) FILTER (WHERE s < 0) AS cancelled, count(*) FILTER (WHERE s > 0) AS rebilled,
+                    sum(s * charges) AS charges, sum(s * tax) AS tax, sum(s * total) AS amount,
+                    sum(s * balance_brought_forward) AS brought_forward, sum(s * total_due) AS due
+               FROM (SELECT b.*, CASE WHEN b.bill_id = ANY($2::bigint[]) THEN 1 ELSE -1 END AS s
+                       FROM bill b WHERE b.bill_id = ANY($1::bigint[]) OR b.bill_id = ANY($2::bigint[])) b
+              GROUP BY term_id) x
+      WHERE t.term_id = x.term_id`,
+    [cancelledIds, rebillIds],
+  );
+}
+
 /** now() of the transaction, as text PostgreSQL reads back (a COPY's posted_at). */
 export async function transactionTime(db: Queryable): Promise<string> {
   return (await db.query<{ t: string }>('SELECT now()::text AS t')).rows[0]!.t;

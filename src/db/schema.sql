@@ -882,6 +882,13 @@ TABLE term
   modified_at timestamp with time zone NOT NULL DEFAULT now()
   modified_by text NOT NULL
   lowest_reading_watermark bigint
+  bills_cancelled integer NOT NULL DEFAULT 0
+  bills_rebilled integer NOT NULL DEFAULT 0
+  corrected_charges numeric(20,4) NOT NULL DEFAULT 0
+  corrected_tax numeric(20,4) NOT NULL DEFAULT 0
+  corrected_amount numeric(20,4) NOT NULL DEFAULT 0
+  corrected_brought_forward numeric(20,4) NOT NULL DEFAULT 0
+  corrected_due numeric(20,4) NOT NULL DEFAULT 0
   CONSTRAINT term_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT term_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batch(batch_id)
   CONSTRAINT term_check CHECK (((start_date <= end_date) AND (end_date <= due_date)))

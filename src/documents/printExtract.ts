@@ -20,6 +20,13 @@ export const EXTRACT_COLUMNS = [
   'deliveryPreference', 'charges', 'tax', 'total', 'balanceBroughtForward', 'totalDue', 'currency', 'estimated', 'paymentReference',
 ] as const;
 
+
+/**
+ * Who gets paper: accounts printing their bills, and one taking them by e-mail with no address
+ * (kept from before accounts.rules refused it): e-mail cannot reach it, so paper does.
+ */
+const ON_PAPER = `(ac.delivery_preference IN ('print', 'both') OR (ac.delivery_preference = 'email' AND ac.email IS NULL))`;
+
 export type ExtractOptions = { termID: number; format: 'csv' | 'jsonl' | 'pdf'; only?: 'print' };
 
 /** The term's bills (not withdrawn), a page of document data at a time, in bill id order. */
@@ -29,7 +36,7 @@ async function* pages(db: pg.Pool, appCode: number, termId: number, o: ExtractOp
     const ids = await db.query<{ bill_id: string }>(
       `SELECT b.bill_id FROM bill b JOIN account ac ON ac.account_id = b.account_id
         WHERE b.app_code = $1 AND b.term_id = $2 AND b.status NOT IN ('withdrawn', 'cancelled') AND b.bill_id > $3
-          AND (NOT $5 OR ac.delivery_preference IN ('print', 'both'))
+          AND (NOT $5 OR ${ON_PAPER})
         ORDER BY b.bill_id LIMIT $4`,
       [appCode, termId, after, PAGE, o.only === 'print'],
     );
@@ -137,7 +144,7 @@ async function* creditNotePages(db: pg.Pool, appCode: number, o: CreditNoteExtra
     const ids = await db.query<{ credit_note_id: string; delivery_preference: string }>(
       `SELECT cn.credit_note_id, ac.delivery_preference FROM credit_note cn JOIN account ac ON ac.account_id = cn.account_id
         WHERE cn.app_code = $1 AND cn.credit_date BETWEEN $2::date AND $3::date AND cn.credit_note_id > $4
-          AND (NOT $6 OR ac.delivery_preference IN ('print', 'both'))
+          AND (NOT $6 OR ${ON_PAPER})
         ORDER BY cn.credit_note_id LIMIT $5`,
       [appCode, o.from, o.to, after, PAGE, o.only === 'print'],
     );

@@ -108,6 +108,15 @@ export const TermRecord = named('Term', Type.Object({
     exceptions: Type.Integer(),
   }),
   totals: Totals,
+  corrections: Type.Object(
+    {
+      cancelled: Type.Integer({ description: 'bills of the term credit notes cancelled after posting' }),
+      rebills: Type.Integer({ description: 'rebills made in the term (listed by get-bills with its bills)' }),
+      // Of the bills in force: the run totals, less the cancelled bills', plus the rebills'.
+      totals: Totals,
+    },
+    { description: 'what corrections after posting changed; the run counts and totals above stay what the run made, and corrections.totals are those of the bills in force (run totals less the cancelled bills, plus the rebills)' },
+  ),
   exceptions: Type.Array(TermException, { description: 'of the last validation (the first 100)' }),
   job: Type.Object({
     state: Type.Enum(['none', 'scheduled', 'running', 'done', 'failed', 'cancelled']),

@@ -51,6 +51,17 @@ export function termRecord(t: TermRow, verification: VerificationRecord = NO_VER
       balanceBroughtForward: money(t.total_brought_forward, t.minor_units),
       totalDue: money(t.total_due, t.minor_units),
     },
+    corrections: {
+      cancelled: t.bills_cancelled,
+      rebills: t.bills_rebilled,
+      totals: {
+        charges: money(t.in_force_charges, t.minor_units),
+        tax: money(t.in_force_tax, t.minor_units),
+        total: money(t.in_force_amount, t.minor_units),
+        balanceBroughtForward: money(t.in_force_brought_forward, t.minor_units),
+        totalDue: money(t.in_force_due, t.minor_units),
+      },
+    },
     exceptions: t.exceptions as TermException[],
     job: {
       state,

@@ -60,6 +60,14 @@ describe('corrections after posting', () => {
 
     bills = await billsOf({ termID });
     assert.equal(bills.length, 4);
+    // The term keeps the run's counts and totals, and says what the correction changed: the
+    // two bills cancelled, two rebills, and the totals of the bills in force (2 x 1258.60).
+    const term = (await ok('/billing/terms/get-terms', { ...envelope('Retrieve', 'Retrieve Terms', { termID }), operation: 'schedule' }, h.tokens.viewer)).terms[0];
+    assert.deepEqual([term.counts.bills, term.totals.total], [2, '3410.40']);
+    assert.deepEqual(
+      [term.corrections.cancelled, term.corrections.rebills, term.corrections.totals.charges, term.corrections.totals.tax, term.corrections.totals.total],
+      [2, 2, '2170.00', '347.20', '2517.20'],
+    );
     const [cPaid, cPart, nPaid, nPart] = bills;
     for (const [old, cancelled, rebill, note] of [
       [oldPaid, cPaid, nPaid, done.creditNotes[0]],

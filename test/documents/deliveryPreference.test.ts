@@ -43,4 +43,32 @@ describe("an account's delivery preference", () => {
     assert.equal(bad.status, 400, JSON.stringify(bad.body));
     assert.match(JSON.stringify(bad.body.error.details), /deliveryPreference.*must be one of email, print, both, none/);
   });
+
+  // An account taking its bills by e-mail with no address got no bill at all: not e-mailed,
+  // not in the print extract (an officer's walk). Refused on the field, and nothing changes.
+  test('bills by e-mail need an e-mail address: make-account, update-account and the import refuse an account without one', async () => {
+    const made = await h.post('/billing/accounts/make-account', docEnv('Create', 'Create Account', { accountNumber: 'E-1', name: 'Eve', deliveryPreference: 'email' }));
+    assert.equal(made.status, 400, JSON.stringify(made.body));
+    assert.deepEqual(made.body.error.details.map((d: any) => d.path), ['data.deliveryPreference']);
+    assert.equal((await h.post('/billing/accounts/get-account', docEnv('Retrieve', 'Retrieve Account', { accountNumber: 'E-1' }))).status, 404);
+
+    assert.equal((await h.post('/billing/accounts/make-account', docEnv('Create', 'Create Account', { accountNumber: 'E-2', name: 'Fay', email: 'fay@example.test', deliveryPreference: 'email' }))).status, 200);
+    const cleared = await h.post('/billing/accounts/update-account', docEnv('Update', 'Update Account', { accountNumber: 'E-2', email: null }));
+    assert.equal(cleared.status, 400, JSON.stringify(cleared.body));
+    assert.deepEqual(cleared.body.error.details.map((d: any) => d.path), ['data.email']);
+    assert.equal((await account('E-2')).email, 'fay@example.test', 'nothing changed');
+    // Cleared with the preference changed in the same call: fine.
+    assert.equal((await h.post('/billing/accounts/update-account', docEnv('Update', 'Update Account', { accountNumber: 'E-2', email: null, deliveryPreference: 'print' }))).status, 200);
+    const toEmail = await h.post('/billing/accounts/update-account', docEnv('Update', 'Update Account', { accountNumber: 'E-2', deliveryPreference: 'email' }));
+    assert.equal(toEmail.status, 400);
+    assert.deepEqual(toEmail.body.error.details.map((d: any) => d.path), ['data.deliveryPreference']);
+
+    const imported = await h.request('POST', '/billing/imports/upload-import?kind=accounts&apiVersion=v2', {
+      token: h.tokens.biller,
+      raw: 'accountNumber,name,email,deliveryPreference\nE-3,Gus,,email\n',
+      headers: { 'content-type': 'text/csv' },
+    });
+    assert.equal(imported.status, 400, JSON.stringify(imported.body));
+    assert.match(JSON.stringify(imported.body.error.details), /deliveryPreference.*bills by e-mail need an e-mail address/);
+  });
 });

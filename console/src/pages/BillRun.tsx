@@ -63,7 +63,50 @@ function Header({ term, canWrite }: { term: Term; canWrite: boolean }) {
           ['Total', term.totals.total],
         ]}
       />
+      {/* Corrections after posting: the run's figures stay the run's; these are the bills in force (an officer's walk found the page and its bills list disagreeing). */}
+      {term.corrections.cancelled + term.corrections.rebills > 0 && (
+        <>
+          <Space h="sm" />
+          <Totals
+            items={[
+              ['Cancelled since', term.corrections.cancelled],
+              ['Rebills', term.corrections.rebills],
+              ['Bills in force', term.counts.bills - term.corrections.cancelled + term.corrections.rebills],
+              ['Total in force', term.corrections.totals.total],
+            ]}
+          />
+        </>
+      )}
     </Paper>
+  );
+}
+
+/** The link to the term's bills, counting what the list shows: the run's bills and the rebills made since. */
+function BillsLink({ term }: { term: Term }) {
+  const n = term.counts.bills + term.corrections.rebills;
+  return (
+    <Anchor component={Link} to={`/bills?termID=${term.termID}`}>
+      See the {n.toLocaleString()} {n === 1 ? 'bill' : 'bills'} of this term
+    </Anchor>
+  );
+}
+
+/** Subscriptions the run did not bill: said in step 7 and once the term is posted, with the way to their reasons (step 6). */
+function NotBilled({ term, onShow, posted }: { term: Term; onShow: () => void; posted: boolean }) {
+  if (term.counts.failures === 0) return null;
+  return (
+    <Alert color="orange" title={`${term.counts.failures.toLocaleString()} subscription(s) not billed`}>
+      <Group justify="space-between">
+        <Text size="sm">
+          {posted
+            ? 'The posted bills did not include them. Their reasons are in step 6: fix their readings and retry them; their bills are posted when made.'
+            : 'Their reasons are listed in step 6: fix their readings and retry them before posting, or post the others now and retry later.'}
+        </Text>
+        <Button size="xs" variant="light" color="orange" onClick={onShow}>
+          See the failures
+        </Button>
+      </Group>
+    </Alert>
   );
 }
 
@@ -149,21 +192,8 @@ export function BillRun() {
                 Posting makes the draft bills final and adds each to its account's balance. Before posting, reversing withdraws the bills (their numbers stay used) and takes
                 the term back to Loaded, to fix readings and bill again.
               </Text>
-              {term.counts.failures > 0 && (
-                <Alert color="orange" title={`${term.counts.failures.toLocaleString()} subscription(s) not billed`}>
-                  <Group justify="space-between">
-                    <Text size="sm">Their reasons are listed in step 6: fix their readings and retry them before posting, or post the others now and retry later.</Text>
-                    <Button size="xs" variant="light" color="orange" onClick={() => setActive(5)}>
-                      See the failures
-                    </Button>
-                  </Group>
-                </Alert>
-              )}
-              {term.counts.bills > 0 && (
-                <Anchor component={Link} to={`/bills?termID=${term.termID}`}>
-                  See the {term.counts.bills.toLocaleString()} bills of this term
-                </Anchor>
-              )}
+              <NotBilled term={term} onShow={() => setActive(5)} posted={term.status === 'Posted'} />
+              {term.counts.bills > 0 && <BillsLink term={term} />}
               {canWrite && (
                 <Group>
                   <ConfirmButton disabled={!ALLOWED.post.includes(term.status)} question={`Post the ${term.counts.bills} bills to the accounts' ledgers?`} onConfirm={() => run('post', 'Bills posted.')}>
@@ -186,10 +216,9 @@ export function BillRun() {
           <Stepper.Completed>
             <Stack>
               <Alert color="green">This bill run is complete: its bills are posted.</Alert>
-              {/* Posted, the run's step 7 (and its link) is no longer shown: an officer lost the way to the bills. */}
-              <Anchor component={Link} to={`/bills?termID=${term.termID}`}>
-                See the {term.counts.bills.toLocaleString()} bills of this term
-              </Anchor>
+              {/* Posted, step 7 is no longer shown: its failures and its link to the bills are said here too (officers' walks lost both). */}
+              <NotBilled term={term} onShow={() => setActive(5)} posted />
+              <BillsLink term={term} />
             </Stack>
           </Stepper.Completed>
         </Stepper>

@@ -43,7 +43,7 @@ function PaidMark({ bill, open }: { bill: Bill; open: Map<number, OpenBill> | un
   );
 }
 
-export function BillsTable({ filter }: { filter: { termID?: number; accountID?: number; accountNumber?: string; billNumber?: number; status?: 'draft' | 'posted' | 'withdrawn' } }) {
+export function BillsTable({ filter }: { filter: { termID?: number; accountID?: number; accountNumber?: string; billNumber?: number; status?: 'draft' | 'posted' | 'withdrawn' | 'cancelled' } }) {
   const navigate = useNavigate();
   // The first bill id of each page seen, to go back: get-bills pages forward only.
   const [afters, setAfters] = useState<number[]>([0]);
@@ -100,7 +100,7 @@ export function Bills() {
   const accountID = num('accountID');
   const accountNumber = params.get('accountNumber') || undefined;
   const billNumber = num('billNumber');
-  const status = (params.get('status') as 'draft' | 'posted' | 'withdrawn' | null) ?? undefined;
+  const status = (params.get('status') as 'draft' | 'posted' | 'withdrawn' | 'cancelled' | null) ?? undefined;
   const set = (k: string, v: string | number | null | undefined) => {
     const p = new URLSearchParams(params);
     if (v === null || v === undefined || v === '') p.delete(k);
@@ -116,7 +116,7 @@ export function Bills() {
         {/* The number the officer sees on bills and accounts, not the internal id (an officer typed 10007 and got no bill). */}
         <TextInput key={accountNumber ?? ''} label="Account number" defaultValue={accountNumber ?? ''} onBlur={(e) => set('accountNumber', e.currentTarget.value.trim())} onKeyDown={(e) => e.key === 'Enter' && set('accountNumber', e.currentTarget.value.trim())} w={150} />
         <NumberInput label="Bill number" value={billNumber ?? ''} onChange={(v) => set('billNumber', v)} w={140} allowDecimal={false} />
-        <Select label="Status" clearable data={['draft', 'posted', 'withdrawn']} value={status ?? null} onChange={(v) => set('status', v)} w={140} />
+        <Select label="Status" clearable data={['draft', 'posted', 'cancelled', 'withdrawn']} value={status ?? null} onChange={(v) => set('status', v)} w={140} />
       </Group>
       {any ? (
         <BillsTable key={JSON.stringify([termID, accountID, accountNumber, billNumber, status])} filter={{ termID, accountID, accountNumber, billNumber, status }} />

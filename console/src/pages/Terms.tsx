@@ -86,6 +86,13 @@ function NewTermForm({ today: appToday }: { today: string }) {
     },
     onError: (err) => {
       showRefusal(err, setErrors, (p) => ['serviceCode', 'batchCode', 'billingPeriodID', 'startDate', 'endDate', 'label', 'dueDate'].includes(p));
+      // A dropdown left on "Choose" is sent empty, and the API's rule for a code is about typing
+      // one: said as what the officer is to do (an officer's walk).
+      setErrors((e) => ({
+        ...e,
+        ...(serviceCode === null ? { serviceCode: 'Choose a template' } : {}),
+        ...(batchCode === null ? { batchCode: 'Choose a batch' } : {}),
+      }));
     },
   });
   return (
