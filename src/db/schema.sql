@@ -475,9 +475,11 @@ TABLE event
   app_code integer NOT NULL
   type text NOT NULL
   order_key text NOT NULL
-  data jsonb NOT NULL
+  data jsonb
   created_at timestamp with time zone NOT NULL DEFAULT now()
+  source_id bigint
   CONSTRAINT event_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
+  CONSTRAINT event_body_check CHECK (((data IS NOT NULL) OR ((source_id IS NOT NULL) AND (type = ANY (ARRAY['bill.posted'::text, 'late_charge.made'::text])))))
   CONSTRAINT event_pkey PRIMARY KEY (event_id)
   CREATE INDEX event_app_time ON event (app_code, created_at, event_id)
   CREATE INDEX event_app_type ON event (app_code, type, event_id)

@@ -39,33 +39,50 @@ export async function recordEvent(tx: Queryable, appCode: number, type: EventTyp
   return id!;
 }
 
-/**
- * The per-bill events of a posted term (or of the bills given), set-based in SQL in the
- * posting's statement. Always written, subscriber or not: product.md makes every bill
- * posted an event, logged and replayable, and an endpoint added later replays them
- * (docs/webhooks.md measures what the million bills cost). Answers how many were written.
- */
-export async function recordBillEvents(tx: Queryable, appCode: number, termId: string, type: EventType, billIds?: readonly string[]): Promise<number> {
-  const r = await tx.query<{ written: string; endpoints: string[] | null }>(
-    `WITH e AS (
-       INSERT INTO event (app_code, type, order_key, data)
-       SELECT b.app_code, $3, 'bill:' || b.bill_id,
-              jsonb_build_object('billID', b.bill_id, 'billNumber', b.bill_number, 'termID', b.term_id,
-                                 'accountID', b.account_id, 'accountNumber', ac.account_number,
-                                 'subscriptionID', b.subscription_id, 'status', b.status,
-                                 'billDate', to_char(b.bill_date, 'DD/MM/YYYY'), 'dueDate', to_char(b.due_date, 'DD/MM/YYYY'),
-                                 'total', round(b.total, a.minor_units)::text, 'totalDue', round(b.total_due, a.minor_units)::text)
-         FROM bill b JOIN account ac ON ac.account_id = b.account_id JOIN app a ON a.app_code = b.app_code
-        WHERE b.term_id = $2 AND b.app_code = $1 AND b.status = 'posted' AND ($4::bigint[] IS NULL OR b.bill_id = ANY ($4::bigint[]))
-        ORDER BY b.bill_id
-       RETURNING event_id, app_code, type, order_key),
-     m AS (
+/** The messages of the events just written (CTE e) to every enabled endpoint subscribed, and the count. */
+const MESSAGES = `m AS (
        INSERT INTO webhook_message (endpoint_id, event_id, app_code, order_key)
        SELECT w.endpoint_id, e.event_id, e.app_code, e.order_key
          FROM e JOIN webhook_endpoint w ON w.app_code = e.app_code AND w.enabled AND e.type = ANY (w.event_types)
        RETURNING endpoint_id)
-     SELECT (SELECT count(*) FROM e) AS written, (SELECT array_agg(DISTINCT endpoint_id::text) FROM m) AS endpoints`,
+     SELECT (SELECT count(*) FROM e) AS written, (SELECT array_agg(DISTINCT endpoint_id::text) FROM m) AS endpoints`;
+
+/**
+ * The per-bill events of a posted term (or of the bills given), set-based in SQL in the
+ * posting's statement. Always written, subscriber or not: product.md makes every bill
+ * posted an event, logged and replayable, and an endpoint added later replays them. Each
+ * row names its bill and stores no body (body.ts renders it on read, migration 103): a
+ * million bodies built here took a third of the posting. Answers how many were written.
+ */
+export async function recordBillEvents(tx: Queryable, appCode: number, termId: string, type: 'bill.posted', billIds?: readonly string[]): Promise<number> {
+  const r = await tx.query<{ written: string; endpoints: string[] | null }>(
+    `WITH e AS (
+       INSERT INTO event (app_code, type, order_key, source_id)
+       SELECT b.app_code, $3, 'bill:' || b.bill_id, b.bill_id
+         FROM bill b
+        WHERE b.term_id = $2 AND b.app_code = $1 AND b.status = 'posted' AND ($4::bigint[] IS NULL OR b.bill_id = ANY ($4::bigint[]))
+        ORDER BY b.bill_id
+       RETURNING event_id, app_code, type, order_key),
+     ${MESSAGES}`,
     [appCode, termId, type, billIds ?? null],
+  );
+  await queueDispatch(tx, r.rows[0]?.endpoints ?? []);
+  return Number(r.rows[0]?.written ?? 0);
+}
+
+/**
+ * Events whose body is rendered from their bill's row (body.ts): one per bill given, in the
+ * order given, in the caller's transaction (the late charges of a page). Answers how many.
+ */
+export async function recordBillSourcedEvents(tx: Queryable, appCode: number, type: 'late_charge.made', billIds: readonly string[]): Promise<number> {
+  if (billIds.length === 0) return 0;
+  const r = await tx.query<{ written: string; endpoints: string[] | null }>(
+    `WITH e AS (
+       INSERT INTO event (app_code, type, order_key, source_id)
+       SELECT $1, $2, 'bill:' || b, b FROM unnest($3::bigint[]) WITH ORDINALITY AS u(b, n) ORDER BY n
+       RETURNING event_id, app_code, type, order_key),
+     ${MESSAGES}`,
+    [appCode, type, billIds],
   );
   await queueDispatch(tx, r.rows[0]?.endpoints ?? []);
   return Number(r.rows[0]?.written ?? 0);

@@ -2,7 +2,7 @@
 // are charged their template's late charge, once each, as traced ledger adjustments.
 // Called by the queue's job (tasks.ts) and nothing else, so a run is always a job: run
 // twice, or retried after a worker died mid-way, it charges each bill once.
-import { recordEvents } from '../events/record.ts';
+import { recordBillSourcedEvents } from '../events/record.ts';
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
 import { addLateChargeEntries } from '../ledger/store.ts';
@@ -109,26 +109,8 @@ export async function chargeLateCharges(
           const entryOf = new Map(entries.map((e) => [e.bill_id, e.entry_id]));
           for (const row of rows) row.entry_id = entryOf.get(row.bill_id) as string;
           const n = await insertLateCharges(tx, appCode, chargeDate, by, rows);
-          await recordEvents(
-            tx,
-            appCode,
-            'late_charge.made',
-            rows.map((row) => {
-              const t = row.trace as StoredLateChargeTrace;
-              return {
-                orderKey: `bill:${row.bill_id}`,
-                data: {
-                  billID: t.bill.billID,
-                  billNumber: t.bill.billNumber,
-                  accountID: Number(row.account_id),
-                  dueDate: t.bill.dueDate,
-                  chargeDate: t.chargeDate,
-                  overdue: new Dec(row.overdue).toFixed(settings.minorUnits),
-                  amount: new Dec(row.amount).toFixed(settings.minorUnits),
-                },
-              };
-            }),
-          );
+          // One event per late charge, its body rendered from the charge's row when read (events/body.ts).
+          await recordBillSourcedEvents(tx, appCode, 'late_charge.made', rows.map((row) => row.bill_id));
           await settleAccounts(tx, appCode, entryRows.map((x) => x.account_id), by);
           return { n, pageTotal };
         });

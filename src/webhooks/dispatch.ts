@@ -5,6 +5,7 @@
 // after the message's first attempt; an endpoint that has failed for a whole day is
 // disabled, and an event says so. When retries are left, the job queues itself again for
 // the earliest of them.
+import { eventBodySql } from '../events/body.ts';
 import { Agent, request } from 'undici';
 import type pg from 'pg';
 import type { Config } from '../config.ts';
@@ -123,8 +124,8 @@ async function dueMessages(db: pg.Pool, endpointId: string): Promise<Due[]> {
     const heads = c.rows.filter((r) => first.get(r.order_key) === r.event_id);
     if (heads.length > 0) {
       const e = await db.query<{ event_id: string; type: string; data: Record<string, unknown>; created_iso: string }>(
-        `SELECT event_id, type, data, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_iso
-           FROM event WHERE event_id = ANY ($1::bigint[])`,
+        `SELECT e.event_id, e.type, ${eventBodySql('e')} AS data, to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_iso
+           FROM event e WHERE e.event_id = ANY ($1::bigint[])`,
         [heads.map((h) => h.event_id)],
       );
       const byId = new Map(e.rows.map((r) => [r.event_id, r]));

@@ -1,4 +1,5 @@
 // SQL for webhooks: endpoints (scoped by app), their messages and attempts.
+import { eventBodySql } from '../events/body.ts';
 import type { Queryable } from '../db/pool.ts';
 import { localTimeSql } from '../calendar/calendar.ts';
 
@@ -141,7 +142,7 @@ export async function listEvents(
   f: { type?: string | undefined; afterEventId?: number | undefined; since?: string | undefined; limit?: number | undefined },
 ): Promise<EventView[]> {
   const r = await db.query<EventView>(
-    `SELECT e.event_id, e.type, e.order_key, e.data, ${localTimeSql('e.created_at')} AS created_text,
+    `SELECT e.event_id, e.type, e.order_key, ${eventBodySql('e')} AS data, ${localTimeSql('e.created_at')} AS created_text,
             to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_iso
        FROM event e JOIN app a ON a.app_code = e.app_code
       WHERE e.app_code = $1 AND ($2::text IS NULL OR e.type = $2) AND e.event_id > $3 AND ($4::timestamp IS NULL OR e.created_at >= $4::timestamp AT TIME ZONE a.time_zone)

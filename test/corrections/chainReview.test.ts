@@ -121,7 +121,7 @@ describe('review: meter chain, carry, retry on Posted', () => {
     await capture(b!, '31/08/2026', 130);
     assert.equal((await step(h, 'retry-failures', 'Retry Term Failures', { termID: aug })).status, 200);
     await waitForStatus(h, aug, ['Posted']);
-    const ev = await h.db.query(`SELECT data->>'billID' AS bill, count(*)::int AS n FROM event WHERE type = 'bill.posted' AND (data->>'termID')::bigint = $1 GROUP BY 1 ORDER BY 1`, [aug]);
+    const ev = await h.db.query(`SELECT e.source_id::text AS bill, count(*)::int AS n FROM event e JOIN bill b ON b.bill_id = e.source_id WHERE e.type = 'bill.posted' AND b.term_id = $1 GROUP BY 1 ORDER BY 1`, [aug]);
     assert.deepEqual(ev.rows.map((r) => r.n), [1, 1], JSON.stringify(ev.rows));
     void a;
   });

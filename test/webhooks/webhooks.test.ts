@@ -272,6 +272,13 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
     assert.deepEqual(bills.map((b) => b.data.billID).filter((id) => id === note.data.rebillID).length, 1, 'the rebill is announced as posted');
     const late = parsed.find((e) => e.type === 'late_charge.made' && e.data.billID === Number(lateBill.billId))!;
     assert.deepEqual([late.data.amount, late.data.dueDate], ['5.00', '15/12/2026']);
+    // Bodies rendered on read from the bill and its late charge (events/body.ts): every field, as written before.
+    assert.deepEqual(Object.keys(late.data).sort(), ['accountID', 'amount', 'billID', 'billNumber', 'chargeDate', 'dueDate', 'overdue']);
+    assert.deepEqual([typeof late.data.billNumber, typeof late.data.accountID, late.data.chargeDate, late.data.overdue], ['number', 'number', '31/01/2027', '40.00']);
+    const first = bills[0]!.data;
+    assert.deepEqual(Object.keys(first).sort(), ['accountID', 'accountNumber', 'billDate', 'billID', 'billNumber', 'dueDate', 'status', 'subscriptionID', 'termID', 'total', 'totalDue']);
+    assert.equal(first.status, 'posted');
+    assert.match(String(first.total), /^\d+\.\d\d$/);
     for (const b of bills) {
       const ofBill = parsed.filter((e) => e.type.startsWith('bill.') && e.data.billID === b.data.billID).map((e) => e.type);
       assert.equal(ofBill[0], 'bill.posted');
@@ -309,7 +316,7 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
     const subs = await subscriptions(h, { n: 2, readings: [['2026-10-31', 100]], prefix: 'N', batchCode: 'Z3' });
     const termID = await processedTerm(h, subs, { batchCode: 'Z3' });
     assert.equal((await step(h, 'post-term', 'Post Term', { termID })).status, 200);
-    const rows = await h.db.query<{ type: string }>(`SELECT type FROM event WHERE order_key = $1 OR (type = 'bill.posted' AND (data->>'termID')::bigint = $2) ORDER BY event_id`, [`term:${termID}`, termID]);
+    const rows = await h.db.query<{ type: string }>(`SELECT type FROM event WHERE order_key = $1 OR (type = 'bill.posted' AND source_id IN (SELECT bill_id FROM bill WHERE term_id = $2)) ORDER BY event_id`, [`term:${termID}`, termID]);
     assert.deepEqual(rows.rows.map((r) => r.type).sort(), ['bill.posted', 'bill.posted', 'term.posted', 'term.processed', 'term.scheduled']);
     await sleep(500);
     assert.equal(receiver.received.length, before);
