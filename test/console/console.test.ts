@@ -305,12 +305,14 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await snap('bill-correction-preview');
     await page.getByRole('button', { name: 'Yes', exact: true }).click();
     await page.getByText('A corrected bill').waitFor();
-    const rebill = (await h.db.query<{ bill_id: string; corrects_bill_id: string }>('SELECT bill_id, corrects_bill_id FROM bill WHERE corrects_bill_id = $1', [corrected.bill_id])).rows[0]!;
+    const rebill = (await h.db.query<{ bill_id: string; bill_number: string; corrects_bill_id: string }>('SELECT bill_id, bill_number, corrects_bill_id FROM bill WHERE corrects_bill_id = $1', [corrected.bill_id])).rows[0]!;
     assert.ok(page.url().endsWith(`/bills/${rebill.bill_id}`), page.url());
     await snap('bill-rebilled');
-    await page.getByTestId('corrections').getByRole('link', { name: 'the bill it corrects', exact: true }).click();
+    // The links name the bills by number, as the officer reads them (not "the bill it corrects").
+    await page.getByTestId('corrections').getByRole('link', { name: `bill ${corrected.bill_number}`, exact: true }).click();
     await page.getByText(/Cancelled by credit note \d+ on/).waitFor();
-    assert.match(await page.getByTestId('corrections').innerText(), /Reason: Meter misread[\s\S]*Replaced by its rebill/);
+    await page.getByTestId('corrections').getByRole('link', { name: `bill ${rebill.bill_number}`, exact: true }).waitFor();
+    assert.match(await page.getByTestId('corrections').innerText(), new RegExp(`Reason: Meter misread[\\s\\S]*Replaced by bill ${rebill.bill_number}\\.`));
     await snap('bill-cancelled');
 
     // The credit note for the print house, from the bills page: this month's notes as CSV.

@@ -121,6 +121,7 @@ function Statement({ accountID }: { accountID: number }) {
           <Text size="sm">Credits {s.credits}</Text>
           <Text size="sm" fw={600}>
             Closing {s.closingBalance}
+            <InCredit balance={s.closingBalance} />
           </Text>
         </Group>
       )}
@@ -212,6 +213,17 @@ function Subscriptions({ accountID, account, subscriptions, canEdit }: { account
   );
 }
 
+
+/** A balance below zero is what the account is owed: said in words beside the "-42.70" (an officer's walk). */
+function InCredit({ balance }: { balance: string }) {
+  return balance.startsWith('-') && /[1-9]/.test(balance) ? (
+    <Text span size="sm" c="teal">
+      {' '}
+      ({balance.slice(1)} in credit)
+    </Text>
+  ) : null;
+}
+
 export function AccountPage() {
   const accountID = Number(useParams().accountID);
   const { can } = useSession();
@@ -245,7 +257,10 @@ export function AccountPage() {
       ) : (
         <Card withBorder>
           <SimpleGrid cols={{ base: 3, lg: 6 }}>
-            <Text size="sm">Balance <Amount value={a.balance} /></Text>
+            <Text size="sm">
+              Balance <Amount value={a.balance} />
+              <InCredit balance={a.balance} />
+            </Text>
             <Text size="sm">E-mail {a.email ?? '—'}</Text>
             <Text size="sm">Phone {a.phone ?? '—'}</Text>
             <Text size="sm">Address {a.address ?? '—'}</Text>

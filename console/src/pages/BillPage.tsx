@@ -88,7 +88,8 @@ export function BillPage() {
           ['Tax', b.tax],
           ['Total', b.total],
           ['Brought forward', b.balanceBroughtForward],
-          ['Total due', b.totalDue],
+          // A cancelled bill keeps its figures, but nothing of it is owed (an officer's walk read it as due).
+          [b.status === 'cancelled' ? 'Total due (cancelled: not owed)' : b.status === 'withdrawn' ? 'Total due (withdrawn: not owed)' : 'Total due', b.totalDue],
         ]}
       />
       <Title order={4}>Lines</Title>

@@ -21,7 +21,19 @@ export const billColumns: Column<Bill>[] = [
   { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
   { header: 'Estimated', cell: ({ row }) => (row.original.estimated ? 'yes' : '') },
   { header: 'Total', cell: ({ row }) => <Amount value={row.original.total} />, meta: { align: 'right' } },
-  { header: 'Total due', cell: ({ row }) => <Amount value={row.original.totalDue} />, meta: { align: 'right' } },
+  {
+    header: 'Total due',
+    // A cancelled or withdrawn bill is owed no more: its figure struck through, not read as due (an officer's walk).
+    cell: ({ row }) =>
+      row.original.status === 'cancelled' || row.original.status === 'withdrawn' ? (
+        <Text span td="line-through" c="dimmed" size="sm" ff="monospace" title={`${row.original.status}: not owed`}>
+          {row.original.totalDue}
+        </Text>
+      ) : (
+        <Amount value={row.original.totalDue} />
+      ),
+    meta: { align: 'right' },
+  },
 ];
 
 type OpenBill = Data<'/billing/ledger/get-open-bills'>['bills'][number];

@@ -4,9 +4,9 @@
 // here and had to use the API (a new user's walk).
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Anchor, Button, Checkbox, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
-import { ApiError, call, fetchFile, type Data } from '../../api/client.ts';
+import { ApiError, call, fetchFile, read, type Data } from '../../api/client.ts';
 import { openBlob } from '../../components/download.ts';
 import { notifyDone, notifyError } from '../../components/feedback.tsx';
 import { useSession } from '../../session.tsx';
@@ -21,6 +21,22 @@ async function openCreditNote(creditNoteID: number): Promise<void> {
   } catch (err) {
     notifyError(err);
   }
+}
+
+/**
+ * A link to another bill by its number, which is what an officer reads on paper (the link
+ * said "its rebill" and the address holds the bill's id, not its number: an officer's walk).
+ */
+function BillLink({ billID, before }: { billID: number; before: string }) {
+  const q = useQuery({
+    queryKey: ['bill', billID],
+    queryFn: async () => (await read('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { billID } })).bills[0] ?? null,
+  });
+  return (
+    <Anchor component={Link} to={`/bills/${billID}`}>
+      {before} {q.data ? q.data.billNumber : '…'}
+    </Anchor>
+  );
 }
 
 export function CorrectionPanel({ bill }: { bill: Bill }) {
@@ -84,11 +100,7 @@ export function CorrectionPanel({ bill }: { bill: Bill }) {
       {bill.correctsBillID !== null && (
         <Alert color="blue" title="A corrected bill">
           {/* Bill ids are not bill numbers: the link says what it is (a reviewer found ids shown as numbers). */}
-          This bill replaces{' '}
-          <Anchor component={Link} to={`/bills/${bill.correctsBillID}`}>
-            the bill it corrects
-          </Anchor>
-          , cancelled by a credit note.
+          This bill replaces <BillLink billID={bill.correctsBillID} before="bill" />, cancelled by a credit note.
         </Alert>
       )}
       {note && (
@@ -99,11 +111,7 @@ export function CorrectionPanel({ bill }: { bill: Bill }) {
             </Text>
             {note.rebillID !== null ? (
               <Text size="sm">
-                Replaced by{' '}
-                <Anchor component={Link} to={`/bills/${note.rebillID}`}>
-                  its rebill
-                </Anchor>
-                .
+                Replaced by <BillLink billID={note.rebillID} before="bill" />.
               </Text>
             ) : (
               <Text size="sm">Not billed again.</Text>
