@@ -3,6 +3,7 @@
 // in words are the API's dd/mm/yyyy; the trace keeps them 'YYYY-MM-DD' for programs.
 import { Dec, explainModel, explainPrepaid, type RatedLine, type RoundingMode } from '../rating/index.ts';
 import type { ConversionTrace } from '../rating/trace.ts';
+import { explainShare } from '../rating/inputShare.ts';
 import { formatDate as day } from '../calendar/calendar.ts';
 
 /**
@@ -60,6 +61,7 @@ export function explainLine(line: RatedLine): string {
         (r.conversion ? `, ${conversionWords(r.consumption, r.conversion)}` : ''),
     );
   }
+  if (t.share) parts.push(`priced on ${explainShare(t.share, line.unit ?? '')}`);
   if (t.input) parts.push(`${t.input.input} ${t.input.value}${t.input.source === 'default' ? ' (the default)' : ''}`);
   parts.push(explainModel(t));
   if (t.proration) {

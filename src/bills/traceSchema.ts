@@ -92,6 +92,15 @@ const SuspendedPeriod = Type.Object({ start: Day, end: Day });
 
 const COMMON = {
   reading: Type.Optional(ReadingTrace),
+  share: Type.Optional(
+    named(
+      'ShareTrace',
+      Type.Object(
+        { of: Text, percentage: Text, share: Text, maximum: Type.Optional(Text), quantity: Text },
+        { description: "a component priced on a share of its meter's consumption (inputShare): of the consumption, the percentage, the share, the maximum and the quantity priced" },
+      ),
+    ),
+  ),
   input: Type.Optional(named('InputTrace', Type.Object({ input: Type.String(), value: Type.String(), source: Type.Union([Type.Literal('subscription'), Type.Literal('default')]) }))),
   proration: Type.Optional(
     named(

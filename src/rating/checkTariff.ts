@@ -123,6 +123,15 @@ export function checkTariff(tariff: Tariff, root = 'service'): Issue[] {
         // The reading period is the days between two readings: an unmetered input has none.
         issues.push({ path: `${path}.tierProration.period`, message: `'readingPeriod' needs a metered input; '${input}' is unmetered` });
       }
+      // A share of the consumption (sewage on 70% of the water): of a meter's, not of a level.
+      const share = (c as { inputShare?: { percentage?: Amount; maximum?: Amount } }).inputShare;
+      if (share !== undefined) {
+        if (typeof input === 'string' && inputCodes.has(input) && !metered.some((m) => m.code === input)) {
+          issues.push({ path: `${path}.inputShare`, message: `a share of the consumption needs a metered input; '${input}' is unmetered` });
+        }
+        amount(share.percentage, `${path}.inputShare.percentage`, 'positive');
+        amount(share.maximum, `${path}.inputShare.maximum`, 'positive');
+      }
     }
     model.check(c as never, path, ctx);
     const min = amount(c.minimum, `${path}.minimum`, 'any');

@@ -122,6 +122,8 @@ function build(tariff: Tariff): PreparedTariff {
   source.forEach((c, i) => indexOf.set(c.code, i));
 
   const ctx: PrepareContext = { resolve, indexOf };
+  const shareOf = (x: { percentage: Amount; maximum?: Amount } | undefined) =>
+    x === undefined ? null : { percentage: resolve(x.percentage), maximum: x.maximum === undefined ? null : resolve(x.maximum) };
   const components = source.map((c, index): PreparedComponent => {
     // checkTariff has refused unknown models.
     const model = chargeModel(c.model) as Dispatch;
@@ -134,6 +136,7 @@ function build(tariff: Tariff): PreparedTariff {
       minimum: optional(c.minimum),
       maximum: optional(c.maximum),
       input: model.usesInput ? inputOf((c as { input: string }).input) : null,
+      inputShare: shareOf((c as { inputShare?: { percentage: Amount; maximum?: Amount } }).inputShare),
       dependsOn: (model.dependsOn?.codes(c as never) ?? []).map((code) => indexOf.get(code) as number),
     };
     return model.prepare(c as never, base, ctx) as PreparedComponent;

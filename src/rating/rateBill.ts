@@ -1,3 +1,4 @@
+import { shareOfConsumption } from './inputShare.ts';
 import { apiDate, dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
 import { checkAmountLimit, Dec, DECIMAL_TEXT, formatMinorUnits, minorUnitsOf, parseDecimal, ROUNDING_MODES, type RoundingMode, ZERO } from './money.ts';
@@ -201,9 +202,11 @@ export function rateBill(input: RateBillInput): RatedBill {
     if (byReadingPeriod) delete context.readingDays;
     if (inp !== null) {
       if (inp.kind === 'metered') {
-        quantity = meterQuantities[inp.slot] as Dec;
         const billed = meterUnits[inp.slot] as { unit: string; decimals: number };
-        source = { reading: meterTraces[inp.slot] as ReadingTrace, unit: billed.unit, decimals: billed.decimals };
+        const shared = shareOfConsumption(c.inputShare, meterQuantities[inp.slot] as Dec, context);
+        quantity = shared.quantity;
+        source = { reading: meterTraces[inp.slot] as ReadingTrace, unit: billed.unit, decimals: Math.max(billed.decimals, quantity.decimalPlaces()) };
+        if (shared.trace !== undefined) source.share = shared.trace;
         if (byReadingPeriod) context.readingDays = readingDays(meterTraces[inp.slot] as ReadingTrace);
       } else {
         quantity = unmeteredQuantities[inp.slot] as Dec;

@@ -1,6 +1,7 @@
 // A bill whose term spans a template version change: rated in segments, one per version
 // in force over the subscription's part of the term (segments.ts splits the days and the
 // consumption), each segment's lines by its own version, in date order.
+import { shareOfConsumption } from './inputShare.ts';
 import { dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
 import { checkAmountLimit, type Dec, formatMinorUnits, parseDecimal, ZERO } from './money.ts';
@@ -186,9 +187,11 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
           if (billed.soFar !== undefined) converted.set(inp.code, billed.soFar);
           billedHere.set(inp.code, billed);
         }
-        quantity = billed.quantity;
-        const decimals = billed.conversion === undefined ? partDecimals : billed.decimals;
+        const shared = shareOfConsumption(c.inputShare, billed.quantity, context);
+        quantity = shared.quantity;
+        const decimals = Math.max(billed.conversion === undefined ? partDecimals : billed.decimals, quantity.decimalPlaces());
         source = { reading: trace, unit: billed.unit, decimals, segment };
+        if (shared.trace !== undefined) source.share = shared.trace;
         segment.consumption = { input: inp.code, quantity: consumption.toFixed(partDecimals), by: part?.by ?? 'days' };
         if (part?.from !== undefined) segment.consumption.from = part.from;
         if (part?.to !== undefined) segment.consumption.to = part.to;

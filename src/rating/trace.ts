@@ -123,8 +123,16 @@ export type LimitTrace = {
   bill?: { parts: { version: number; limit: string; days: number; of: number }[]; earlier: string };
 };
 
+/**
+ * A component priced on a share of its meter's consumption (inputShare): of the consumption
+ * billed, the percentage, the share, the maximum (a segment's part of it) and the quantity priced.
+ */
+export type ShareTrace = { of: string; percentage: string; share: string; maximum?: string; quantity: string };
+
 export type LineTrace = ModelTrace & {
   reading?: ReadingTrace;
+  /** The share of the reading's consumption the line prices (inputShare). */
+  share?: ShareTrace;
   input?: InputTrace;
   proration?: ProrationTrace;
   limit?: LimitTrace;

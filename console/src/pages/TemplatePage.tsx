@@ -41,6 +41,13 @@ type TierProration = { period?: string; basisDays: number | string; decimals: nu
 const tierProrationText = (p: TierProration) =>
   `bounds written for ${p.basisDays} days, scaled by ${p.period === 'readingPeriod' ? 'the days between the two readings' : 'the days billed'}, rounded ${p.rounding} to ${p.decimals} decimal(s)`;
 
+
+/** "on 70% of the consumption, at most 35 a bill": a component's inputShare in words. */
+const shareText = (x: { percentage: unknown; maximum?: unknown }) => {
+  const text = (v: unknown) => (typeof v === 'object' && v !== null && 'value' in v ? `value ${String((v as { value: unknown }).value)}` : String(v));
+  return `on ${text(x.percentage)}% of the consumption${x.maximum === undefined ? '' : `, at most ${text(x.maximum)} a bill`}`;
+};
+
 export function TemplatePage() {
   const code = useParams().code!;
   const { can } = useSession();
@@ -200,6 +207,7 @@ export function TemplatePage() {
               {c.model === 'totalRounding' && `The sum of ${c.of.join(', ')} rounded (${c.rounding ?? 'halfUp'}) to a multiple of ${String(c.increment)}`}
               {(c.model === 'graduated' || c.model === 'volume') && `Tiers of ${c.input} (${c.model})`}
               {c.kept.tierProration !== undefined && ` · ${tierProrationText(c.kept.tierProration as TierProration)}`}
+              {c.kept.inputShare !== undefined && ` · ${shareText(c.kept.inputShare as { percentage: unknown; maximum?: unknown })}`}
               {c.roundEachTier && ' · each tier rounded to the cent'}
               {c.minimum && ` · minimum ${c.minimum}`}
               {c.maximum && ` · maximum ${c.maximum}`}

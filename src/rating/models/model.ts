@@ -110,6 +110,8 @@ export type PreparedBase = {
   maximum: Dec | null;
   /** The input whose quantity the model prices; null for a model that uses none. */
   input: PreparedInput | null;
+  /** A share of the metered input's consumption priced instead of the whole (InputShare); null: the whole. */
+  inputShare: { percentage: Dec; maximum: Dec | null } | null;
   /** Indexes of the components this one is computed from (rated before it). */
   dependsOn: number[];
 };
@@ -132,6 +134,21 @@ export const componentFields = {
   minimum: Type.Optional(Amount),
   maximum: Type.Optional(Amount),
 };
+
+/**
+ * A share of a metered input's consumption, the quantity a component prices instead of the
+ * whole: sewage billed on 70% of the water used, at most 35 kL a bill (a municipal bill prints
+ * "Sewerage: 70% of 40 kL = 28 kL"). Only on a component whose input is metered.
+ */
+export const InputShare = Type.Object(
+  { percentage: Amount, maximum: Type.Optional(Amount) },
+  {
+    additionalProperties: false,
+    description:
+      'The share of the metered consumption priced: percentage (above 0; 70 is seven tenths) of it, at most maximum units a bill (in a bill spanning a version change, each segment its share of the maximum by days)',
+  },
+);
+export const inputShareField = Type.Optional(InputShare);
 
 export const inputField = Type.String({
   minLength: 1,

@@ -5,13 +5,14 @@ import { type Dec, toDecimal, ZERO } from '../money.ts';
 import type { ModelResult } from '../trace.ts';
 import { consumptionPart, partsOf, shareOfBill } from './billShare.ts';
 import type { ModelContext, SegmentContext } from './context.ts';
-import { componentFields, defineModel, inputField, type PreparedBase, prorateField } from './model.ts';
+import { componentFields, defineModel, inputField, inputShareField, type PreparedBase, prorateField } from './model.ts';
 
 export const PackageComponent = Type.Object(
   {
     ...componentFields,
     model: Type.Literal('package'),
     input: inputField,
+    inputShare: inputShareField,
     prorate: prorateField,
     size: DecimalValue,
     price: Amount,

@@ -36,7 +36,7 @@ export type ComponentV = {
    * component's description, and a tiered model's tierProration. Saved from the form, a
    * template lost its tier proration unasked.
    */
-  kept: { description?: string; tierProration?: unknown };
+  kept: { description?: string; tierProration?: unknown; inputShare?: unknown };
 };
 export type BankV = { bankName: string; accountName: string; accountNumber: string; branch: string; swift: string };
 export const emptyBank = (): BankV => ({ bankName: '', accountName: '', accountNumber: '', branch: '', swift: '' });
@@ -142,6 +142,8 @@ function keptOf(c: ApiComponent): ComponentV['kept'] {
   const kept: ComponentV['kept'] = {};
   if ('description' in c && c.description !== undefined) kept.description = c.description;
   if ('tierProration' in c && c.tierProration !== undefined) kept.tierProration = c.tierProration;
+  // A share of the consumption (sewage on 70% of the water): shown on the template's page, kept through a save.
+  if ('inputShare' in c && c.inputShare !== undefined) kept.inputShare = c.inputShare;
   return kept;
 }
 
@@ -155,11 +157,12 @@ function toComponent(c: ComponentV): ApiComponent {
     ...(c.maximum.trim() ? { maximum: dec(c.maximum) } : {}),
   };
   const prorate = { prorate: c.prorate };
+  const share = c.kept.inputShare !== undefined ? { inputShare: c.kept.inputShare as never } : {};
   switch (c.model) {
     case 'flat':
       return { ...common, ...prorate, model: 'flat', amount: dec(c.amount) };
     case 'perUnit':
-      return { ...common, ...prorate, model: 'perUnit', input: c.input, rate: dec(c.rate) };
+      return { ...common, ...prorate, ...share, model: 'perUnit', input: c.input, rate: dec(c.rate) };
     case 'perDay':
       return { ...common, model: 'perDay', rate: dec(c.rate) };
     case 'graduated':
@@ -169,12 +172,13 @@ function toComponent(c: ComponentV): ApiComponent {
         ...prorate,
         ...(c.kept.tierProration !== undefined ? { tierProration: c.kept.tierProration as never } : {}),
         ...(c.model === 'graduated' && c.roundEachTier ? { roundEachTier: true } : {}),
+        ...share,
         model: c.model,
         input: c.input,
         tiers: c.tiers.map((t) => ({ upTo: t.upTo.trim() === '' ? null : t.upTo.trim(), rate: dec(t.rate), ...(t.flat.trim() ? { flat: dec(t.flat) } : {}) })),
       };
     case 'package':
-      return { ...common, ...prorate, model: 'package', input: c.input, size: c.size.trim(), price: dec(c.price), ...(c.freeUnits.trim() ? { freeUnits: c.freeUnits.trim() } : {}) };
+      return { ...common, ...prorate, ...share, model: 'package', input: c.input, size: c.size.trim(), price: dec(c.price), ...(c.freeUnits.trim() ? { freeUnits: c.freeUnits.trim() } : {}) };
     case 'percentage':
       return { ...common, model: 'percentage', percentage: dec(c.percentage), of: c.of };
     case 'commitment':
