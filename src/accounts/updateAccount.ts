@@ -29,8 +29,11 @@ export async function updateAccount(db: pg.Pool, caller: Caller, c: AccountChang
       if (open > 0) throw invalidState(`The account has ${open} subscription(s) that are not terminated; terminate them before closing it.`, 'data.status');
     }
     // The account as it will be: bills by e-mail only keep an address (rules.ts EMAIL_NEEDED).
+    // Asked only of a change to either: an account left so from before the rule can still be
+    // renamed or closed (a reviewer), and is printed meanwhile (documents/printExtract.ts).
     const email = c.email !== undefined ? c.email : account.email;
-    if ((c.deliveryPreference ?? account.delivery_preference) === 'email' && email === null) {
+    const touches = c.email !== undefined || c.deliveryPreference !== undefined;
+    if (touches && (c.deliveryPreference ?? account.delivery_preference) === 'email' && email === null) {
       throw validationFailed([{ path: c.email === null ? 'data.email' : 'data.deliveryPreference', message: EMAIL_NEEDED }]);
     }
     const { accountNumber: _, ...changes } = c;

@@ -53,7 +53,7 @@ type Row = BillColumns & {
   subscription_id: string | null;
   subscription_inputs: Record<string, unknown> | null;
   replaces: { number: string; date: string; creditNoteNumber: string } | null;
-  deposit: { held: string; released: boolean; applied: string | null; refunded: string | null } | null;
+  deposit: DepositRow[] | null;
   activity: { count: number; entries: { date: string; description: string; amount: string }[] | null };
   history: { bill_number: string; bill_date: string; period_start: string; period_end: string; total: string; lines: unknown; groups: StoredGroup[] | null }[];
 };
@@ -88,34 +88,83 @@ const ACTIVITY_SQL = `(
              AND NOT (e.kind = 'bill' AND (e.bill_id >= b.bill_id OR eb.created_at <= prev.created_at))) x)`;
 
 /**
- * The security deposits a final bill's subscription holds (its end date in the bill's
- * period): held while not released (the amount less what is still unpaid of it), or as
- * the release at the posting spent it (docs/payments.md, Deposits). Null when none.
+ * The security deposits of a final bill's subscriptions (each ending in the bill's period; a
+ * Post Account bill's from its groups), one row per subscription: what is held and still
+ * unpaid of them now, the release as it was made (unpaid, applied, refunded) and whether it
+ * was made before this bill was (then the balance brought forward holds it already: a rebill),
+ * and the open amounts of the subscription's earlier bills (what a release spends it on first).
  */
 const DEPOSIT_SQL = `(
-  SELECT json_build_object(
-           'held', sum(CASE WHEN d.released_on IS NULL THEN d.amount - coalesce(o.open_amount, 0) ELSE d.applied + d.refunded END)::text,
-           'released', bool_and(d.released_on IS NOT NULL),
-           'applied', sum(d.applied)::text, 'refunded', sum(d.refunded)::text)
-    FROM deposit d
-    JOIN subscription ds ON ds.subscription_id = d.subscription_id
-    LEFT JOIN open_item o ON o.entry_id = d.charge_entry_id
-   WHERE d.subscription_id = b.subscription_id AND ds.end_date BETWEEN b.period_start AND b.period_end
-  HAVING count(*) > 0)`;
+  SELECT json_agg(x) FROM (
+    SELECT d.subscription_id::text AS "subscriptionId",
+           sum(d.amount - coalesce(o.open_amount, 0))::text AS held,
+           sum(coalesce(o.open_amount, 0))::text AS "unpaidNow",
+           bool_and(d.released_on IS NOT NULL) AS released,
+           bool_or(r.created_at < b.created_at) AS "releasedBefore",
+           sum(d.unpaid)::text AS unpaid, sum(d.applied)::text AS applied, sum(d.refunded)::text AS refunded,
+           (SELECT coalesce(sum(oi.open_amount), 0) FROM bill ob
+              JOIN ledger_entry le ON le.bill_id = ob.bill_id AND le.kind = 'bill'
+              JOIN open_item oi ON oi.entry_id = le.entry_id
+             WHERE ob.subscription_id = d.subscription_id AND ob.bill_id <> b.bill_id)::text AS "earlierOpen"
+      FROM deposit d
+      JOIN subscription ds ON ds.subscription_id = d.subscription_id
+      LEFT JOIN open_item o ON o.entry_id = d.charge_entry_id
+      LEFT JOIN ledger_entry r ON r.entry_id = d.release_entry_id
+     WHERE d.subscription_id = ANY (CASE WHEN b.subscription_id IS NOT NULL THEN ARRAY[b.subscription_id]
+                                         ELSE ARRAY(SELECT (g->>'subscriptionId')::bigint FROM json_array_elements(b.groups) g) END)
+       AND ds.end_date BETWEEN b.period_start AND b.period_end
+     GROUP BY d.subscription_id) x)`;
+
+type DepositRow = {
+  subscriptionId: string;
+  held: string;
+  unpaidNow: string;
+  released: boolean;
+  releasedBefore: boolean | null;
+  unpaid: string | null;
+  applied: string | null;
+  refunded: string | null;
+  earlierOpen: string;
+};
 
 /**
- * What of a final bill's total due its deposit pays, and the rest refunded: as released when
- * the term is posted, or, before, as the release will spend it (what is held, up to the total
- * due). Null when the subscription held nothing.
+ * What the deposits of a final bill's subscriptions do to what the customer owes, as the
+ * release at the term's posting does it (docs/payments.md, Deposits): the unpaid part of a
+ * deposit cancelled, the rest spent on the subscription's open bills (its earlier ones, then
+ * this bill's part: a Post Account bill's group), what is left refunded. As released, once
+ * it is; before (the usual case: documents are rendered when the run ends), as the release
+ * will. A deposit released before this bill was made (a rebill) is in its balance brought
+ * forward already, and says nothing here. Null when there is nothing to say.
  */
 function depositOf(b: Row, m: (x: string) => string): DocumentData['bill']['deposit'] {
-  const d = b.deposit;
-  if (d === null || !/[1-9]/.test(d.held)) return null;
-  const due = Dec.max(new Dec(b.total_due), 0);
-  const held = new Dec(d.held);
-  const applied = Dec.min(d.released ? new Dec(d.applied ?? 0) : held, due);
-  const refund = d.released ? new Dec(d.refunded ?? 0) : held.minus(applied);
-  return { held: m(held.toFixed()), applied: m(applied.toFixed()), refund: refund.gt(0) ? m(refund.toFixed()) : '' };
+  let held = new Dec(0);
+  let cancelled = new Dec(0);
+  let applied = new Dec(0);
+  let refund = new Dec(0);
+  for (const d of b.deposit ?? []) {
+    if (d.releasedBefore === true) continue;
+    if (d.released) {
+      held = held.plus(new Dec(d.applied ?? 0).plus(d.refunded ?? 0));
+      cancelled = cancelled.plus(d.unpaid ?? 0);
+      applied = applied.plus(d.applied ?? 0);
+      refund = refund.plus(d.refunded ?? 0);
+      continue;
+    }
+    const part = b.groups === null ? b.total : (b.groups.find((g) => g.subscriptionId === d.subscriptionId)?.total ?? '0');
+    const owed = Dec.max(new Dec(d.earlierOpen).plus(part), 0);
+    const spent = Dec.min(new Dec(d.held), owed);
+    held = held.plus(d.held);
+    cancelled = cancelled.plus(d.unpaidNow);
+    applied = applied.plus(spent);
+    refund = refund.plus(new Dec(d.held).minus(spent));
+  }
+  if (held.isZero() && cancelled.isZero()) return null;
+  return {
+    held: m(held.toFixed()),
+    applied: m(applied.toFixed()),
+    refund: refund.gt(0) ? m(refund.toFixed()) : '',
+    cancelled: cancelled.gt(0) ? m(cancelled.toFixed()) : '',
+  };
 }
 
 /** The entries shown, and the balance before them: the balance brought forward less what they add (the earlier ones inside it). */
@@ -259,7 +308,7 @@ function toSource(b: Row): BillDocumentSource {
     });
   }
   const deposit = depositOf(b, m);
-  const amountToPay = deposit === null ? m(b.total_due) : m(new Dec(b.total_due).minus(deposit.applied).toFixed());
+  const amountToPay = deposit === null ? m(b.total_due) : m(new Dec(b.total_due).minus(deposit.applied).minus(deposit.cancelled || 0).toFixed());
   const data: DocumentData = {
     app: { name: b.app_name, address: b.app_address ?? '', addressLines: addressLines(b.app_address ?? ''), currency: b.currency },
     account: { name: b.account_name, number: b.account_number, address: b.account_address ?? '', addressLines: addressLines(b.account_address ?? ''), email: b.account_email ?? '' },

@@ -82,13 +82,14 @@ export type DocumentData = {
     totalDue: string;
     /**
      * A final bill (its subscription ends in its period) of a subscription holding a security
-     * deposit: what was held, what of it pays this bill's total due (applied when the term is
-     * posted, or already), and the rest, refunded (empty when nothing is). Null otherwise. A final bill paid by the
+     * deposit: what was held, what of it pays the subscription's bills (applied when the term is
+     * posted, or already), the rest, refunded (empty when nothing is), and the part of the
+     * deposit still unpaid, cancelled (empty when none). Null otherwise. A final bill paid by the
      * deposit asked "Total due: 34.52" of a customer owed 65.48 (an outside check of a
      * utility's closing bill).
      */
-    deposit: { held: string; applied: string; refund: string } | null;
-    /** What the customer is to pay: totalDue less the deposit applied; totalDue when there is none. */
+    deposit: { held: string; applied: string; refund: string; cancelled: string } | null;
+    /** What the customer is to pay: totalDue less the deposit applied and its unpaid part cancelled; totalDue when there is none. */
     amountToPay: string;
     /**
      * Whether the customer has anything to pay: amountToPay above zero. A bill whose balance
@@ -222,7 +223,7 @@ export const SAMPLE_WITHOUT_INPUTS: DocumentData = Object.freeze({
   bill: {
     ...SAMPLE.bill,
     subscription: { id: '502', connection: '', inputs: [] },
-    deposit: { held: '5000.00', applied: '2191.80', refund: '2808.20' },
+    deposit: { held: '5000.00', applied: '2191.80', refund: '2808.20', cancelled: '' },
     amountToPay: '0.00',
     payable: false,
     credit: '',

@@ -39,7 +39,8 @@ export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
 | Total of this bill | {{ bill.total }} |
 | Balance brought forward | {{ bill.balanceBroughtForward }} |
 {% if bill.deposit %}| Total due | {{ bill.totalDue }} |
-| Your security deposit of {{ bill.deposit.held }} applied | -{{ bill.deposit.applied }} |
+{% if bill.deposit.cancelled != blank %}| The unpaid part of your security deposit, cancelled | -{{ bill.deposit.cancelled }} |
+{% endif %}| Your security deposit of {{ bill.deposit.held }} applied | -{{ bill.deposit.applied }} |
 {% endif %}{% if bill.payable %}| Total due by {{ bill.dueDate }} | {{ bill.amountToPay }} |{% elsif bill.credit != blank %}| In credit after this bill: nothing to pay | {{ bill.credit }} |{% else %}| Nothing to pay | {{ bill.amountToPay }} |{% endif %}
 {% if bill.deposit and bill.deposit.refund != blank %}| The rest of your deposit, refunded to you | {{ bill.deposit.refund }} |
 {% endif %}

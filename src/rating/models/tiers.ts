@@ -407,12 +407,14 @@ const sameNumber = (a: Dec | number, b: Dec | number) => (typeof a === 'number' 
 const sameRule = (a: BoundRule, b: BoundRule) => a.upTo.eq(b.upTo) && sameNumber(a.measure, b.measure) && sameNumber(a.basis, b.basis);
 
 /**
- * The exact allowance the bill's earlier segments gave tier j, each by its own version's rule
- * (bound x measure x its days / (billDays x basis); nothing from a version without the
- * component), when some earlier version's rule differs from this one; undefined when all
- * agree (the running total of days then says the same) or one left the tier open.
+ * What the bill's earlier segments gave tier j, when some earlier version's rule for it
+ * differs from this one: their exact allowance, each by its own version's rule (bound x
+ * measure x its days / (billDays x basis); nothing from a version without the component),
+ * and the bounds they were given, as their lines' traces say (each rounded by its own
+ * version's decimals and rule). Undefined when all agree (the running total of days then
+ * says the same) or one left the tier open.
  */
-export function earlierAllowance(code: string, j: number, own: BoundRule, seg: SegmentContext, context: ModelContext): Dec | undefined {
+export function earlierAllowance(code: string, j: number, own: BoundRule, seg: SegmentContext, context: ModelContext): { exact: Dec; given: Dec } | undefined {
   // Compared first, summed only when they differ: every line of a later segment asks (issue 12's speed).
   const rules: (BoundRule | null)[] = [];
   let differs = false;
@@ -425,30 +427,40 @@ export function earlierAllowance(code: string, j: number, own: BoundRule, seg: S
     rules.push(rule);
   }
   if (!differs) return undefined;
-  let sum = new Dec(0);
+  let exact = new Dec(0);
+  let given = new Dec(0);
   let k = 0;
   for (let i = 0; i < seg.index; i++) {
     const s = seg.segments[i] as SegmentOfBill;
     if (s.days === 0) continue;
     const rule = rules[k++];
-    if (rule) sum = sum.plus(rule.upTo.times(rule.measure).times(s.days).div(new Dec(rule.basis).times(seg.billDays)));
+    if (!rule) continue;
+    exact = exact.plus(rule.upTo.times(rule.measure).times(s.days).div(new Dec(rule.basis).times(seg.billDays)));
+    const c = s.components.get(code) as PreparedTiered<string>;
+    const t = s.traces[c.index] as { tierProration?: TierProrationTrace; segmentBounds?: SegmentBoundsTrace } | undefined;
+    const bound = (t?.tierProration ?? t?.segmentBounds)?.bounds[j]?.scaled;
+    // Earlier segments are rated before this one: a bound missing from their trace is a bug.
+    if (bound === undefined) throw new Error(`${code}: the earlier segment's bound of tier ${j + 1} is not in its trace`);
+    given = given.plus(bound);
   }
-  return sum;
+  return { exact, given };
 }
 
 /**
  * A segment's bound: its share of the bill's (shareOfBill, rounded on the running total of
- * days) or, after a version that wrote the bound otherwise, the rounding of the earlier
- * segments' exact allowance plus this segment's, less the rounding of theirs: the bounds of
- * the segments then add up to the allowance of the versions in force (a baseline of 12.1 kWh
- * a day for 14 days and 16.4 for 17 is 448.2, 448: 169 + 279, not 169 + 278 from 16.4 x 31).
+ * days) or, after a version that wrote the bound otherwise, the running total of the exact
+ * allowance (the earlier segments' by their versions, and this one's) rounded by this
+ * version's rule, less the bounds the earlier segments were given: the bounds of the
+ * segments then add up to the allowance of the versions in force (a baseline of 12.1 kWh a
+ * day for 14 days and 16.4 for 17 is 448.2, 448: 169 + 279, not 169 + 278 from 16.4 x 31).
  */
 function segmentBound(code: string, j: number, own: BoundRule, seg: SegmentContext, context: ModelContext, decimals: number, rounding: RoundingMode): { scaled: Dec; carried?: ScaledBound['carried'] } {
   const earlier = earlierAllowance(code, j, own, seg, context);
   if (earlier === undefined) return { scaled: shareOfBill(own.upTo, own.measure, own.basis, context, decimals, rounding) };
   const mine = own.upTo.times(own.measure).times(context.activeDays).div(new Dec(own.basis).times(seg.billDays));
-  const rounded = roundMoney(earlier, decimals, rounding);
-  return { scaled: roundMoney(earlier.plus(mine), decimals, rounding).minus(rounded), carried: { allowance: earlier.toFixed(), rounded: rounded.toFixed() } };
+  const scaled = roundMoney(earlier.exact.plus(mine), decimals, rounding).minus(earlier.given);
+  // Never below nothing: the earlier parts may have been given more than the whole rounds to.
+  return { scaled: scaled.isNegative() ? new Dec(0) : scaled, carried: { allowance: earlier.exact.toFixed(), rounded: earlier.given.toFixed() } };
 }
 
 /** What a segment's bounds read of the earlier segments, for the lines cache's key: '' when nothing. */
@@ -462,7 +474,7 @@ export function earlierBoundsKey(component: PreparedTiered<string>, context: Mod
   tiers.forEach((t, j) => {
     if (t.upTo === null) return;
     const earlier = earlierAllowance(component.code, j, { upTo: t.upTo, measure, basis }, seg, context);
-    if (earlier !== undefined) key += `${j}:${earlier.toString()};`;
+    if (earlier !== undefined) key += `${j}:${earlier.exact.toString()}:${earlier.given.toString()};`;
   });
   return key;
 }
