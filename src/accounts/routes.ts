@@ -7,7 +7,7 @@ import { listEvents, listSubscriptions } from '../subscriptions/store.ts';
 import { subscriptionRecord } from '../subscriptions/subscriptionRecord.ts';
 import { SubscriptionRecord } from '../subscriptions/schemas.ts';
 import { AccountChanges, AccountInput, AccountRecord } from './schemas.ts';
-import { ACCOUNT_STATUSES } from './rules.ts';
+import { ACCOUNT_STATUSES, defaultDelivery } from './rules.ts';
 import { makeAccount } from './makeAccount.ts';
 import { updateAccount } from './updateAccount.ts';
 import { listAccounts } from './store.ts';
@@ -29,7 +29,7 @@ export async function accountRoutes(app: FastifyInstance, services: Services): P
     data: Empty,
     handler: async (body, ctx) => {
       const d = body.data;
-      const id = await makeAccount(ctx.db, ctx.caller, { accountNumber: d.accountNumber, name: d.name, email: d.email ?? null, phone: d.phone ?? null, address: d.address ?? null, deliveryPreference: d.deliveryPreference ?? 'print' });
+      const id = await makeAccount(ctx.db, ctx.caller, { accountNumber: d.accountNumber, name: d.name, email: d.email ?? null, phone: d.phone ?? null, address: d.address ?? null, deliveryPreference: d.deliveryPreference ?? defaultDelivery(d.email ?? null) });
       ctx.reply.header('x-billrun-account-id', id);
       return {};
     },

@@ -15,6 +15,13 @@ const LINE = `^(?=.*[^\\s${INVISIBLE_IN_IDENTIFIER}])[^\\s${INVISIBLE}](?:[^\\x0
  * no bill at all, neither e-mailed nor in the print extract (an officer's walk). `both` still
  * prints, so it may wait for an address.
  */
+/**
+ * How a new account's bills go out when it does not say: by e-mail when it has an address,
+ * on paper otherwise (the console's new-account form chose so already; the API printed the
+ * bills of accounts made with an address, a new user's walk).
+ */
+export const defaultDelivery = (email: string | null): DeliveryPreference => (email === null ? 'print' : 'email');
+
 export const EMAIL_NEEDED = "bills by e-mail need an e-mail address: give email, or choose 'print' or 'both'";
 export const NAME = { pattern: LINE, maxLength: 200 };
 export const NAME_MESSAGE = 'must be on one line, without leading or trailing spaces, control or zero-width characters';
@@ -95,6 +102,6 @@ export function checkAccount(get: (f: string) => unknown, at: (f: string) => str
     email: email ?? null,
     phone: phone ?? null,
     address: address ?? null,
-    deliveryPreference: (preference ?? 'print') as DeliveryPreference,
+    deliveryPreference: (preference ?? defaultDelivery(email ?? null)) as DeliveryPreference,
   };
 }

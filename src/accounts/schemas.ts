@@ -11,7 +11,7 @@ export const AccountInput = {
   email: Type.Optional(Nullable(Type.String(EMAIL))),
   phone: Type.Optional(Nullable(Type.String(PHONE))),
   address: Type.Optional(Nullable(Type.String(ADDRESS))),
-  deliveryPreference: Type.Optional(Type.Enum(DELIVERY_PREFERENCES, { description: 'how bills go out: email (to email), print, both or none; print when not given' })),
+  deliveryPreference: Type.Optional(Type.Enum(DELIVERY_PREFERENCES, { description: 'how bills go out: email (to email), print, both or none; when not given, email for an account made with an e-mail address, print otherwise' })),
 };
 
 export const AccountChanges = {

@@ -114,7 +114,7 @@ export const DEFAULT_CREDIT_NOTE_BODY = `# {{ app.name }}
 ## Lines reversed
 | Description | Quantity | Rate | Amount ({{ bill.currency }}) |
 |---|--:|--:|--:|
-{% for line in creditNote.lines %}| {{ line.name }}{% if line.prorated != blank %} ({{ line.prorated }}){% endif %} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
+{% for line in creditNote.lines %}| {{ line.name }}{% if line.periodStart != blank %} ({{ line.periodStart }} to {{ line.periodEnd }}){% endif %}{% if line.prorated != blank %} ({{ line.prorated }}){% endif %} | {{ line.quantity }}{% if line.unit != blank %} {{ line.unit }}{% endif %} | {{ line.rate }} | {{ line.amount }} |
 {% endfor %}
 | Summary | Amount ({{ bill.currency }}) |
 |---|--:|

@@ -29,7 +29,7 @@ describe('accounts', () => {
         email: 'jane@example.com',
         phone: '+254 700 000001',
         address: '1 River Road\nNairobi',
-        deliveryPreference: 'print', // issue 10: the default when none is given
+        deliveryPreference: 'email', // none given and an address: by e-mail (print without one: test/documents/deliveryPreference.test.ts)
         status: 'active',
         balance: '0.00', // at the app's minor unit, like every amount
         subscriptionCount: 0,

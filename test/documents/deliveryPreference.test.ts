@@ -21,6 +21,9 @@ describe("an account's delivery preference", () => {
     assert.equal((await account('D-1')).deliveryPreference, 'email');
     await h.post('/billing/accounts/make-account', docEnv('Create', 'Create Account', { accountNumber: 'D-2', name: 'Bob' }));
     assert.equal((await account('D-2')).deliveryPreference, 'print');
+    // Made with an address and no preference: by e-mail, as the console's form chooses.
+    assert.equal((await h.post('/billing/accounts/make-account', docEnv('Create', 'Create Account', { accountNumber: 'D-4', name: 'Dee', email: 'dee@example.test' }))).status, 200);
+    assert.equal((await account('D-4')).deliveryPreference, 'email');
     const upd = await h.post('/billing/accounts/update-account', docEnv('Update', 'Update Account', { accountNumber: 'D-2', deliveryPreference: 'both' }));
     assert.equal(upd.status, 200, JSON.stringify(upd.body));
     assert.equal((await account('D-2')).deliveryPreference, 'both');
@@ -30,11 +33,12 @@ describe("an account's delivery preference", () => {
   });
 
   test('the accounts import has a deliveryPreference column', async () => {
-    const csv = 'accountNumber,name,email,deliveryPreference\nI-1,Ivy,ivy@example.test,email\nI-2,Jo,,\n';
+    const csv = 'accountNumber,name,email,deliveryPreference\nI-1,Ivy,ivy@example.test,email\nI-2,Jo,,\nI-4,Kai,kai@example.test,\n';
     const r = await h.request('POST', '/billing/imports/upload-import?kind=accounts&apiVersion=v2', { token: h.tokens.biller, raw: csv, headers: { 'content-type': 'text/csv' } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal((await account('I-1')).deliveryPreference, 'email');
     assert.equal((await account('I-2')).deliveryPreference, 'print');
+    assert.equal((await account('I-4')).deliveryPreference, 'email', 'an address and no preference: by e-mail');
     const bad = await h.request('POST', '/billing/imports/upload-import?kind=accounts&apiVersion=v2', {
       token: h.tokens.biller,
       raw: 'accountNumber,name,deliveryPreference\nI-3,Kim,pigeon\n',

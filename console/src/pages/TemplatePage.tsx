@@ -29,6 +29,8 @@ type Version = Data<'/billing/services/get-service-versions'>['versions'][number
 const VERSIONS_PAGE = 10;
 const versionColumns: Column<Version>[] = [
   { header: 'Version', accessorKey: 'version' },
+  // The day its prices take effect: a run spanning it bills each part at its own version (a new user found the date nowhere).
+  { header: 'In force from', cell: ({ row }) => row.original.effectiveFrom ?? 'the beginning' },
   { header: 'Made', cell: ({ row }) => `${row.original.createdAt} by ${row.original.createdBy}` },
   { header: 'Name', accessorFn: (x) => x.definition.serviceLabel },
   { header: 'Components', accessorFn: (x) => x.definition.components.map((c) => c.code).join(', ') },
@@ -68,6 +70,15 @@ export function TemplatePage() {
   // An earlier version read as the list record it was then, so the same view shows it.
   const r: ServiceRecord = old ? recordOfVersion(current, old) : current;
   const v = fromRecord(r);
+  // A price given as one of the template's values ({ value: 'VAT' }) is shown with it: "15% (VAT)", not "VAT%" (a new user).
+  const valued = (x: string) => {
+    const named = r.values.find((n) => n.code === x);
+    return named === undefined ? x : `${named.value} (${named.code})`;
+  };
+  const percent = (x: string) => {
+    const named = r.values.find((n) => n.code === x);
+    return named === undefined ? `${x}%` : `${named.value}% (${named.code})`;
+  };
   const documentName = (id: string) => {
     if (id === '') return 'Standard';
     const t = documents.data?.templates.find((d) => String(d.templateID) === id);
@@ -122,6 +133,7 @@ export function TemplatePage() {
           <Field label="Bills" value={r.postType === 'Post Account' ? 'one per account' : 'one per subscription'} />
           <Field label="Billing cycle" value={CYCLES.find((c) => c.value === String(r.billingCycleLookupID))?.label ?? r.billingCycleLookupID} />
           <Field label="Due after" value={`${r.dueDateOffset} days`} />
+          <Field label="Security deposit" value={r.securityDeposit === null || r.securityDeposit === undefined ? 'none' : `${r.securityDeposit} a subscription`} />
           <Field label="Posting" value={r.postBilling ? 'at the end of each run' : 'by post-term'} />
           <Field label="Batches" value={r.batches.join(', ') || '—'} />
           <Field label="Changed" value={`${r.modifiedAt} by ${r.modifiedBy}`} />
@@ -137,7 +149,7 @@ export function TemplatePage() {
           />
         </SimpleGrid>
         <Text size="xs" c="dimmed" mt="sm">
-          Each change is a new version; a term keeps the version it was made with.
+          Each change is a new version, in force from its date (the versions below); a term spanning a version's date bills each part of it at the version in force then.
         </Text>
       </Card>
       <Title order={4}>Versions</Title>
@@ -198,12 +210,12 @@ export function TemplatePage() {
               </Text>
             )}
             <Text size="sm">
-              {c.model === 'flat' && `Amount ${c.amount} per term`}
-              {c.model === 'perUnit' && `${c.rate} per unit of ${c.input}`}
-              {c.model === 'perDay' && `${c.rate} a day billed`}
-              {c.model === 'package' && `${c.price} per ${c.size} units of ${c.input}`}
-              {c.model === 'percentage' && `${c.percentage}% of ${c.of.join(', ')}`}
-              {c.model === 'commitment' && `At least ${c.amount} across ${c.of.join(', ')}${c.prorate ? ', prorated by days' : ''}`}
+              {c.model === 'flat' && `Amount ${valued(c.amount)} per term`}
+              {c.model === 'perUnit' && `${valued(c.rate)} per unit of ${c.input}`}
+              {c.model === 'perDay' && `${valued(c.rate)} a day billed`}
+              {c.model === 'package' && `${valued(c.price)} per ${c.size} units of ${c.input}`}
+              {c.model === 'percentage' && `${percent(c.percentage)} of ${c.of.join(', ')}`}
+              {c.model === 'commitment' && `At least ${valued(c.amount)} across ${c.of.join(', ')}${c.prorate ? ', prorated by days' : ''}`}
               {c.model === 'totalRounding' && `The sum of ${c.of.join(', ')} rounded (${c.rounding ?? 'halfUp'}) to a multiple of ${String(c.increment)}`}
               {(c.model === 'graduated' || c.model === 'volume') && `Tiers of ${c.input} (${c.model})`}
               {c.kept.tierProration !== undefined && ` · ${tierProrationText(c.kept.tierProration as TierProration)}`}
