@@ -201,6 +201,26 @@ describe("an officer's walk: what the console shows", { skip: haveChromium ? fal
     assert.equal(await noAddress('W-0107'), 0, 'account W-0107 was made to take its bills by e-mail, with no e-mail address');
   });
 
+  // A new user's walk: after a final bill the balance said 0.00 and nothing in the console said
+  // a deposit refund was still to be paid out; an unpaid deposit read "Held 0.00".
+  test("an account's deposits are shown: owed, held, the refund to pay out", async () => {
+    await makeTemplate(h, tariff('DEP', { batches: ['ZONE-D'], securityDeposit: '500.00' }));
+    await ok('/billing/accounts/make-account', envelope('Create', 'Create Account', { accountNumber: 'W-0300', name: 'Dora Deposit' }));
+    await ok(
+      '/billing/subscriptions/make-subscription',
+      envelope('Create', 'Create Subscription', { accountNumber: 'W-0300', serviceCode: 'DEP', batchCode: 'ZONE-D', startDate: '01/12/2026' }),
+    );
+    const id = (await h.db.query('SELECT account_id FROM account WHERE app_code = $1 AND account_number = $2', [h.appCode, 'W-0300'])).rows[0].account_id;
+    await page.goto(`${h.url}/console/#/accounts/${id}`);
+    await page.getByRole('tab', { name: 'Deposits' }).click();
+    const table = page.getByTestId('deposits-table');
+    await table.getByText('owed 500.00, nothing paid yet').waitFor();
+    await ok('/billing/payments/make-payment', envelope('Create', 'Create Payment', { accountNumber: 'W-0300', amount: '200.00', paymentDate: '31/01/2027', reference: 'DEP-300', channel: 'bank' }));
+    await page.reload();
+    await page.getByRole('tab', { name: 'Deposits' }).click();
+    await table.getByText('held 200.00, 300.00 still owed').waitFor();
+  });
+
   test("an account's e-mail cannot be cleared while its bills go by e-mail", async () => {
     await ok('/billing/accounts/make-account', envelope('Create', 'Create Account', { accountNumber: 'W-0102', name: 'Hemi Walker', email: 'hemi@example.com', deliveryPreference: 'email' }));
     const id = (await h.db.query('SELECT account_id FROM account WHERE app_code = $1 AND account_number = $2', [h.appCode, 'W-0102'])).rows[0].account_id;

@@ -224,6 +224,43 @@ function InCredit({ balance }: { balance: string }) {
   ) : null;
 }
 
+
+type Deposit = Data<'/billing/deposits/get-deposits'>['deposits'][number];
+const depositColumns: Column<Deposit>[] = [
+  { header: 'Subscription', accessorKey: 'subscriptionID' },
+  { header: 'Charged on', accessorKey: 'chargedOn' },
+  { header: 'Amount', cell: ({ row }) => <Amount value={row.original.amount} />, meta: { align: 'right' } },
+  // Held is what payments paid of it; an unpaid one is "owed", not money in hand (a new user read "Held 0.00" so).
+  {
+    header: 'State',
+    cell: ({ row }) => {
+      const d = row.original;
+      if (d.status === 'Released') return `released ${d.releasedOn ?? ''}`;
+      const waiting = d.endedOn ? `, waiting for the final bill (ended ${d.endedOn})` : '';
+      return /[1-9]/.test(d.held) ? `held ${d.held}${/[1-9]/.test(d.due) ? `, ${d.due} still owed` : ''}${waiting}` : `owed ${d.due}, nothing paid yet${waiting}`;
+    },
+  },
+  { header: 'Applied to bills', cell: ({ row }) => <Amount value={row.original.applied} />, meta: { align: 'right' } },
+  {
+    header: 'Refund',
+    // The refund still to be paid out: the balance says 0.00 after a final bill, and nothing else did (a new user).
+    cell: ({ row }) => {
+      const d = row.original;
+      if (d.refunded === null || !/[1-9]/.test(d.refunded)) return '';
+      return d.refundPaidOn ? `${d.refunded} paid out ${d.refundPaidOn}` : `${d.refunded} to pay out`;
+    },
+  },
+];
+
+/** The account's security deposits: held, owed, applied to its final bills, refunds to pay out. */
+function Deposits({ accountID }: { accountID: number }) {
+  const q = useQuery({
+    queryKey: ['deposits', accountID],
+    queryFn: () => read('/billing/deposits/get-deposits', { method: 'Retrieve', action: 'Retrieve Deposits', apiVersion: 'v2', data: { accountID } }),
+  });
+  return <DataTable columns={depositColumns} data={q.data?.deposits} loading={q.isLoading} empty="No security deposit." testId="deposits-table" />;
+}
+
 export function AccountPage() {
   const accountID = Number(useParams().accountID);
   const { can } = useSession();
@@ -276,6 +313,7 @@ export function AccountPage() {
           <Tabs.Tab value="bills">Bills</Tabs.Tab>
           <Tabs.Tab value="statement">Statement</Tabs.Tab>
           <Tabs.Tab value="payments">Payments</Tabs.Tab>
+          <Tabs.Tab value="deposits">Deposits</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="subscriptions" pt="sm">
           <Subscriptions accountID={accountID} account={a} subscriptions={subscriptions} canEdit={canEdit} />
@@ -291,6 +329,9 @@ export function AccountPage() {
         </Tabs.Panel>
         <Tabs.Panel value="payments" pt="sm">
           <AccountPayments accountID={accountID} />
+        </Tabs.Panel>
+        <Tabs.Panel value="deposits" pt="sm">
+          <Deposits accountID={accountID} />
         </Tabs.Panel>
       </Tabs>
     </Stack>
