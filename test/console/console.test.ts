@@ -508,6 +508,12 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.goto(`${h.url}/console/#/templates/WATER`);
     await page.getByText('Equity Bank · 0170299').waitFor();
     await page.getByText('Invoice template').waitFor();
+    // Moments print as every date does, dd/mm/yyyy (a new user found "2026-11-27 17:12:09" here);
+    // each version says from when it is in force.
+    const shown = await page.getByRole('main').innerText();
+    assert.doesNotMatch(shown, /\d{4}-\d{2}-\d{2} \d{2}:\d{2}/);
+    assert.match(shown, /Made\s+\d{2}\/\d{2}\/\d{4} \d{2}:\d{2} by /);
+    assert.match(shown, /In force from/);
     await page.getByRole('link', { name: 'Change', exact: true }).click();
     const standing = page.getByTestId('component-0');
     const prorate = standing.getByRole('checkbox', { name: 'Prorate by days' });

@@ -45,3 +45,14 @@ export function addDaysIso(iso: string, days: number): string {
   d.setUTCDate(d.getUTCDate() + days);
   return d.toISOString().slice(0, 10);
 }
+
+/**
+ * A moment the API writes 'YYYY-MM-DD HH:MM:SS' (in the app's time zone) as the console prints
+ * dates, dd/mm/yyyy HH:MM; anything else as it is. A new user found "2026-11-27 17:12:09" beside
+ * dd/mm/yyyy everywhere else.
+ */
+export const atText = (at: string | null | undefined): string => {
+  if (at === null || at === undefined) return '';
+  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})/.exec(at);
+  return m === null ? at : `${m[3]}/${m[2]}/${m[1]} ${m[4]}:${m[5]}`;
+};

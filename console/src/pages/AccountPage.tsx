@@ -1,5 +1,6 @@
 // One account: its subscriptions, each meter's readings and consumption (a chart), its
 // bills, its statement and its payments.
+import { atText } from '../api/dates.ts';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
@@ -302,7 +303,7 @@ export function AccountPage() {
             <Text size="sm">Phone {a.phone ?? '—'}</Text>
             <Text size="sm">Address {a.address ?? '—'}</Text>
             <Text size="sm">Bills by {a.deliveryPreference}</Text>
-            <Text size="sm">Since {a.createdAt}</Text>
+            <Text size="sm">Since {atText(a.createdAt)}</Text>
           </SimpleGrid>
         </Card>
       )}

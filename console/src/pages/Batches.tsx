@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { atText } from '../api/dates.ts';
 import { useQueryClient } from '@tanstack/react-query';
 import { Button, Card, Group, Stack, TextInput, Title } from '@mantine/core';
 import { call, type Data } from '../api/client.ts';
@@ -13,7 +14,7 @@ const columns: Column<Batch>[] = [
   { header: 'Label', accessorKey: 'label' },
   { header: 'Templates', accessorFn: (b) => b.serviceCodes.join(', ') },
   { header: 'Subscriptions', accessorKey: 'subscriptionCount', meta: { align: 'right' } },
-  { header: 'Made', cell: ({ row }) => `${row.original.createdAt} by ${row.original.createdBy}` },
+  { header: 'Made', cell: ({ row }) => `${atText(row.original.createdAt)} by ${row.original.createdBy}` },
 ];
 
 export function Batches() {

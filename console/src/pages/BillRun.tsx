@@ -1,5 +1,6 @@
 // One bill run as a guided flow: the six steps of docs/bill-run.md in order, each
 // panel with what it does, what it needs and its button (none for a viewer).
+import { atText } from '../api/dates.ts';
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
@@ -210,7 +211,7 @@ export function BillRun() {
                   </ConfirmButton>
                 </Group>
               )}
-              {term.status === 'Posted' && <Alert color="green">Posted {term.postedAt}.</Alert>}
+              {term.status === 'Posted' && <Alert color="green">Posted {atText(term.postedAt)}.</Alert>}
             </Stack>
           </Stepper.Step>
           <Stepper.Completed>

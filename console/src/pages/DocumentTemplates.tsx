@@ -2,6 +2,7 @@
 // app's own), one template's text, a form to make or change one, and a preview with the
 // sample bill. The API checks a template by filling it with the sample bill and names the
 // line of a Liquid error; the form shows that message under the field it is about.
+import { atText } from '../api/dates.ts';
 import { useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { useForm } from '@mantine/form';
@@ -24,7 +25,7 @@ const columns: Column<DocTemplate>[] = [
   { header: 'Name', accessorKey: 'name' },
   { header: 'Version', accessorKey: 'version' },
   { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.archiveStatus ? 'archived' : 'active'} /> },
-  { header: 'Changed', cell: ({ row }) => (row.original.templateID ? `${row.original.modifiedAt} by ${row.original.modifiedBy}` : 'shipped with the product') },
+  { header: 'Changed', cell: ({ row }) => (row.original.templateID ? `${atText(row.original.modifiedAt)} by ${row.original.modifiedBy}` : 'shipped with the product') },
 ];
 
 const templatesRead = (data: { kind?: Kind; templateID?: number }) =>

@@ -1,5 +1,6 @@
 // Bulk imports: a CSV file streamed to the server, its progress read while it runs, and
 // the bad rows by row and column (the header is row 1, as a spreadsheet shows).
+import { atText } from '../api/dates.ts';
 import { useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Checkbox, FileInput, Group, Progress, Select, Stack, Text, Title } from '@mantine/core';
@@ -27,7 +28,7 @@ const importColumns: Column<Import>[] = [
     cell: ({ row }) => (row.original.dryRun ? 'nothing (dry run)' : `${row.original.accountsWritten} acc · ${row.original.subscriptionsWritten} sub · ${row.original.readingsWritten} rdg`),
   },
   { header: 'Errors', accessorKey: 'errorCount', meta: { align: 'right' } },
-  { header: 'Started', accessorKey: 'startedAt' },
+  { header: 'Started', cell: ({ row }) => atText(row.original.startedAt) },
 ];
 
 const errorColumns: Column<RowError>[] = [

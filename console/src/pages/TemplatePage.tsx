@@ -1,6 +1,7 @@
 // One template: its settings, its meters, each component with its tiers as a table, and its
 // earlier versions (a term keeps the version it was made with, so an officer reading an old
 // bill needs the components it was priced with).
+import { atText } from '../api/dates.ts';
 import { Link, useParams } from 'react-router';
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -31,7 +32,7 @@ const versionColumns: Column<Version>[] = [
   { header: 'Version', accessorKey: 'version' },
   // The day its prices take effect: a run spanning it bills each part at its own version (a new user found the date nowhere).
   { header: 'In force from', cell: ({ row }) => row.original.effectiveFrom ?? 'the beginning' },
-  { header: 'Made', cell: ({ row }) => `${row.original.createdAt} by ${row.original.createdBy}` },
+  { header: 'Made', cell: ({ row }) => `${atText(row.original.createdAt)} by ${row.original.createdBy}` },
   { header: 'Name', accessorFn: (x) => x.definition.serviceLabel },
   { header: 'Components', accessorFn: (x) => x.definition.components.map((c) => c.code).join(', ') },
   { header: 'Due after', accessorFn: (x) => `${x.definition.dueDateOffset} days` },
@@ -136,8 +137,8 @@ export function TemplatePage() {
           <Field label="Security deposit" value={r.securityDeposit === null || r.securityDeposit === undefined ? 'none' : `${r.securityDeposit} a subscription`} />
           <Field label="Posting" value={r.postBilling ? 'at the end of each run' : 'by post-term'} />
           <Field label="Batches" value={r.batches.join(', ') || '—'} />
-          <Field label="Changed" value={`${r.modifiedAt} by ${r.modifiedBy}`} />
-          <Field label="Made" value={`${r.createdAt} by ${r.createdBy}`} />
+          <Field label="Changed" value={`${atText(r.modifiedAt)} by ${r.modifiedBy}`} />
+          <Field label="Made" value={`${atText(r.createdAt)} by ${r.createdBy}`} />
           <Field label="Values" value={r.values.map((x) => `${x.code} = ${x.value}`).join(', ') || '—'} />
           <Field label="Description" value={r.description || '—'} />
           {/* What its bills look like and where customers pay: only the edit form showed them (an officer's walk). */}

@@ -1,4 +1,5 @@
 import { Link, useNavigate } from 'react-router';
+import { atText } from '../api/dates.ts';
 import { Button, Group, Stack, Title } from '@mantine/core';
 import { useTemplates } from '../api/queries.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
@@ -15,7 +16,7 @@ const columns: Column<ServiceRecord>[] = [
   { header: 'Components', accessorFn: (s) => s.components.length },
   { header: 'Batches', accessorFn: (s) => s.batches.join(', ') },
   { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.archiveStatus ? 'archived' : 'active'} /> },
-  { header: 'Changed', cell: ({ row }) => `${row.original.modifiedAt} by ${row.original.modifiedBy}` },
+  { header: 'Changed', cell: ({ row }) => `${atText(row.original.modifiedAt)} by ${row.original.modifiedBy}` },
 ];
 
 export function Templates() {

@@ -1,6 +1,7 @@
 // The app's users, kept by an admin (get-users, make-user, update-user, reset-password): a new
 // tenant's officer had to leave the console for the command line to add a biller and a
 // viewer, and had no way to reset a forgotten password.
+import { atText } from '../api/dates.ts';
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Group, PasswordInput, Select, Stack, Text, TextInput, Title } from '@mantine/core';
@@ -123,7 +124,7 @@ export function Users() {
     { header: 'E-mail', accessorKey: 'email' },
     { header: 'Role', accessorKey: 'role' },
     { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.disabled ? 'disabled' : 'active'} /> },
-    { header: 'Since', accessorKey: 'createdAt' },
+    { header: 'Since', cell: ({ row }) => atText(row.original.createdAt) },
     { header: '', id: 'actions', cell: ({ row }) => <UserActions user={row.original} self={row.original.email === session?.email} /> },
   ];
   return (

@@ -6,7 +6,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Autocomplete, Button, Card, Checkbox, Group, Loader, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { call, read, type Data } from '../../api/client.ts';
 import { useTemplates } from '../../api/queries.ts';
-import { appTodayApi } from '../../api/dates.ts';
+import { appTodayApi, atText } from '../../api/dates.ts';
 import { notifyDone, useSave } from '../../components/feedback.tsx';
 import { FormActions } from '../../components/FormActions.tsx';
 import { useSession } from '../../session.tsx';
@@ -348,7 +348,7 @@ export function SubscriptionHistory({ subscriptionID, onClose }: { subscriptionI
           {events.map((e, i) => (
             <Text key={i} size="sm">
               {EVENT_WORDS[e.kind] ?? e.kind} {e.date}
-              {typeof e.detail.reason === 'string' && e.detail.reason ? ` (${e.detail.reason})` : ''} · by {e.createdBy} on {e.createdAt}
+              {typeof e.detail.reason === 'string' && e.detail.reason ? ` (${e.detail.reason})` : ''} · by {e.createdBy} on {atText(e.createdAt)}
             </Text>
           ))}
         </Stack>

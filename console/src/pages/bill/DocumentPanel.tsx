@@ -1,6 +1,7 @@
 // A bill's document (its PDF and the state of its rendering) and the e-mails that carried it.
 // The PDF is fetched with the token and opened from a blob URL: the token is no cookie, so
 // a plain link to the operation would reach the API unauthenticated.
+import { atText } from '../../api/dates.ts';
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
@@ -47,8 +48,8 @@ const deliveryColumns = (resend: ((d: Delivery) => void) | null): Column<Deliver
   { header: 'To', accessorKey: 'recipient' },
   { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
   { header: 'Attempts', accessorKey: 'attempts' },
-  { header: 'Queued', accessorKey: 'queuedAt' },
-  { header: 'Sent', cell: ({ row }) => row.original.sentAt ?? '—' },
+  { header: 'Queued', cell: ({ row }) => atText(row.original.queuedAt) },
+  { header: 'Sent', cell: ({ row }) => row.original.sentAt ? atText(row.original.sentAt) : '—' },
   { header: 'Last error', cell: ({ row }) => row.original.lastError ?? '—' },
   { header: 'Resend of', cell: ({ row }) => row.original.resendOf ?? '—' },
   ...(resend
@@ -125,7 +126,7 @@ export function DocumentPanel({ termID, billID, billNumber, billStatus }: { term
             <Group gap="xs">
               <StatusBadge status={d.status} />
               <Text size="sm">
-                {d.status === 'rendered' && `${Math.ceil((d.bytes ?? 0) / 1024)} kB, rendered ${d.renderedAt ?? ''} with template ${d.templateID || 'default'} version ${d.templateVersion}`}
+                {d.status === 'rendered' && `${Math.ceil((d.bytes ?? 0) / 1024)} kB, rendered ${atText(d.renderedAt)} with template ${d.templateID || 'default'} version ${d.templateVersion}`}
                 {d.status === 'pending' && 'Waiting for a worker to render it.'}
                 {d.status === 'failed' && `Rendering failed after ${d.attempts} attempts.`}
               </Text>

@@ -1,6 +1,7 @@
 // Step 6: process now or at a date-time in the app's time zone; live progress while the
 // run's jobs go (get-terms every second: counts and chunks, never the bills); failures
 // with their reasons, fixed and retried.
+import { atText } from '../../api/dates.ts';
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Group, Progress, Stack, Text, Title } from '@mantine/core';
@@ -124,8 +125,8 @@ export function ProcessPanel({ term, canWrite }: { term: Term; canWrite: boolean
             <Text size="sm">
               Job: <b>{term.job.state}</b>
               {term.job.sheduleTime && ` · scheduled for ${term.job.sheduleTime.replace('T', ' ')} (${app?.timeZone ?? 'app time'})`}
-              {term.job.startedAt && ` · started ${term.job.startedAt}`}
-              {term.job.finishedAt && ` · finished ${term.job.finishedAt}`}
+              {term.job.startedAt && ` · started ${atText(term.job.startedAt)}`}
+              {term.job.finishedAt && ` · finished ${atText(term.job.finishedAt)}`}
             </Text>
             <Text size="sm">
               {p.chunksDone} of {p.chunksTotal} chunks · {term.counts.bills.toLocaleString()} bills · {term.counts.failures.toLocaleString()} failures
