@@ -4,7 +4,7 @@
 // readingHistory.ts); here is the SQL that feeds them.
 import type pg from 'pg';
 import type { Queryable } from '../db/pool.ts';
-import { estimateReading, meterConsumption, prepareTariff, RatingError, unusualConsumption as unusual, UNUSUAL_FACTOR, type MeterHistory } from '../rating/index.ts';
+import { consumptionBetween, Dec, estimateReading, meterConsumption, prepareTariff, RatingError, unusualConsumption as unusual, UNUSUAL_FACTOR, type MeterHistory } from '../rating/index.ts';
 import { meterReadingsOf, READINGS_SQL, type FailedEntry, type ReadingsRow, type RunContext } from './rateRoster.ts';
 import type { TermException } from './schemas.ts';
 import { formatDate } from '../calendar/calendar.ts';
@@ -192,12 +192,35 @@ const historyOf = (row: HistoryRow): MeterHistory => ({
 });
 const previousOf = (row: HistoryRow) => ({ date: row.prev_date as string, value: row.prev_value as string });
 
-/** Warnings for consumption far above or below the subscription's own daily history (readingHistory.ts: the rule). */
+/**
+ * Warnings for consumption far above or below the subscription's own daily history
+ * (readingHistory.ts: the rule), and for a reading below the previous one billed as the
+ * meter rolling over (consumption.ts: the rule): a new meter's low first reading after an
+ * exchange reads the same way, and a subscription with no history to compare with was
+ * billed 20,012 kL for it without a word (an outside check of published bills).
+ */
 export async function unusualConsumption(db: Queryable, ctx: RunContext): Promise<TermException[]> {
   if (ctx.meteredCodes.length === 0) return [];
   const out: TermException[] = [];
+  const byCode = meters(ctx);
   for (const row of await withHistory(db, ctx, false)) {
     if (row.cur_date === null) continue;
+    const rolloverAt = byCode.get(row.code)?.rolloverAt ?? null;
+    if (rolloverAt !== null) {
+      const previous = new Dec(row.prev_value as string);
+      const current = new Dec(row.cur_value as string);
+      const c = consumptionBetween(previous, current, rolloverAt);
+      if (c.kind === 'rollover') {
+        out.push({
+          subscriptionID: Number(row.subscription_id),
+          accountID: Number(row.account_id),
+          code: 'METER_ROLLED_OVER',
+          severity: 'warning',
+          path: `readings.${row.code}`,
+          message: `${row.code}: read ${current.toFixed()} after ${previous.toFixed()}, billed as the meter rolling over at ${rolloverAt.toFixed()}: ${c.quantity.toFixed()} used; if the meter was exchanged, not rolled over, correct this reading to what was used`,
+        });
+      }
+    }
     const u = unusual(historyOf(row), previousOf(row), { date: row.cur_date, value: row.cur_value as string });
     if (u === null) continue;
     out.push({

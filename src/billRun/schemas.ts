@@ -7,7 +7,7 @@ export const TermException = named('TermFailure', Type.Object({
   subscriptionID: Type.Integer(),
   accountID: Type.Integer(),
   accountNumber: Type.Optional(Type.String({ description: "the account's own number (terms validated before 2026-11-26 have none)" })),
-  code: Type.String({ description: 'MISSING_READING, NEGATIVE_CONSUMPTION, UNUSUAL_CONSUMPTION or a rating error code' }),
+  code: Type.String({ description: 'MISSING_READING, NEGATIVE_CONSUMPTION, UNUSUAL_CONSUMPTION, METER_ROLLED_OVER (a warning: a reading below the previous one billed as a roll-over) or a rating error code' }),
   severity: Type.Enum(['error', 'warning']),
   message: Type.String(),
   path: Type.Optional(Type.String()),

@@ -275,6 +275,21 @@ describe('terms: validation, refusals of the state machine, scheduling, failures
     assert.doesNotMatch(plain.body.data.exceptions[0].message, /not estimated/);
   });
 
+  // An outside check of published bills: a new meter's low first reading (80000, then 12) was
+  // billed as a roll-over of 20,012 m3 without a word, its subscription having no history to
+  // compare with. Every roll-over is said, as a warning: the officer tells it from an exchange.
+  test('a reading below the previous one billed as a roll-over is a warning; the bill is the roll-over', async () => {
+    const subs = await subscriptions(h, { n: 1, batchCode: 'Z2', readings: [['2017-03-31', 80000], ['2017-04-30', 12]] });
+    const termID = await makeTerm(h, { batchCode: 'Z2', billingPeriodID: 201704, startDate: '01/04/2017', endDate: '30/04/2017' });
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
+    const v = await step(h, 'validate-term', 'Validate Term', { termID });
+    assert.equal(v.status, 200, JSON.stringify(v.body));
+    const found = v.body.data.exceptions.filter((e: any) => e.subscriptionID === Number(subs[0]!.subscriptionId)).map((e: any) => [e.code, e.severity, e.subscriptionID, e.message]);
+    assert.deepEqual(found, [
+      ['METER_ROLLED_OVER', 'warning', Number(subs[0]!.subscriptionId), 'METER: read 12 after 80000, billed as the meter rolling over at 100000: 20012 used; if the meter was exchanged, not rolled over, correct this reading to what was used'],
+    ]);
+  });
+
   test('unusual consumption is a warning, and another app or a viewer cannot touch a term', async () => {
     // Three intervals of history before the previous reading: enough to judge (docs/bill-run.md).
     const subs = await subscriptions(h, {
