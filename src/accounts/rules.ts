@@ -11,17 +11,18 @@ import { ACCOUNT_NUMBER, INVISIBLE, INVISIBLE_IN_IDENTIFIER, NO_NUL } from '../p
 const LINE = `^(?=.*[^\\s${INVISIBLE_IN_IDENTIFIER}])[^\\s${INVISIBLE}](?:[^\\x00-\\x1f]*[^\\s${INVISIBLE}])?$`;
 
 /**
- * Bills by e-mail only need an address: an account taking its bills by e-mail with none got
- * no bill at all, neither e-mailed nor in the print extract (an officer's walk). `both` still
- * prints, so it may wait for an address.
- */
-/**
  * How a new account's bills go out when it does not say: by e-mail when it has an address,
  * on paper otherwise (the console's new-account form chose so already; the API printed the
  * bills of accounts made with an address, a new user's walk).
  */
 export const defaultDelivery = (email: string | null): DeliveryPreference => (email === null ? 'print' : 'email');
 
+/**
+ * Bills by e-mail only need an address: an account taking its bills by e-mail with none got
+ * no bill at all, neither e-mailed nor in the print extract (an officer's walk). `both` still
+ * prints, so it may wait for an address. Asked by make-account, the import and update-account.
+ */
+export const lacksEmail = (preference: string | null | undefined, email: string | null): boolean => preference === 'email' && email === null;
 export const EMAIL_NEEDED = "bills by e-mail need an e-mail address: give email, or choose 'print' or 'both'";
 export const NAME = { pattern: LINE, maxLength: 200 };
 export const NAME_MESSAGE = 'must be on one line, without leading or trailing spaces, control or zero-width characters';
@@ -94,7 +95,7 @@ export function checkAccount(get: (f: string) => unknown, at: (f: string) => str
   const preference = text(get('deliveryPreference'));
   if (preference !== null && !DELIVERY_PREFERENCES.includes(preference as DeliveryPreference))
     issues.push({ path: at('deliveryPreference'), message: `must be one of ${DELIVERY_PREFERENCES.join(', ')}` });
-  else if (preference === 'email' && email === null) issues.push({ path: at('deliveryPreference'), message: EMAIL_NEEDED });
+  else if (lacksEmail(preference, email ?? null)) issues.push({ path: at('deliveryPreference'), message: EMAIL_NEEDED });
   if (issues.length > before) return null;
   return {
     accountNumber: accountNumber!,

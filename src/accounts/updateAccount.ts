@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
 import { invalidState, notFound, validationFailed } from '../errors.ts';
-import { EMAIL_NEEDED } from './rules.ts';
+import { EMAIL_NEEDED, lacksEmail } from './rules.ts';
 import type { Caller } from '../auth/roles.ts';
 import { lockAccount, openSubscriptionCount, updateAccountRow } from './store.ts';
 
@@ -33,7 +33,7 @@ export async function updateAccount(db: pg.Pool, caller: Caller, c: AccountChang
     // renamed or closed (a reviewer), and is printed meanwhile (documents/printExtract.ts).
     const email = c.email !== undefined ? c.email : account.email;
     const touches = c.email !== undefined || c.deliveryPreference !== undefined;
-    if (touches && (c.deliveryPreference ?? account.delivery_preference) === 'email' && email === null) {
+    if (touches && lacksEmail(c.deliveryPreference ?? account.delivery_preference, email)) {
       throw validationFailed([{ path: c.email === null ? 'data.email' : 'data.deliveryPreference', message: EMAIL_NEEDED }]);
     }
     const { accountNumber: _, ...changes } = c;

@@ -134,9 +134,10 @@ type DepositRow = {
  * this bill's part: a Post Account bill's group), what is left refunded. As released, once
  * it is; before (the usual case: documents are rendered when the run ends), as the release
  * will. A deposit released before this bill was made (a rebill) is in its balance brought
- * forward already, and says nothing here. Null when there is nothing to say.
+ * forward already, and says nothing here. Answers the document's `deposit` (null when there is
+ * nothing to say) and what it takes off the total due (the applied and the cancelled parts).
  */
-function depositOf(b: Row, m: (x: string) => string): DocumentData['bill']['deposit'] {
+function depositOf(b: Row, m: (x: string) => string): { deposit: DocumentData['bill']['deposit']; less: Dec } {
   let held = new Dec(0);
   let cancelled = new Dec(0);
   let applied = new Dec(0);
@@ -158,12 +159,15 @@ function depositOf(b: Row, m: (x: string) => string): DocumentData['bill']['depo
     applied = applied.plus(spent);
     refund = refund.plus(new Dec(d.held).minus(spent));
   }
-  if (held.isZero() && cancelled.isZero()) return null;
+  if (held.isZero() && cancelled.isZero()) return { deposit: null, less: new Dec(0) };
   return {
-    held: m(held.toFixed()),
-    applied: m(applied.toFixed()),
-    refund: refund.gt(0) ? m(refund.toFixed()) : '',
-    cancelled: cancelled.gt(0) ? m(cancelled.toFixed()) : '',
+    deposit: {
+      held: m(held.toFixed()),
+      applied: m(applied.toFixed()),
+      refund: refund.gt(0) ? m(refund.toFixed()) : '',
+      cancelled: cancelled.gt(0) ? m(cancelled.toFixed()) : '',
+    },
+    less: applied.plus(cancelled),
   };
 }
 
@@ -307,8 +311,8 @@ function toSource(b: Row): BillDocumentSource {
       currentEstimated: t.current.estimated === true || (t.estimated && t.previous.estimated === undefined && t.current.estimated === undefined),
     });
   }
-  const deposit = depositOf(b, m);
-  const amountToPay = deposit === null ? m(b.total_due) : m(new Dec(b.total_due).minus(deposit.applied).minus(deposit.cancelled || 0).toFixed());
+  const { deposit, less } = depositOf(b, m);
+  const amountToPay = m(new Dec(b.total_due).minus(less).toFixed());
   const data: DocumentData = {
     app: { name: b.app_name, address: b.app_address ?? '', addressLines: addressLines(b.app_address ?? ''), currency: b.currency },
     account: { name: b.account_name, number: b.account_number, address: b.account_address ?? '', addressLines: addressLines(b.account_address ?? ''), email: b.account_email ?? '' },

@@ -39,13 +39,25 @@ export async function recordEvent(tx: Queryable, appCode: number, type: EventTyp
   return id!;
 }
 
-/** The messages of the events just written (CTE e) to every enabled endpoint subscribed, and the count. */
-const MESSAGES = `m AS (
+/**
+ * Writes the lean events `insert` makes (an INSERT INTO event ... RETURNING event_id, app_code,
+ * type, order_key), each subscribed endpoint's message in the same statement, and queues the
+ * endpoints' dispatch. Answers how many events were written.
+ */
+async function writeBillEvents(tx: Queryable, insert: string, values: unknown[]): Promise<number> {
+  const r = await tx.query<{ written: string; endpoints: string[] | null }>(
+    `WITH e AS (${insert}),
+     m AS (
        INSERT INTO webhook_message (endpoint_id, event_id, app_code, order_key)
        SELECT w.endpoint_id, e.event_id, e.app_code, e.order_key
          FROM e JOIN webhook_endpoint w ON w.app_code = e.app_code AND w.enabled AND e.type = ANY (w.event_types)
        RETURNING endpoint_id)
-     SELECT (SELECT count(*) FROM e) AS written, (SELECT array_agg(DISTINCT endpoint_id::text) FROM m) AS endpoints`;
+     SELECT (SELECT count(*) FROM e) AS written, (SELECT array_agg(DISTINCT endpoint_id::text) FROM m) AS endpoints`,
+    values,
+  );
+  await queueDispatch(tx, r.rows[0]?.endpoints ?? []);
+  return Number(r.rows[0]?.written ?? 0);
+}
 
 /**
  * The per-bill events of a posted term (or of the bills given), set-based in SQL in the
@@ -55,19 +67,16 @@ const MESSAGES = `m AS (
  * million bodies built here took a third of the posting. Answers how many were written.
  */
 export async function recordBillEvents(tx: Queryable, appCode: number, termId: string, type: 'bill.posted', billIds?: readonly string[]): Promise<number> {
-  const r = await tx.query<{ written: string; endpoints: string[] | null }>(
-    `WITH e AS (
-       INSERT INTO event (app_code, type, order_key, source_id)
-       SELECT b.app_code, $3, 'bill:' || b.bill_id, b.bill_id
-         FROM bill b
-        WHERE b.term_id = $2 AND b.app_code = $1 AND b.status = 'posted' AND ($4::bigint[] IS NULL OR b.bill_id = ANY ($4::bigint[]))
-        ORDER BY b.bill_id
-       RETURNING event_id, app_code, type, order_key),
-     ${MESSAGES}`,
+  return writeBillEvents(
+    tx,
+    `INSERT INTO event (app_code, type, order_key, source_id)
+     SELECT b.app_code, $3, 'bill:' || b.bill_id, b.bill_id
+       FROM bill b
+      WHERE b.term_id = $2 AND b.app_code = $1 AND b.status = 'posted' AND ($4::bigint[] IS NULL OR b.bill_id = ANY ($4::bigint[]))
+      ORDER BY b.bill_id
+     RETURNING event_id, app_code, type, order_key`,
     [appCode, termId, type, billIds ?? null],
   );
-  await queueDispatch(tx, r.rows[0]?.endpoints ?? []);
-  return Number(r.rows[0]?.written ?? 0);
 }
 
 /**
@@ -76,14 +85,11 @@ export async function recordBillEvents(tx: Queryable, appCode: number, termId: s
  */
 export async function recordBillSourcedEvents(tx: Queryable, appCode: number, type: 'late_charge.made', billIds: readonly string[]): Promise<number> {
   if (billIds.length === 0) return 0;
-  const r = await tx.query<{ written: string; endpoints: string[] | null }>(
-    `WITH e AS (
-       INSERT INTO event (app_code, type, order_key, source_id)
-       SELECT $1, $2, 'bill:' || b, b FROM unnest($3::bigint[]) WITH ORDINALITY AS u(b, n) ORDER BY n
-       RETURNING event_id, app_code, type, order_key),
-     ${MESSAGES}`,
+  return writeBillEvents(
+    tx,
+    `INSERT INTO event (app_code, type, order_key, source_id)
+     SELECT $1, $2, 'bill:' || b, b FROM unnest($3::bigint[]) WITH ORDINALITY AS u(b, n) ORDER BY n
+     RETURNING event_id, app_code, type, order_key`,
     [appCode, type, billIds],
   );
-  await queueDispatch(tx, r.rows[0]?.endpoints ?? []);
-  return Number(r.rows[0]?.written ?? 0);
 }

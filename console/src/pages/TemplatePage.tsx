@@ -72,14 +72,9 @@ export function TemplatePage() {
   const r: ServiceRecord = old ? recordOfVersion(current, old) : current;
   const v = fromRecord(r);
   // A price given as one of the template's values ({ value: 'VAT' }) is shown with it: "15% (VAT)", not "VAT%" (a new user).
-  const valued = (x: string) => {
-    const named = r.values.find((n) => n.code === x);
-    return named === undefined ? x : `${named.value} (${named.code})`;
-  };
-  const percent = (x: string) => {
-    const named = r.values.find((n) => n.code === x);
-    return named === undefined ? `${x}%` : `${named.value}% (${named.code})`;
-  };
+  const named = (x: string) => r.values.find((n) => n.code === x);
+  const valued = (x: string) => (named(x) === undefined ? x : `${named(x)!.value} (${x})`);
+  const percent = (x: string) => (named(x) === undefined ? `${x}%` : `${named(x)!.value}% (${x})`);
   const documentName = (id: string) => {
     if (id === '') return 'Standard';
     const t = documents.data?.templates.find((d) => String(d.templateID) === id);

@@ -119,7 +119,6 @@ export const graduated = defineModel({
   check: checkTiers,
   prepare: (c, base, ctx): PreparedGraduated => ({ ...base, model: 'graduated', ...prepareTiers(c, ctx), roundEachTier: c.roundEachTier === true }),
   rate: rateGraduated,
-  // What a line rounding each tier reads of the bill's earlier segments (the lines cache's key).
   // What a line reads of the bill's earlier segments (the lines cache's key): bounds an earlier
   // version wrote otherwise, and the tiers' carries of a line rounding each tier.
   segmentKey: (c, context, seg) => {

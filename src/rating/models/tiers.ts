@@ -139,8 +139,9 @@ export type TierProrationTrace = {
 /**
  * A written bound and the bound used. `carried`: in a segment after a version that wrote
  * this tier's bound otherwise (a summer baseline after a winter one), the exact allowance
- * the bill's earlier segments gave the tier by their own versions and what it was rounded
- * to; the bound used is the running total's rounding less that (docs/rating.md).
+ * the bill's earlier segments gave the tier by their own versions (`allowance`) and the
+ * bounds they were given (`rounded`); the bound used is the running total's rounding less
+ * those (docs/rating.md).
  */
 export type ScaledBound = { upTo: string; scaled: string; carried?: { allowance: string; rounded: string } };
 
@@ -465,15 +466,12 @@ function segmentBound(code: string, j: number, own: BoundRule, seg: SegmentConte
 
 /** What a segment's bounds read of the earlier segments, for the lines cache's key: '' when nothing. */
 export function earlierBoundsKey(component: PreparedTiered<string>, context: ModelContext, seg: SegmentContext): string {
-  const { tiers, tierProration: p } = component;
-  if (p === null && consumptionPart(component.input, context) === undefined) return '';
-  if (p !== null && (component.input === null || component.input.kind !== 'metered')) return '';
-  const measure = p === null ? seg.billDays : p.period === 'readingPeriod' ? (context.readingDays ?? seg.billDays) : seg.billDays;
-  const basis = p === null ? seg.billDays : p.basisDays;
+  // As tierBounds asks: a consumption's bounds in a segment, not a level's.
+  if (component.tierProration === null ? consumptionPart(component.input, context) === undefined : component.input?.kind !== 'metered') return '';
   let key = '';
-  tiers.forEach((t, j) => {
-    if (t.upTo === null) return;
-    const earlier = earlierAllowance(component.code, j, { upTo: t.upTo, measure, basis }, seg, context);
+  component.tiers.forEach((_, j) => {
+    const own = boundRule(component, j, seg, context);
+    const earlier = own ? earlierAllowance(component.code, j, own, seg, context) : undefined;
     if (earlier !== undefined) key += `${j}:${earlier.exact.toString()}:${earlier.given.toString()};`;
   });
   return key;
