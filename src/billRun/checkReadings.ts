@@ -4,7 +4,7 @@
 // readingHistory.ts); here is the SQL that feeds them.
 import type pg from 'pg';
 import type { Queryable } from '../db/pool.ts';
-import { consumptionBetween, Dec, estimateReading, meterConsumption, prepareTariff, RatingError, unusualConsumption as unusual, UNUSUAL_FACTOR, type MeterHistory } from '../rating/index.ts';
+import { consumptionBetween, Dec, estimateReading, meterConsumption, prepareTariff, RatingError, unusualConsumption as unusual, unusualDemand, UNUSUAL_FACTOR, type MeterHistory } from '../rating/index.ts';
 import { meterReadingsOf, READINGS_SQL, type FailedEntry, type ReadingsRow, type RunContext } from './rateRoster.ts';
 import type { TermException } from './schemas.ts';
 import { formatDate } from '../calendar/calendar.ts';
@@ -203,34 +203,35 @@ export async function unusualConsumption(db: Queryable, ctx: RunContext): Promis
   if (ctx.meteredCodes.length === 0) return [];
   const out: TermException[] = [];
   const byCode = meters(ctx);
+  const warn = (row: HistoryRow, code: 'METER_ROLLED_OVER' | 'UNUSUAL_CONSUMPTION', message: string) =>
+    out.push({ subscriptionID: Number(row.subscription_id), accountID: Number(row.account_id), code, severity: 'warning', path: `readings.${row.code}`, message: `${row.code}: ${message}` });
   for (const row of await withHistory(db, ctx, false)) {
     if (row.cur_date === null) continue;
-    const rolloverAt = byCode.get(row.code)?.rolloverAt ?? null;
+    const meter = byCode.get(row.code);
+    const rolloverAt = meter?.rolloverAt ?? null;
     if (rolloverAt !== null) {
       const previous = new Dec(row.prev_value as string);
       const current = new Dec(row.cur_value as string);
       const c = consumptionBetween(previous, current, rolloverAt);
       if (c.kind === 'rollover') {
-        out.push({
-          subscriptionID: Number(row.subscription_id),
-          accountID: Number(row.account_id),
-          code: 'METER_ROLLED_OVER',
-          severity: 'warning',
-          path: `readings.${row.code}`,
-          message: `${row.code}: read ${current.toFixed()} after ${previous.toFixed()}, billed as the meter rolling over at ${rolloverAt.toFixed()}: ${c.quantity.toFixed()} used; if the meter was exchanged, not rolled over, correct this reading to what was used`,
-        });
+        warn(
+          row,
+          'METER_ROLLED_OVER',
+          `read ${current.toFixed()} after ${previous.toFixed()}, billed as the meter rolling over at ${rolloverAt.toFixed()}: ${c.quantity.toFixed()} used; if the meter was exchanged, not rolled over, correct this reading to what was used`,
+        );
       }
     }
-    const u = unusual(historyOf(row), previousOf(row), { date: row.cur_date, value: row.cur_value as string });
-    if (u === null) continue;
-    out.push({
-      subscriptionID: Number(row.subscription_id),
-      accountID: Number(row.account_id),
-      code: 'UNUSUAL_CONSUMPTION',
-      severity: 'warning',
-      path: `readings.${row.code}`,
-      message: `${row.code}: ${u.daily.toDecimalPlaces(3).toFixed()} a day is more than ${UNUSUAL_FACTOR} times ${u.direction} its history of ${u.history.toDecimalPlaces(3).toFixed()} a day`,
-    });
+    const current = { date: row.cur_date, value: row.cur_value as string };
+    if (meter?.register === 'maximum') {
+      // A demand register: its reading against the period's before (readingHistory.ts, unusualDemand).
+      const d = unusualDemand(historyOf(row), previousOf(row), current);
+      if (d !== null) warn(row, 'UNUSUAL_CONSUMPTION', `a demand of ${d.daily.toFixed()} is more than ${UNUSUAL_FACTOR} times ${d.direction} the period's before, ${d.history.toFixed()}`);
+      continue;
+    }
+    const u = unusual(historyOf(row), previousOf(row), current);
+    if (u !== null) {
+      warn(row, 'UNUSUAL_CONSUMPTION', `${u.daily.toDecimalPlaces(3).toFixed()} a day is more than ${UNUSUAL_FACTOR} times ${u.direction} its history of ${u.history.toDecimalPlaces(3).toFixed()} a day`);
+    }
   }
   return out;
 }
@@ -267,7 +268,9 @@ export async function estimateMissing(db: Queryable, ctx: RunContext, by: string
     else {
       notEstimated.set(
         meterKey(row.subscription_id, row.code),
-        `not estimated: no daily consumption to go by in the year before the reading of ${formatDate(row.prev_date as string)} (no earlier reading in that year, or consumption across a roll-over)`,
+        meter.register === 'maximum'
+          ? `not estimated: the reading of ${formatDate(row.prev_date as string)} is the register's first, no period's demand to go by (no earlier reading in the year before it)`
+          : `not estimated: no daily consumption to go by in the year before the reading of ${formatDate(row.prev_date as string)} (no earlier reading in that year, or consumption across a roll-over)`,
       );
     }
   }

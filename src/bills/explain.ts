@@ -44,7 +44,7 @@ export function explainLine(line: RatedLine): string {
     parts.push(
       `version ${g.version}, ${day(g.start)} to ${day(g.end)} (${g.days} day(s) billed)` +
         (g.consumption
-          ? `, ${g.consumption.quantity} of the consumption ${g.consumption.by === 'readings' ? `by the reading${g.consumption.from ? ` of ${day(g.consumption.from.date)} (${g.consumption.from.value})` : ''}${g.consumption.to ? ` of ${day(g.consumption.to.date)} (${g.consumption.to.value})` : ''}` : 'shared by days'}` +
+          ? `, ${g.consumption.quantity} of the ${t.reading?.kind === 'maximum' ? 'demand' : 'consumption'} ${g.consumption.by === 'readings' ? `by the reading${g.consumption.from ? ` of ${day(g.consumption.from.date)} (${g.consumption.from.value})` : ''}${g.consumption.to ? ` of ${day(g.consumption.to.date)} (${g.consumption.to.value})` : ''}` : 'shared by days'}` +
             (g.consumption.conversion ? `, ${conversionWords(g.consumption.quantity, g.consumption.conversion)}` : '')
           : ''),
     );
@@ -54,7 +54,14 @@ export function explainLine(line: RatedLine): string {
     // An estimate is not a reading: "estimated at" says which end was (bills since 2026-11-26; older ones say "read" and "(estimated)").
     const verb = (p: { estimated?: true }) => (p.estimated === true ? 'estimated at' : 'read');
     const second = verb(r.current) === verb(r.previous) ? '' : `${verb(r.current)} `;
-    parts.push(
+    if (r.kind === 'maximum') {
+      // A demand register: its reading is the period's highest demand, nothing subtracted.
+      const since = r.previous.date < r.current.date ? `, the highest since the reading of ${day(r.previous.date)}` : '';
+      parts.push(
+        `${r.input} ${verb(r.current)} ${r.current.value} on ${day(r.current.date)}${since} (a maximum demand register): ${r.consumption} billed${r.estimated ? ' (estimated)' : ''}` +
+          (r.conversion ? `, ${conversionWords(r.consumption, r.conversion)}` : ''),
+      );
+    } else parts.push(
       `${r.input} ${verb(r.previous)} ${r.previous.value} on ${day(r.previous.date)} and ${second}${r.current.value} on ${day(r.current.date)}` +
         (r.kind === 'rollover' ? ` (the meter rolled over at ${r.rolloverAt})` : '') +
         `: ${r.consumption} used${r.estimated ? ' (estimated)' : ''}` +

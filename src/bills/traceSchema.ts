@@ -81,7 +81,9 @@ const ReadingTrace = named(
     previous: Type.Object({ date: Day, value: Text, estimated: Type.Optional(Type.Literal(true, { description: 'this reading was an estimate (bills since 2026-11-26)' })) }),
     current: Type.Object({ date: Day, value: Text, estimated: Type.Optional(Type.Literal(true, { description: 'this reading was an estimate (bills since 2026-11-26)' })) }),
     estimated: Type.Boolean(),
-    kind: Type.Union([Type.Literal('normal'), Type.Literal('rollover')]),
+    kind: Type.Union([Type.Literal('normal'), Type.Literal('rollover'), Type.Literal('maximum')], {
+      description: "'maximum': a demand register's reading, billed as read (the period's highest demand); otherwise the consumption between the two readings, across a roll-over",
+    }),
     rolloverAt: Type.Optional(Text),
     consumption: Text,
     conversion: Type.Optional(ConversionTrace),

@@ -75,15 +75,18 @@ async function planOf(db: Queryable, appCode: number, subscriptionId: number): P
       ORDER BY a.input_code`,
     [appCode, subscriptionId],
   );
-  const meters: MeterPlan[] = r.rows.map((m) => ({
+  const serviceId = s.rows[0]!.service_id;
+  const inputs = (await metersOf(db, appCode, [serviceId])).get(serviceId);
+  // A demand register is left out: a later actual demand says nothing of an earlier
+  // period's, so its estimates are not spread (docs/corrections.md); a bill rebilled for
+  // another meter reads them as they are.
+  const meters: MeterPlan[] = r.rows.filter((m) => inputs?.get(m.input_code)?.register !== 'maximum').map((m) => ({
     inputCode: m.input_code,
     actual: { readingId: m.a_id, date: m.a_date, value: m.a_value, createdAt: m.a_created },
     previousActual: m.p_id === null ? null : { readingId: m.p_id, date: m.p_date!, value: m.p_value! },
     estimates: (m.estimates ?? []).map((e) => ({ readingId: String(e.reading_id), date: e.reading_date, value: String(e.value) })),
     spread: { values: new Map(), problem: null },
   }));
-  const serviceId = s.rows[0]!.service_id;
-  const inputs = (await metersOf(db, appCode, [serviceId])).get(serviceId);
   for (const m of meters) m.spread = spreadOf(m, inputs?.get(m.inputCode)?.decimals ?? 0);
   const bills = new Map<string, EstimatedBill>();
   for (const m of meters) {

@@ -265,13 +265,15 @@ function readingsOf(lines: readonly RatedLine[], groups: readonly StoredGroup[] 
 
 /**
  * The consumption a bill's history row shows: the sum of its meters' consumption
- * (readingsOf), or null when none has a reading; at the scale of the most precise term
+ * (readingsOf; a demand register's reading is no consumption), or null when none has a reading; at the scale of the most precise term
  * ("7.50" stays "7.50"), as PostgreSQL's numeric sum wrote it when this was SQL.
  */
 function consumptionOf(stored: unknown, groups: readonly StoredGroup[] | null): string | null {
   let sum: Dec | null = null;
   let scale = 0;
   for (const { reading } of readingsOf(decodeStored<RatedLine[]>(stored), groups)) {
+    // A demand (kW) is not a consumption to add to the kWh.
+    if (reading.kind === 'maximum') continue;
     const c = reading.consumption;
     const dot = c.indexOf('.');
     scale = Math.max(scale, dot === -1 ? 0 : c.length - dot - 1);
@@ -307,6 +309,7 @@ function toSource(b: Row): BillDocumentSource {
       billed: t.conversion === undefined ? '' : `${t.conversion.quantity} ${t.conversion.unit}`,
       estimated: t.estimated,
       previousEstimated: t.previous.estimated === true,
+      maximum: t.kind === 'maximum',
       // A trace from before each end said which (2026-11-26) has the flag alone: shown on the current reading, as then.
       currentEstimated: t.current.estimated === true || (t.estimated && t.previous.estimated === undefined && t.current.estimated === undefined),
     });

@@ -39,6 +39,8 @@ export type ReadingData = {
   estimated: boolean;
   /** The previous reading was an estimate. */
   previousEstimated: boolean;
+  /** A demand register: `currentValue` is the period's highest demand, billed as read; the previous reading is when the register was reset. */
+  maximum: boolean;
   /** The current reading was an estimate (on a bill made before 2026-11-26: either was). */
   currentEstimated: boolean;
 };
@@ -181,7 +183,7 @@ export const SAMPLE: DocumentData = Object.freeze({
     subscriptions: [],
     subscription: { id: '501', connection: 'METER_NO: M-1042', inputs: [{ code: 'METER_NO', label: 'Meter number', value: 'M-1042' }] },
     readings: [
-      { input: 'Water meter', unit: 'm3', previousDate: '31/10/2026', previousValue: '100', currentDate: '30/11/2026', currentValue: '125', consumption: '25', billed: '', estimated: false, previousEstimated: false, currentEstimated: false },
+      { input: 'Water meter', unit: 'm3', previousDate: '31/10/2026', previousValue: '100', currentDate: '30/11/2026', currentValue: '125', consumption: '25', billed: '', estimated: false, previousEstimated: false, currentEstimated: false, maximum: false },
     ],
     history: [{ number: '901', date: '31/10/2026', periodStart: '01/10/2026', periodEnd: '31/10/2026', total: '1980.40', consumption: '23' }],
     replaces: { number: '998', date: '30/11/2026', creditNoteNumber: '12' },

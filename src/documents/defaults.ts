@@ -57,7 +57,7 @@ export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
 ## Meter readings
 | Meter | Previous reading | This reading | Used |
 |---|--:|--:|--:|
-{% for r in bill.readings %}| {{ r.input }} | {{ r.previousValue }} on {{ r.previousDate }}{% if r.previousEstimated %} (estimated){% endif %} | {{ r.currentValue }} on {{ r.currentDate }}{% if r.currentEstimated %} (estimated){% endif %} | {{ r.consumption }} {{ r.unit }}{% if r.billed != blank %} ({{ r.billed }} billed){% endif %} |
+{% for r in bill.readings %}{% if r.maximum %}| {{ r.input }} | reset on {{ r.previousDate }} | {{ r.currentValue }} on {{ r.currentDate }}{% if r.currentEstimated %} (estimated){% endif %} | {{ r.consumption }} {{ r.unit }} highest demand{% if r.billed != blank %} ({{ r.billed }} billed){% endif %} |{% else %}| {{ r.input }} | {{ r.previousValue }} on {{ r.previousDate }}{% if r.previousEstimated %} (estimated){% endif %} | {{ r.currentValue }} on {{ r.currentDate }}{% if r.currentEstimated %} (estimated){% endif %} | {{ r.consumption }} {{ r.unit }}{% if r.billed != blank %} ({{ r.billed }} billed){% endif %} |{% endif %}
 {% endfor %}{% endif %}
 ## How each line was reached
 {% for line in bill.lines %}> {{ line.explanation }}

@@ -55,7 +55,13 @@ export function checkTariff(tariff: Tariff, root = 'service'): Issue[] {
     if (!Number.isInteger(m.decimals) || m.decimals < 0 || m.decimals > 6) {
       issues.push({ path: `${path}.decimals`, message: 'must be an integer from 0 to 6' });
     }
-    if (m.rolloverAt !== undefined) {
+    if (m.register !== undefined && m.register !== 'cumulative' && m.register !== 'maximum') {
+      issues.push({ path: `${path}.register`, message: "must be 'cumulative' or 'maximum'" });
+    }
+    // A demand register reads the highest demand since it was reset: it never counts past a dial's end.
+    if (m.register === 'maximum' && m.rolloverAt !== undefined) {
+      issues.push({ path: `${path}.rolloverAt`, message: 'a maximum (demand) register does not roll over: its reading is the period\'s highest demand, not a running total' });
+    } else if (m.rolloverAt !== undefined) {
       const r = checkNumber(m.rolloverAt, `${path}.rolloverAt`, 'positive', issues);
       if (r !== null && Number.isInteger(m.decimals) && r.decimalPlaces() > m.decimals) {
         issues.push({ path: `${path}.rolloverAt`, message: `has more decimals than the meter's ${m.decimals}` });
@@ -122,6 +128,9 @@ export function checkTariff(tariff: Tariff, root = 'service'): Issue[] {
       } else if ((c as { tierProration?: { period?: unknown } }).tierProration?.period === 'readingPeriod' && !metered.some((m) => m.code === input)) {
         // The reading period is the days between two readings: an unmetered input has none.
         issues.push({ path: `${path}.tierProration.period`, message: `'readingPeriod' needs a metered input; '${input}' is unmetered` });
+      } else if ((c as { tierProration?: { period?: unknown } }).tierProration?.period === 'readingPeriod' && metered.some((m) => m.code === input && m.register === 'maximum')) {
+        // A demand is the highest reached, not used over the days between two readings.
+        issues.push({ path: `${path}.tierProration.period`, message: `'readingPeriod' needs a cumulative meter; '${input}' is a maximum (demand) register` });
       }
       // A share of the consumption (sewage on 70% of the water): of a meter's, not of a level.
       const share = (c as { inputShare?: { percentage?: Amount; maximum?: Amount } }).inputShare;

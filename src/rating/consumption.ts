@@ -1,6 +1,7 @@
 import { Dec } from './money.ts';
 
-export type ConsumptionKind = 'normal' | 'rollover' | 'negative';
+/** 'maximum': a demand register's reading, the period's quantity itself (meterReadings.ts); consumptionBetween never answers it. */
+export type ConsumptionKind = 'normal' | 'rollover' | 'negative' | 'maximum';
 
 export type Consumption = {
   kind: ConsumptionKind;

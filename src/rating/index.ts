@@ -16,7 +16,7 @@ export type * from './trace.ts';
 export { apiDate } from './days.ts';
 export { meterConsumption, missingReading, type LastReadingOnly } from './meterReadings.ts';
 export { sumBills, totalsText, TOTAL_FIELDS, type BillTotals, type TotalField } from './billTotals.ts';
-export { dailyHistory, estimateReading, unusualConsumption, UNUSUAL_FACTOR, MIN_HISTORY_PERIODS, type HistoryReading, type MeterHistory, type Unusual } from './readingHistory.ts';
+export { dailyHistory, estimateReading, unusualConsumption, unusualDemand, UNUSUAL_FACTOR, MIN_HISTORY_PERIODS, type HistoryReading, type MeterHistory, type Unusual } from './readingHistory.ts';
 export { checkLateCharge, LateChargeRule, prepareLateCharge, rateLateCharge, type LateChargeTrace, type PreparedLateCharge } from './lateCharge.ts';
 export { comingPeriod, explainPrepaid, ratePrepaidBill, sectionTariff, type PrepaidAdvance, type PrepaidAdvanceLine, type PrepaidInput, type PrepaidOutcome, type PrepaidRatedBill, type PrepaidUse } from './prepaid.ts';
 export { accountBill, type AccountBill, type AccountBillGroup } from './accountBill.ts';

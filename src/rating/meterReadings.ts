@@ -90,7 +90,13 @@ export function meterConsumption(
   readings: MeterReadings | LastReadingOnly | undefined | null,
   activeEndBeforeTermEnd: string | null = null,
 ): { quantity: Dec; trace: ReadingTrace; previous: Dec; current: Dec } {
-  if (readings === undefined || readings === null || readings.current === undefined) throw missingReading(meter.code, readings?.previous, activeEndBeforeTermEnd);
+  if (readings === undefined || readings === null || readings.current === undefined) {
+    const missing = missingReading(meter.code, readings?.previous, activeEndBeforeTermEnd);
+    // A demand register's first reading in a term with none before it is taken as where it
+    // starts, as a cumulative meter's opening reading is: say what it needs.
+    if (meter.register === 'maximum') missing.message += `; a demand register is billed from the reading it was reset at (its opening reading, 0 when installed) to a reading in the term`;
+    throw missing;
+  }
   const r: MeterReadings = readings;
   const previous = readingValue(meter, r.previous, 'previous');
   const current = readingValue(meter, r.current, 'current');
@@ -100,6 +106,7 @@ export function meterConsumption(
       { path: `readings.${meter.code}.current.date`, message: 'before the previous reading' },
     ]);
   }
+  if (meter.register === 'maximum') return demandOf(meter, r, previous, current);
   const consumption = consumptionBetween(previous, current, meter.rolloverAt);
   if (consumption.kind === 'negative') {
     throw new RatingError(
@@ -119,6 +126,27 @@ export function meterConsumption(
   };
   if (consumption.kind === 'rollover' && meter.rolloverAt !== null) trace.rolloverAt = meter.rolloverAt.toFixed();
   return { quantity: consumption.quantity, trace, previous, current };
+}
+
+/**
+ * A maximum (demand) register's quantity: the current reading itself, the highest demand
+ * since the register was reset at the reading before it. The previous reading bounds the
+ * period (it is in the trace, and a reading dated before it is refused as for any meter)
+ * but is not subtracted: a demand may be lower than last period's. As for any meter, the
+ * period needs a reading before its current one: a new register's opening reading (0 when
+ * it is installed and reset).
+ */
+function demandOf(meter: PreparedMeteredInput, r: MeterReadings, previous: Dec, current: Dec): { quantity: Dec; trace: ReadingTrace; previous: Dec; current: Dec } {
+  const value = current.toFixed(meter.decimals);
+  const trace: ReadingTrace = {
+    input: meter.code,
+    previous: point(r.previous.date, previous.toFixed(meter.decimals), r.previous.estimated),
+    current: point(r.current.date, value, r.current.estimated),
+    estimated: r.current.estimated === true || (r.estimated === true && r.previous.estimated !== true),
+    kind: 'maximum',
+    consumption: value,
+  };
+  return { quantity: current, trace, previous, current };
 }
 
 /**

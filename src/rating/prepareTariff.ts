@@ -19,6 +19,8 @@ export type PreparedMeteredInput = {
   unit: string;
   decimals: number;
   rolloverAt: Dec | null;
+  /** 'maximum': a demand register, its period's quantity the current reading's value (meterReadings.ts). */
+  register: 'cumulative' | 'maximum';
   /** The consumption converted before it is priced (meterReadings.ts, billedQuantity). */
   conversion: PreparedConversion | null;
   /** Position in PreparedTariff.meteredNeeded, or -1 when no component uses it. */
@@ -98,6 +100,7 @@ function build(tariff: Tariff): PreparedTariff {
       unit: m.unit,
       decimals: m.decimals,
       rolloverAt: m.rolloverAt === undefined ? null : toDecimal(m.rolloverAt),
+      register: m.register ?? 'cumulative',
       conversion:
         m.conversion === undefined ? null : { factor: resolve(m.conversion.factor), unit: m.conversion.unit, decimals: m.conversion.decimals, rounding: m.conversion.rounding ?? 'halfUp' },
       slot: -1,

@@ -122,7 +122,9 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
       quantity,
       decimals: meter.decimals,
       rolloverAt: meter.rolloverAt,
-      onChangeDates: changeReadings(meter, input.changeReadings?.[meter.code]),
+      // A demand read on a change date is the highest up to it, not a point the period's
+      // demand is split at: a demand register's quantity is shared by days (docs/rating.md).
+      onChangeDates: meter.register === 'maximum' ? undefined : changeReadings(meter, input.changeReadings?.[meter.code]),
     };
   });
   const suspended = d.suspension.periods.map((p) => [dayNumber(p.start), dayNumber(p.end)] as const);

@@ -56,17 +56,37 @@ export function unusualConsumption(history: MeterHistory, previous: HistoryReadi
 }
 
 /**
+ * A demand register's reading (the period's highest demand) more than UNUSUAL_FACTOR times
+ * above or below the period's before, or null: judged only with MIN_HISTORY_PERIODS
+ * intervals of history, as a consumption is (the reading before an opening one is no
+ * period's demand), and never against a demand of zero. `daily` and `history` hold the
+ * two demands, not rates a day.
+ */
+export function unusualDemand(history: MeterHistory, previous: HistoryReading, current: HistoryReading): Unusual | null {
+  if (history.periods < MIN_HISTORY_PERIODS || previous.date >= current.date) return null;
+  const before = new Dec(previous.value);
+  const now = new Dec(current.value);
+  if (before.isZero()) return null;
+  if (now.gt(before.times(UNUSUAL_FACTOR))) return { daily: now, history: before, direction: 'above' };
+  if (now.times(UNUSUAL_FACTOR).lt(before)) return { daily: now, history: before, direction: 'below' };
+  return null;
+}
+
+/**
  * The estimated reading on `date`: the previous reading plus the history's daily
  * consumption for each day to it, at the meter's decimals (half up), wrapped at the
- * roll-over. Null when the history gives no daily consumption or no day is left to
+ * roll-over (a demand register's: the previous reading's value). Null when the history gives no daily consumption or no day is left to
  * estimate (the previous reading is on `date` or after).
  */
 export function estimateReading(
   history: MeterHistory,
   previous: HistoryReading,
   date: string,
-  meter: { decimals: number; rolloverAt: Dec | null },
+  meter: { decimals: number; rolloverAt: Dec | null; register?: 'cumulative' | 'maximum' },
 ): Dec | null {
+  // A demand register: last period's demand, when the reading before is one (a meter with
+  // history before it; the first reading is the register's opening, 0 at its reset).
+  if (meter.register === 'maximum') return history.oldest === null || previous.date >= date ? null : new Dec(previous.value);
   const daily = dailyHistory(history, previous);
   if (daily === null || previous.date >= date) return null;
   let value = roundMoney(new Dec(previous.value).plus(daily.times(days(previous.date, date))), meter.decimals, 'halfUp');

@@ -60,6 +60,12 @@ export const MeteredInput = Type.Object(
       }),
     ),
     conversion: Type.Optional(MeterConversion),
+    register: Type.Optional(
+      Type.Union([Type.Literal('cumulative'), Type.Literal('maximum')], {
+        description:
+          "What a reading holds: 'cumulative' (default), a running total, the period's consumption the last reading in it less the one before; 'maximum', a demand register (kW, kVA) reset when it is read for the bill, the period's quantity the value of the last reading in it",
+      }),
+    ),
   },
   { additionalProperties: false, description: 'A meter read each period' },
 );

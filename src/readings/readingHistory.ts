@@ -21,9 +21,13 @@ export async function readingHistory(db: Queryable, appCode: number, subscriptio
     let consumptionKind: string | null = null;
     if (effective) {
       const prev = previous.get(r.input_code);
-      if (prev === undefined) consumptionKind = 'first';
+      const meter = meters?.get(r.input_code);
+      if (meter?.register === 'maximum') {
+        // A demand register's reading is its period's demand, the first one's too.
+        consumption = r.value;
+        consumptionKind = 'maximum';
+      } else if (prev === undefined) consumptionKind = 'first';
       else {
-        const meter = meters?.get(r.input_code);
         const c = consumptionBetween(new Dec(prev), new Dec(r.value), meter ? rolloverOf(meter) : null);
         consumption = c.quantity.toFixed();
         consumptionKind = c.kind;

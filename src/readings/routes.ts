@@ -15,7 +15,7 @@ const TAG = 'readings';
 export async function readingRoutes(app: FastifyInstance, services: Services): Promise<void> {
   operation(app, services, {
     path: '/billing/readings/capture-readings',
-    headers: { 'X-Billrun-Reading-Ids': 'the new readingIDs, comma-separated, in the order given', 'X-Billrun-Consumption-Kinds': 'the consumption kind of each reading (first, normal or rollover), comma-separated, in the order given' },
+    headers: { 'X-Billrun-Reading-Ids': 'the new readingIDs, comma-separated, in the order given', 'X-Billrun-Consumption-Kinds': 'the consumption kind of each reading (first, normal or rollover; maximum on a demand register), comma-separated, in the order given' },
     role: 'biller',
     tag: TAG,
     summary: 'Capture meter readings',
@@ -36,7 +36,7 @@ export async function readingRoutes(app: FastifyInstance, services: Services): P
 
   operation(app, services, {
     path: '/billing/readings/correct-reading',
-    headers: { 'X-Billrun-Reading-Id': 'the new readingID', 'X-Billrun-Consumption-Kind': 'its consumption kind: first, normal or rollover' },
+    headers: { 'X-Billrun-Reading-Id': 'the new readingID', 'X-Billrun-Consumption-Kind': 'its consumption kind: first, normal or rollover; maximum on a demand register' },
     role: 'biller',
     tag: TAG,
     summary: 'Correct a meter reading',

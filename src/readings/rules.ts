@@ -1,5 +1,6 @@
 // What a meter reading's value may be, and whether a reading fits between its
-// neighbours. A reading lower than the one before is a roll-over or an error; that
+// neighbours. A reading lower than the one before is a roll-over or an error (on a
+// cumulative meter; a demand register's reading may go down); that
 // decision is the rating core's consumptionBetween, the same one the bill run uses, so
 // a reading accepted here is billed the way it was judged.
 import { consumptionOfTexts, millionthsOf, textOfMillionths, type ConsumptionKind } from '../rating/consumption.ts';
@@ -143,6 +144,12 @@ export function fitReadings(meter: MeteredInput, existing: ChainPoint[], additio
             ? `a reading of meter ${meter.code} on ${formatDate(cur.date)} exists already (readingID ${twin.readingId}); correct that one instead`
             : `meter ${meter.code} is read twice on ${formatDate(cur.date)}`,
         );
+        continue;
+      }
+      // A demand register's reading is the period's highest demand: lower than the last is
+      // a quieter month, not a meter going backwards. Only the day read twice binds it.
+      if (meter.register === 'maximum') {
+        results[cur.added] = { kind: 'maximum', quantity: cur.value };
         continue;
       }
       let j = k - 1;

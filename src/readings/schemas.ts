@@ -35,8 +35,8 @@ export const ReadingRecord = named('Reading', Type.Object({
   correctsReadingID: Nullable(Type.Integer()),
   correctedByReadingID: Nullable(Type.Integer()),
   effective: Type.Boolean({ description: 'false when another reading corrects this one' }),
-  consumption: Nullable(Type.String({ description: 'units since the effective reading before; null for the first and for corrected readings' })),
-  consumptionKind: Nullable(Type.String({ description: 'first, normal, rollover or negative; null for corrected readings' })),
+  consumption: Nullable(Type.String({ description: 'units since the effective reading before (a demand register: the reading itself, its period\'s demand); null for the first and for corrected readings' })),
+  consumptionKind: Nullable(Type.String({ description: 'first, normal, rollover or negative; maximum on a demand register; null for corrected readings' })),
   createdAt: Type.String(),
   createdBy: Type.String(),
 }));

@@ -10,7 +10,7 @@ import { useDocumentTemplates, useTemplates, useTemplateVersions, versionInForce
 import { apiToIso } from '../api/dates.ts';
 import { formErrors, notifyDone, notifyError } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
-import { CYCLES, MODELS, emptyBank, emptyComponent, emptyTemplate, emptyTier, fromRecord, prorateByDefault, recordOfVersion, toBody, type ComponentV, type ServiceRecord, type TemplateV } from './templates/model.ts';
+import { CYCLES, MODELS, REGISTERS, emptyBank, emptyComponent, emptyTemplate, emptyTier, fromRecord, prorateByDefault, recordOfVersion, toBody, type ComponentV, type ServiceRecord, type TemplateV } from './templates/model.ts';
 import { MeterHead } from './templates/MeterHead.tsx';
 
 export function TemplateEdit() {
@@ -200,13 +200,14 @@ export function TemplateEdit() {
         <Card withBorder>
           <Group justify="space-between" mb="xs">
             <Title order={4}>Meters</Title>
-            <Button size="xs" variant="default" onClick={() => form.insertListItem('meteredInputs', { code: '', label: '', unit: '', decimals: 0, rolloverAt: '' })}>
+            <Button size="xs" variant="default" onClick={() => form.insertListItem('meteredInputs', { code: '', label: '', unit: '', decimals: 0, register: 'cumulative', rolloverAt: '' })}>
               Add a meter
             </Button>
           </Group>
           {/* 99999 typed for a 5-digit meter billed 99950 to 00110 as 159 units, not 160 (an officer's walk). */}
           <Text size="xs" c="dimmed" mb="xs">
             Rolls over at: the count the meter's dial cannot show, where it starts again from 0: 100000 for a meter of 5 whole digits (it reads 99999, then 00000). Leave it empty for a meter that never rolls over.
+            Reads: Consumption for a meter that counts up (kWh, m3: a bill prices this reading less the one before); Highest demand for a demand register (kW, kVA) reset when it is read, whose reading a bill prices as read.
           </Text>
           <Table>
             <MeterHead withAction />
@@ -233,7 +234,21 @@ export function TemplateEdit() {
                   <Table.Td><TextInput aria-label={`Meter ${i + 1} label`} {...form.getInputProps(`meteredInputs.${i}.label`)} /></Table.Td>
                   <Table.Td><TextInput aria-label={`Meter ${i + 1} unit`} w={80} {...form.getInputProps(`meteredInputs.${i}.unit`)} /></Table.Td>
                   <Table.Td><NumberInput aria-label={`Meter ${i + 1} decimals`} w={80} min={0} allowDecimal={false} {...form.getInputProps(`meteredInputs.${i}.decimals`)} /></Table.Td>
-                  <Table.Td><TextInput aria-label={`Meter ${i + 1} roll-over`} placeholder="e.g. 100000" w={120} {...form.getInputProps(`meteredInputs.${i}.rolloverAt`)} /></Table.Td>
+                  <Table.Td>
+                    <Select
+                      aria-label={`Meter ${i + 1} reads`}
+                      w={150}
+                      allowDeselect={false}
+                      data={REGISTERS.map((r) => ({ ...r }))}
+                      {...form.getInputProps(`meteredInputs.${i}.register`)}
+                      onChange={(value) => {
+                        form.setFieldValue(`meteredInputs.${i}.register`, value === 'maximum' ? 'maximum' : 'cumulative');
+                        // A demand register never rolls over: its reading is a demand, not a count.
+                        if (value === 'maximum') form.setFieldValue(`meteredInputs.${i}.rolloverAt`, '');
+                      }}
+                    />
+                  </Table.Td>
+                  <Table.Td><TextInput aria-label={`Meter ${i + 1} roll-over`} placeholder={v.meteredInputs[i]?.register === 'maximum' ? 'never' : 'e.g. 100000'} disabled={v.meteredInputs[i]?.register === 'maximum'} w={120} {...form.getInputProps(`meteredInputs.${i}.rolloverAt`)} /></Table.Td>
                   <Table.Td><ActionIcon variant="subtle" color="red" aria-label={`Remove meter ${i + 1}`} onClick={() => form.removeListItem('meteredInputs', i)}>✕</ActionIcon></Table.Td>
                 </Table.Tr>
               ))}

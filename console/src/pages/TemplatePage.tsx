@@ -181,6 +181,7 @@ export function TemplatePage() {
               <Table.Td>{m.label}</Table.Td>
               <Table.Td>{m.unit}{m.conversion ? `; ${conversionText(m.conversion)}` : ''}</Table.Td>
               <Table.Td>{m.decimals}</Table.Td>
+              <Table.Td>{m.register === 'maximum' ? 'Highest demand' : 'Consumption'}</Table.Td>
               <Table.Td>{m.rolloverAt || '—'}</Table.Td>
             </Table.Tr>
           ))}

@@ -9,6 +9,7 @@ export function MeterHead({ withAction = false }: { withAction?: boolean }) {
         <Table.Th>Label</Table.Th>
         <Table.Th>Unit</Table.Th>
         <Table.Th>Decimals</Table.Th>
+        <Table.Th>Reads</Table.Th>
         <Table.Th>Rolls over at</Table.Th>
         {withAction && <Table.Th />}
       </Table.Tr>

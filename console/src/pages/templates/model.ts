@@ -41,7 +41,13 @@ export type ComponentV = {
 export type BankV = { bankName: string; accountName: string; accountNumber: string; branch: string; swift: string };
 export const emptyBank = (): BankV => ({ bankName: '', accountName: '', accountNumber: '', branch: '', swift: '' });
 /** conversion: carried from the record and sent back as it was (the form does not edit it; a save dropped it otherwise). */
-export type MeterV = { code: string; label: string; unit: string; decimals: number; rolloverAt: string; conversion?: MeterConversion };
+/** `register`: 'cumulative', a running total (kWh, m3); 'maximum', a demand register (kW, kVA), billed as read. */
+export type MeterV = { code: string; label: string; unit: string; decimals: number; register: 'cumulative' | 'maximum'; rolloverAt: string; conversion?: MeterConversion };
+/** What a meter's reading holds, as the Reads column says it. */
+export const REGISTERS = [
+  { value: 'cumulative', label: 'Consumption' },
+  { value: 'maximum', label: 'Highest demand' },
+] as const;
 export type MeterConversion = { factor: string | number | { value: string }; unit: string; decimals: number; rounding?: 'halfUp' | 'down' | 'up' };
 /** "billed in therm, x 1.037 (0 decimals)": a meter's conversion in words. */
 export const conversionText = (c: MeterConversion) =>
@@ -81,7 +87,7 @@ export const emptyComponent = (model: ComponentV['model'] = 'flat'): ComponentV 
 
 export const emptyTemplate = (): TemplateV => ({
   code: '', name: '', serviceType: 'Sale', chargingType: 'Postpaid', postType: 'Post Subscription', billingCycle: '1', dueDateOffset: 14, postBilling: false, description: '', batches: [], invoiceTemplateID: '', emailTemplateID: '', bankAccounts: [],
-  meteredInputs: [{ code: 'METER', label: 'Meter', unit: 'm3', decimals: 0, rolloverAt: '' }],
+  meteredInputs: [{ code: 'METER', label: 'Meter', unit: 'm3', decimals: 0, register: 'cumulative', rolloverAt: '' }],
   // A standing charge and a tiered charge on the meter: the shape most utility tariffs start from.
   components: [
     { ...emptyComponent(), code: 'STANDING', name: 'Standing charge' },
@@ -120,7 +126,7 @@ export function fromRecord(r: ServiceRecord): TemplateV {
     invoiceTemplateID: r.templateID ? String(r.templateID) : '',
     emailTemplateID: r.emailTemplateID ? String(r.emailTemplateID) : '',
     bankAccounts: r.bankAccounts.map((b) => ({ bankName: b.bankName, accountName: b.accountName ?? '', accountNumber: b.accountNumber, branch: b.branch ?? '', swift: b.swift ?? '' })),
-    meteredInputs: r.meteredInputs.map((m) => ({ code: m.code, label: m.label, unit: m.unit, decimals: m.decimals, rolloverAt: m.rolloverAt === undefined ? '' : String(m.rolloverAt), ...(m.conversion ? { conversion: m.conversion } : {}) })),
+    meteredInputs: r.meteredInputs.map((m) => ({ code: m.code, label: m.label, unit: m.unit, decimals: m.decimals, register: m.register ?? 'cumulative', rolloverAt: m.rolloverAt === undefined ? '' : String(m.rolloverAt), ...(m.conversion ? { conversion: m.conversion } : {}) })),
     components: r.components.map((c) => {
       const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: 'prorate' in c && c.prorate !== undefined ? !!c.prorate : prorateByDefault(c.model), roundEachTier: 'roundEachTier' in c && c.roundEachTier === true, minimum: text(c.minimum), maximum: text(c.maximum), kept: keptOf(c) };
       if (c.model === 'flat') v.amount = text(c.amount);
@@ -206,7 +212,7 @@ export function toBody(v: TemplateV, base: ServiceRecord | null, documentName: (
     description: v.description,
     postBilling: v.postBilling ? 1 : 0,
     batches: v.batches,
-    meteredInputs: v.meteredInputs.map((m) => ({ code: m.code.trim(), label: m.label.trim(), unit: m.unit.trim(), decimals: m.decimals, ...(m.rolloverAt.trim() ? { rolloverAt: m.rolloverAt.trim() } : {}), ...(m.conversion ? { conversion: m.conversion } : {}) })),
+    meteredInputs: v.meteredInputs.map((m) => ({ code: m.code.trim(), label: m.label.trim(), unit: m.unit.trim(), decimals: m.decimals, ...(m.register === 'maximum' ? { register: 'maximum' as const } : {}), ...(m.rolloverAt.trim() ? { rolloverAt: m.rolloverAt.trim() } : {}), ...(m.conversion ? { conversion: m.conversion } : {}) })),
     components: v.components.map(toComponent),
     ...(base
       ? {
