@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import { conflict, notFound, validationFailed, type ErrorDetail } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
-import { parseDate } from '../calendar/calendar.ts';
+import { formatDate, parseDate } from '../calendar/calendar.ts';
 import type { MakeTermData } from './schemas.ts';
 import { insertTerm } from '../billRun/termStore.ts';
 import { dayNumber, versionTimeline } from '../rating/index.ts';
@@ -74,6 +74,18 @@ export async function billableTemplate(tx: Queryable, appCode: number, serviceCo
   };
 }
 
+/** The live term of the template and batch with this billing period, or (`dates` given) whose dates overlap them. */
+async function termInTheWay(db: Queryable, appCode: number, serviceId: string, batchId: string, period: number, dates: [string, string] | null) {
+  const r = await db.query<{ term_id: string; label: string; start_date: string; end_date: string; status: string }>(
+    `SELECT term_id, label, start_date::text, end_date::text, status FROM term
+      WHERE app_code = $1 AND service_id = $2 AND batch_id = $3 AND status <> 'Cancelled'
+        AND CASE WHEN $5::date IS NULL THEN billing_period_id = $4 ELSE daterange(start_date, end_date, '[]') && daterange($5::date, $6::date, '[]') END
+      ORDER BY start_date LIMIT 1`,
+    [appCode, serviceId, batchId, period, dates?.[0] ?? null, dates?.[1] ?? null],
+  );
+  return r.rows[0];
+}
+
 /**
  * Step 1: a term for one template, batch and billing period, keeping the template's
  * current version. The database refuses a second term for the same three, and a term
@@ -121,9 +133,34 @@ export async function makeTerm(db: pg.Pool, caller: Caller, data: MakeTermData):
       });
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if (code === '23505') throw conflict('A term for this template, batch and billing period exists already.', 'data.billingPeriodID');
-      if (code === '23P01') throw conflict('A term of this template and batch already covers some of these dates.', 'data.startDate');
+      if (code === '23505' || code === '23P01') throw new InTheWay(code === '23505' ? 'period' : 'dates', svc.service_id, svc.batch_id);
       throw err;
     }
+  }).catch(async (err: unknown) => {
+    if (!(err instanceof InTheWay)) throw err;
+    // The term in the way, named so the officer can find it (an officer's walk: "already
+    // covers some of these dates" left them to search every term). Read once the
+    // transaction has ended: the other term is committed.
+    // Either constraint may be the one PostgreSQL checks first: a term of the same period is named as that.
+    const samePeriod = await termInTheWay(db, caller.appCode, err.serviceId, err.batchId, data.billingPeriodID, null);
+    const other = samePeriod ?? (await termInTheWay(db, caller.appCode, err.serviceId, err.batchId, data.billingPeriodID, [start!, end!]));
+    const named = other === undefined ? '' : ` (term ${other.term_id}, "${other.label}", ${formatDate(other.start_date)} to ${formatDate(other.end_date)}, ${other.status})`;
+    if (samePeriod !== undefined || (other === undefined && err.clash === 'period')) {
+      throw conflict(`A term for this template, batch and billing period exists already${named}.`, 'data.billingPeriodID');
+    }
+    throw conflict(`A term of this template and batch already covers some of these dates${named}.`, 'data.startDate');
   });
+}
+
+/** make-term's insert refused by the term_period_key (period) or term_no_overlap (dates) constraint. */
+class InTheWay extends Error {
+  readonly clash: 'period' | 'dates';
+  readonly serviceId: string;
+  readonly batchId: string;
+  constructor(clash: 'period' | 'dates', serviceId: string, batchId: string) {
+    super(clash);
+    this.clash = clash;
+    this.serviceId = serviceId;
+    this.batchId = batchId;
+  }
 }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import { operation, requestSchema, type OperationContext, type Services } from '../http/operation.ts';
+import { operation, RawFile, requestSchema, type OperationContext, type Services } from '../http/operation.ts';
+import { readingSheet } from './readingSheet.ts';
 import { CaptureReadingsData, GetTermsData, MakeTermData, ProcessTermData, TermId, TermRecord, TermRef, ValidateTermData, ValidationAnswer } from './schemas.ts';
 import { makeTerm } from './makeTerm.ts';
 import { listTerms } from '../billRun/termStore.ts';
@@ -130,6 +131,31 @@ export async function termRoutes(app: FastifyInstance, services: Services): Prom
       ctx.reply.header('x-billrun-readings', String(n));
       return {};
     },
+  });
+
+  operation(app, services, {
+    path: '/billing/terms/get-reading-sheet',
+    role: 'viewer',
+    tag: TAG,
+    summary: "A term's reading sheet",
+    description:
+      "Step 3's sheet: a row per roster subscription and meter (CSV, or JSON lines with format 'jsonl'), streamed: the account, its address, the connection's inputs (the meter number), the meter, the reading the bill subtracts from (previousReadingDate, previousReading), a reading already dated in the term (readInTermDate, readInTerm), the day to read (readingDate: the term's end, the subscription's end, or the app's today when earlier) and empty value and note columns. Filled in, it is what capture-readings takes (subscriptionID, inputCode, readingDate, value, note). unreadOnly keeps the meters with no reading in the term yet. INVALID_STATE before load-subscriptions.",
+    raw: { types: ['text/csv', 'application/x-ndjson'] },
+    body: requestSchema(
+      { method: 'Retrieve', action: 'Retrieve Reading Sheet', schedule: true },
+      {
+        data: Type.Object(
+          {
+            termID: TermId,
+            format: Type.Optional(Type.Enum(['csv', 'jsonl'], { description: "'csv' (the default) or 'jsonl'" })),
+            unreadOnly: Type.Optional(Type.Boolean({ description: 'only the meters with no reading dated in the term yet' })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    ),
+    data: RawFile,
+    handler: async (body, ctx) => readingSheet(ctx.db, ctx.caller.appCode, body.data),
   });
 
   operation(app, services, {

@@ -8,6 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { parse } from 'csv-parse/sync';
 import path from 'node:path';
 import type { Runner } from 'graphile-worker';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -420,11 +421,18 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('button', { name: /3\. Readings/ }).click();
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download reading sheet (CSV)', exact: true }).click();
-    const sheet = fs.readFileSync(await (await download).path(), 'utf8').trim().split(/\r?\n/).map((l) => l.split(','));
-    const rowOf = (id: string) => sheet.find((r) => r[0] === id);
-    assert.deepEqual(rowOf(s1)?.slice(2, 4), ['METER', day(15)], 'the terminated subscription is read at its end');
-    assert.deepEqual(rowOf(s2)?.slice(2, 4), ['METER', isoToApi(next.end)]);
-    assert.equal(sheet.length - 1, others.rows.length + 2);
+    const sheet: Record<string, string>[] = parse(fs.readFileSync(await (await download).path()), { columns: true });
+    const rowOf = (id: string) => sheet.find((r) => r.subscriptionID === id);
+    assert.deepEqual([rowOf(s1)?.inputCode, rowOf(s1)?.readingDate], ['METER', day(15)], 'the terminated subscription is read at its end');
+    assert.deepEqual([rowOf(s2)?.inputCode, rowOf(s2)?.readingDate], ['METER', isoToApi(next.end)]);
+    // Whose meter each row is, and what the bill will subtract from (the sheet was ids and codes).
+    assert.ok(rowOf(s2)!.accountNumber !== '' && rowOf(s2)!.accountName !== '' && rowOf(s2)!.previousReadingDate !== '', JSON.stringify(rowOf(s2)));
+    assert.equal(sheet.length, others.rows.length + 2);
+    // The meters read already (the C- accounts, above) are left off the second round's sheet.
+    const unreadDownload = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Only the meters not read yet', exact: true }).click();
+    const unread: Record<string, string>[] = parse(fs.readFileSync(await (await unreadDownload).path()), { columns: true });
+    assert.deepEqual(unread.map((r) => r.subscriptionID).sort(), [s1, s2].sort());
     // A sheet refused, fixed and picked again under the same name is sent again.
     const first = others.rows[0]!.subscription_id;
     const upload = (value: string) =>
@@ -580,6 +588,30 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     const stored = (await h.db.query("SELECT v.definition AS d FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = 'THERMS' AND s.app_code = $1 AND v.version = 2", [h.appCode])).rows[0].d;
     assert.equal(stored.dueDateOffset, 21);
     assert.deepEqual(stored.meteredInputs.map((m: { conversion?: unknown }) => m.conversion), base.meteredInputs!.map(() => conversion));
+  });
+
+  // A demand register (docs/rating.md): chosen in the form's Reads column, which leaves it no roll-over.
+  test('a demand meter added in the form reads the highest demand, never rolls over, and its page says so', async () => {
+    const base = waterService('DEMANDS', { name: 'Business electricity', batches: ['ZONE-D'] });
+    const made = await h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: base }, h.tokens.admin);
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    await page.goto(`${h.url}/console/#/templates/DEMANDS`);
+    await page.getByRole('link', { name: 'Change', exact: true }).click();
+    await page.getByRole('button', { name: 'Add a meter', exact: true }).click();
+    const n = base.meteredInputs!.length + 1;
+    await page.getByRole('textbox', { name: `Meter ${n} code` }).fill('DEMAND');
+    await page.getByRole('textbox', { name: `Meter ${n} label` }).fill('Maximum demand');
+    await page.getByRole('textbox', { name: `Meter ${n} unit` }).fill('kW');
+    await page.getByRole('textbox', { name: `Meter ${n} roll-over` }).fill('1000');
+    await choose(page, `Meter ${n} reads`, 'Highest demand');
+    assert.equal(await page.getByRole('textbox', { name: `Meter ${n} roll-over` }).isDisabled(), true);
+    assert.equal(await page.getByRole('textbox', { name: `Meter ${n} roll-over` }).inputValue(), '', 'a demand register has no roll-over to keep');
+    await page.getByRole('button', { name: 'Save a new version', exact: true }).click();
+    await page.getByTestId('versions-table').getByRole('row', { name: 'Show version 2' }).waitFor();
+    const stored = (await h.db.query("SELECT v.definition AS d FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = 'DEMANDS' AND s.app_code = $1 AND v.version = 2", [h.appCode])).rows[0].d;
+    assert.deepEqual(stored.meteredInputs.at(-1), { code: 'DEMAND', label: 'Maximum demand', unit: 'kW', decimals: 0, register: 'maximum' });
+    assert.equal(stored.meteredInputs[0].register, undefined, 'a cumulative meter is written as before');
+    await page.getByRole('row', { name: /DEMAND Maximum demand kW 0 Highest demand/ }).waitFor();
   });
 
   // A customer moving to another tariff took the API (move-subscription): now a row's "Move".

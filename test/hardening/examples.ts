@@ -171,6 +171,7 @@ export const EXAMPLES: Record<string, Example> = {
   '/billing/terms/validate-term': { role: 'biller', body: (r) => term('Validate Term', { termID: r.loadedTermID, estimateMissing: false, previewLimit: 5 }) },
   '/billing/terms/approve-term': { role: 'biller', body: (r) => term('Approve Term', { termID: r.termID }) },
   '/billing/terms/process-term': { role: 'biller', body: (r) => term('Process Term', { termID: r.termID, sheduleTime: '2026-12-01T10:00:00' }) },
+  '/billing/terms/get-reading-sheet': { role: 'viewer', body: (r) => ({ method: 'Retrieve', action: 'Retrieve Reading Sheet', apiVersion: 'v2', operation: 'schedule', data: { termID: r.termID, format: 'jsonl' } }) },
   '/billing/terms/get-failures': { role: 'viewer', body: (r) => ({ method: 'Retrieve', action: 'Retrieve Term Failures', apiVersion: 'v2', operation: 'schedule', data: { termID: r.termID, limit: 10, offset: 0 } }) },
   '/billing/terms/retry-failures': { role: 'biller', body: (r) => term('Retry Term Failures', { termID: r.termID }) },
   '/billing/terms/cancel-term': { role: 'biller', body: (r) => term('Cancel Term', { termID: r.termID }) },

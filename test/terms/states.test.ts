@@ -57,9 +57,12 @@ describe('terms: validation, refusals of the state machine, scheduling, failures
     r = await post({});
     assert.equal(r.status, 409);
     assert.equal(r.body.error.code, 'CONFLICT');
+    // The refusal names the term in the way, so the officer can find it.
+    assert.equal(r.body.error.details[0].message, `A term for this template, batch and billing period exists already (term ${termID}, "January 2010", 01/01/2010 to 31/01/2010, Draft).`);
     r = await post({ billingPeriodID: 201002, startDate: '31/01/2010', endDate: '27/02/2010' });
     assert.equal(r.status, 409);
     assert.equal(r.body.error.details[0].path, 'data.startDate');
+    assert.equal(r.body.error.details[0].message, `A term of this template and batch already covers some of these dates (term ${termID}, "January 2010", 01/01/2010 to 31/01/2010, Draft).`);
     // Another batch may have the same dates; a cancelled term frees its period.
     assert.equal((await post({ batchCode: 'ZONE-B' })).status, 200);
     assert.equal((await step(h, 'cancel-term', 'Cancel Term', { termID })).status, 200);

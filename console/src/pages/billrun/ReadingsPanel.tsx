@@ -4,11 +4,11 @@ import { useRef, useState } from 'react';
 import Papa from 'papaparse';
 import { useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, FileButton, Group, Stack, Table, Text } from '@mantine/core';
-import { ApiError, read } from '../../api/client.ts';
+import { ApiError, fetchFile } from '../../api/client.ts';
 import { useTemplates } from '../../api/queries.ts';
 import { notifyDone, notifyError } from '../../components/feedback.tsx';
-import { downloadCsv } from '../../components/download.ts';
-import { apiToIso, appTodayApi, earlierDay } from '../../api/dates.ts';
+import { downloadBlob } from '../../components/download.ts';
+import { appTodayApi, earlierDay } from '../../api/dates.ts';
 import { useSession } from '../../session.tsx';
 import { ALLOWED, termSteps, type ReadingInput, type Term } from './actions.ts';
 
@@ -16,30 +16,20 @@ export function meteredInputsOf(templates: ReturnType<typeof useTemplates>['data
   return templates?.services.find((s) => s.serviceCode === serviceCode)?.meteredInputs ?? [];
 }
 
-async function rosterSheet(term: Term, meters: string[], today: string): Promise<string> {
-  // The term's last day, or today when the term has not ended: a reading cannot be dated in the
-  // future, and a sheet of a running month failed on every row (an officer's walk).
-  const readingDay = earlierDay(term.endDate, today);
-  const rows: string[][] = [['subscriptionID', 'accountNumber', 'inputCode', 'readingDate', 'value']];
-  for (let offset = 0; ; offset += 1000) {
-    const d = await read('/billing/subscriptions/get-subscriptions', {
-      method: 'Retrieve',
-      action: 'Retrieve Subscriptions',
-      apiVersion: 'v2',
-      data: { batchCode: term.batchCode, serviceCode: term.serviceCode, limit: 1000, offset },
-    });
-    for (const s of d.subscriptions) {
-      // The term's subscriptions: started by its end and not ended before it starts. One
-      // terminated inside the term is billed to its end and read on that day (left off the
-      // sheet before, as every terminated one was: an officer's walk).
-      if (apiToIso(s.startDate) > apiToIso(term.endDate) || (s.endDate !== null && apiToIso(s.endDate) < apiToIso(term.startDate))) continue;
-      const day = s.endDate === null ? readingDay : earlierDay(s.endDate, readingDay);
-      for (const m of meters) rows.push([String(s.subscriptionID), s.accountNumber, m, day, '']);
-    }
-    if (offset + 1000 >= d.paging.total) break;
-  }
-  // An account number opening with = is a formula to a spreadsheet: kept as text.
-  return Papa.unparse(rows, { escapeFormulae: true });
+/**
+ * The term's reading sheet, made by the API (get-reading-sheet): a row per roster meter with
+ * the account, its address, the meter number and the reading the bill subtracts from, so
+ * a misread shows before it is keyed in (an officer's walk: ids and codes alone).
+ */
+async function downloadSheet(term: Term, unreadOnly: boolean): Promise<void> {
+  const { blob } = await fetchFile('/billing/terms/get-reading-sheet', {
+    method: 'Retrieve',
+    action: 'Retrieve Reading Sheet',
+    apiVersion: 'v2',
+    operation: 'schedule',
+    data: { termID: term.termID, ...(unreadOnly ? { unreadOnly: true } : {}) },
+  });
+  downloadBlob(`readings-term-${term.termID}${unreadOnly ? '-unread' : ''}.csv`, blob);
 }
 
 type RowError = { row: number; column: string; message: string };
@@ -53,11 +43,13 @@ export function ReadingsPanel({ term, canWrite }: { term: Term; canWrite: boolea
   const [rowErrors, setRowErrors] = useState<RowError[]>([]);
   const [result, setResult] = useState<string | null>(null);
   const allowed = ALLOWED.capture.includes(term.status);
+  // The sheet lists the roster, which step 2 loads.
+  const loaded = term.status !== 'Draft' && term.status !== 'Cancelled';
   const resetFile = useRef<() => void>(null);
 
-  const download = async () => {
+  const download = async (unreadOnly: boolean) => {
     try {
-      downloadCsv(`readings-term-${term.termID}.csv`, await rosterSheet(term, meters, appTodayApi(app)));
+      await downloadSheet(term, unreadOnly);
     } catch (err) {
       notifyError(err);
     }
@@ -107,11 +99,16 @@ export function ReadingsPanel({ term, canWrite }: { term: Term; canWrite: boolea
     <Stack>
       <Text size="sm">
         Readings dated in the term ({term.startDate} to {term.endDate}) of the meters {meters.join(', ') || '(none)'}. Download the sheet of this term's
-        subscriptions, fill in the <b>value</b> column (leave a row empty to skip it), and upload it. Readings already recorded through imports count too.
+        subscriptions (each with its account, address, meter number and the last reading, which the bill subtracts from), fill in the <b>value</b> column (leave a
+        row empty to skip it), and upload it. Readings already recorded through imports count too, and the sheet shows them.
       </Text>
+      {!loaded && <Text size="sm" c="dimmed">The sheet lists the term's roster: load the subscriptions first (step 2).</Text>}
       <Group>
-        <Button variant="default" onClick={() => void download()} disabled={meters.length === 0}>
+        <Button variant="default" onClick={() => void download(false)} disabled={meters.length === 0 || !loaded}>
           Download reading sheet (CSV)
+        </Button>
+        <Button variant="subtle" onClick={() => void download(true)} disabled={meters.length === 0 || !loaded}>
+          Only the meters not read yet
         </Button>
         {canWrite && (
           // Cleared after each pick: the same file fixed and picked again under its name was not sent (an officer's walk).
