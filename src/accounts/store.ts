@@ -112,7 +112,8 @@ function accountFilters(appCode: number, f: AccountFilters): Filters {
   const { add } = w;
   if (f.accountID !== undefined) add((p) => `ac.account_id = ${p}`, f.accountID);
   if (f.accountNumber !== undefined) add((p) => `ac.account_number = ${p}`, f.accountNumber);
-  if (f.name !== undefined) add((p) => `ac.name ILIKE ${p}`, `%${likeEscape(f.name)}%`);
+  // Any case and any accents (migration 104): "muller" finds "Müller".
+  if (f.name !== undefined) add((p) => `ext.fold_name(ac.name) LIKE ext.fold_name(${p})`, `%${likeEscape(f.name)}%`);
   if (f.email !== undefined) add((p) => `lower(ac.email) = lower(${p})`, f.email);
   if (f.phone !== undefined) add((p) => `ac.phone = ${p}`, f.phone);
   if (f.status !== undefined) add((p) => `ac.status = ${p}`, f.status);
@@ -127,7 +128,7 @@ function accountFilters(appCode: number, f: AccountFilters): Filters {
 
 /**
  * A search: accounts whose number starts with the text (in number order), then those whose
- * name contains it in any case (in id order). Two lists, because one query with
+ * name contains it in any case and any accents (in id order). Two lists, because one query with
  * "number OR name" can use neither index's order: at a million accounts a number prefix
  * matching 100,000 made it read them all (0.6 s). Each list here reads at most a page
  * (the number's b-tree in order; the name's trigram GIN), and each count stops at
@@ -139,7 +140,8 @@ async function searchAccounts(db: Queryable, where: string[], filterParams: unkn
   const contains = `$${params.length}`;
   // COLLATE "C": the prefix range of migration 015's index, whatever the database's collation.
   const byNumber = [...where, `ac.account_number COLLATE "C" LIKE ${prefix}`].join(' AND ');
-  const byName = [...where, `ac.name ILIKE ${contains}`, `NOT (ac.account_number COLLATE "C" LIKE ${prefix})`].join(' AND ');
+  // A name in any case and with or without its accents, through migration 104's trigram index.
+  const byName = [...where, `ext.fold_name(ac.name) LIKE ext.fold_name(${contains})`, `NOT (ac.account_number COLLATE "C" LIKE ${prefix})`].join(' AND ');
   // The number's query has no name parameter (the last): PostgreSQL refuses a parameter it cannot type.
   const numberParams = params.slice(0, -1);
   const capped = (w: string, p: unknown[]) => db.query<{ n: string }>(`SELECT count(*) AS n FROM (SELECT 1 FROM account ac WHERE ${w} LIMIT ${SEARCH_COUNT_CAP + 1}) m`, p);

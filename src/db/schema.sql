@@ -31,7 +31,7 @@ TABLE account
   CONSTRAINT account_delivery_preference_check CHECK ((delivery_preference = ANY (ARRAY['email'::text, 'print'::text, 'both'::text, 'none'::text])))
   CONSTRAINT account_pkey PRIMARY KEY (account_id)
   CONSTRAINT account_status_check CHECK ((status = ANY (ARRAY['active'::text, 'closed'::text])))
-  CREATE INDEX account_name_trgm_idx ON account USING gin (name ext.gin_trgm_ops)
+  CREATE INDEX account_name_folded_trgm_idx ON account USING gin (ext.fold_name(name) ext.gin_trgm_ops)
   CREATE INDEX account_number_prefix_idx ON account (app_code, account_number COLLATE "C")
 
 TABLE adjustment

@@ -156,5 +156,13 @@ describe('accounts', () => {
     // Other filters still apply to a search.
     assert.deepEqual((await search({ search: 'SRCH', accountNumber: 'ZZ-1' })).numbers, ['ZZ-1']);
     assertError(await h.post('/billing/accounts/get-accounts', list({ search: '' })), 400, 'VALIDATION_FAILED', 'data.search');
+    // Accents are ignored as case is, both ways: typed without them, or with them on a name written without.
+    for (const [n, name] of [['ACC-1', 'Café Amélie'], ['ACC-2', 'Jürgen Müller'], ['ACC-3', 'Jose Nuñez']] as const) {
+      assert.equal((await h.post('/billing/accounts/make-account', env('Create', 'Create Account', { accountNumber: n, name }), h.tokens.biller)).status, 200);
+    }
+    assert.deepEqual((await search({ search: 'cafe amelie' })).numbers, ['ACC-1']);
+    assert.deepEqual((await search({ search: 'MULLER' })).numbers, ['ACC-2']);
+    assert.deepEqual((await search({ search: 'José' })).numbers, ['ACC-3']);
+    assert.deepEqual((await search({ name: 'nunez' })).numbers, ['ACC-3']);
   });
 });
