@@ -759,6 +759,33 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     assert.ok(numbers.length > 1 && numbers.slice(1).every((r) => r.includes('C-042')), numbers.join(' | '));
   });
 
+  // The form proposed the month before today whatever was billed already; the overlap was found on saving.
+  test("a new bill run proposes the period after the template and batch's last term, and the refusal of an overlap names the term", async () => {
+    await page.goto(`${h.url}/console/#/terms`);
+    await choose(page, 'Template', 'Domestic water (WATER)');
+    const batch = page.getByRole('textbox', { name: 'Batch' }).or(page.getByRole('combobox', { name: 'Batch', exact: true }));
+    if ((await batch.inputValue()) === '') await choose(page, 'Batch', 'ZONE-A');
+    const last = (
+      await h.db.query(
+        `SELECT t.term_id, to_char(t.end_date, 'YYYY-MM-DD') AS e FROM term t JOIN service s USING (service_id) JOIN batch b USING (batch_id)
+          WHERE t.app_code = $1 AND s.service_code = 'WATER' AND b.batch_code = 'ZONE-A' AND t.status <> 'Cancelled' ORDER BY t.end_date DESC LIMIT 1`,
+        [h.appCode],
+      )
+    ).rows[0];
+    await page.getByTestId('last-term').getByText(`term ${last.term_id}`, { exact: false }).waitFor();
+    const next = new Date(`${last.e}T00:00:00Z`);
+    next.setUTCDate(next.getUTCDate() + 1);
+    const period = String(next.getUTCFullYear() * 100 + next.getUTCMonth() + 1);
+    const periodBox = page.getByRole('textbox', { name: 'Billing period' });
+    for (let i = 0; i < 50 && (await periodBox.inputValue()) !== period; i++) await page.waitForTimeout(100);
+    assert.equal(await page.getByRole('textbox', { name: 'Billing period' }).inputValue(), period);
+    // Typed back onto the last term's month, the refusal names it.
+    const lastPeriod = String((await h.db.query('SELECT billing_period_id FROM term WHERE term_id = $1', [last.term_id])).rows[0].billing_period_id);
+    await page.getByRole('textbox', { name: 'Billing period' }).fill(lastPeriod);
+    await page.getByRole('button', { name: 'Make the term', exact: true }).click();
+    await page.getByText(`exists already (term ${last.term_id},`, { exact: false }).first().waitFor();
+  });
+
   // A new tenant's officer added users from the command line: the console had no page for them.
   test('an admin adds a biller, makes it a viewer, resets its password and disables it; the user signs in between', async () => {
     await page.evaluate(() => (globalThis as unknown as { localStorage: { clear(): void } }).localStorage.clear());

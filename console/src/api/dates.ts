@@ -56,3 +56,21 @@ export const atText = (at: string | null | undefined): string => {
   const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})/.exec(at);
   return m === null ? at : `${m[3]}/${m[2]}/${m[1]} ${m[4]}:${m[5]}`;
 };
+
+/** Months in a term of each billingCycle lookup id (docs/templates.md: 1 Monthly ... 5 Yearly). */
+export const CYCLE_MONTHS: Readonly<Record<number, number>> = { 1: 1, 2: 2, 3: 3, 4: 6, 5: 12 };
+
+/**
+ * The period after a term that ended on `lastEnd` (YYYY-MM-DD): from the next day, `months`
+ * long, ending the day before the same day that many months on; its billing period the
+ * yyyymm of its first day.
+ */
+export function periodAfter(lastEnd: string, months: number): { start: string; end: string; period: number } {
+  const start = addDaysIso(lastEnd, 1);
+  const [y, m, d] = start.split('-').map(Number) as [number, number, number];
+  const monthsOn = new Date(Date.UTC(y, m - 1 + months, 1));
+  // The same day that many months on (that month's last when it is shorter); from a 1st, whole months.
+  const lastOfMonth = new Date(Date.UTC(monthsOn.getUTCFullYear(), monthsOn.getUTCMonth() + 1, 0)).getUTCDate();
+  const same = new Date(Date.UTC(monthsOn.getUTCFullYear(), monthsOn.getUTCMonth(), Math.min(d, lastOfMonth)));
+  return { start, end: addDaysIso(same.toISOString().slice(0, 10), -1), period: y * 100 + m };
+}

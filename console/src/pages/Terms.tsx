@@ -1,11 +1,11 @@
 // The bill runs: every term, newest first, and a form to start a new one.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Anchor, Button, Card, Group, List, NumberInput, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
 import { call, read } from '../api/client.ts';
-import { addDaysIso, apiToIso, isoToApi, monthOfPeriod, previousMonth } from '../api/dates.ts';
+import { addDaysIso, apiToIso, CYCLE_MONTHS, isoToApi, monthOfPeriod, periodAfter, previousMonth } from '../api/dates.ts';
 import { useTemplates, useTemplateVersions, versionInForce } from '../api/queries.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
 import { Amount, StatusBadge, showRefusal } from '../components/feedback.tsx';
@@ -44,6 +44,8 @@ function NewTermForm({ today: appToday }: { today: string }) {
   const [label, setLabel] = useState('');
   const [due, setDue] = useState<string | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
+  // The period typed or picked by the officer, which the proposal below leaves alone.
+  const [periodChosen, setPeriodChosen] = useState(false);
   const { app } = useSession();
   const live = (templates.data?.services ?? []).filter((s) => s.archiveStatus === 0);
   // The only template, and its only batch, are chosen already (an officer's walk: a choice of one).
@@ -59,6 +61,22 @@ function NewTermForm({ today: appToday }: { today: string }) {
   const lastDayVersion = versions.data && end ? versionInForce(versions.data.versions, end) : undefined;
   const offset = lastDayVersion?.definition.dueDateOffset ?? template?.dueDateOffset;
   const defaultDue = end && offset !== undefined && (lastDayVersion !== undefined || !versions.isLoading) ? addDaysIso(end, offset) : null;
+  // The period after the template and batch's last term, proposed once both are chosen: the month
+  // before today was proposed whatever was billed already, and the overlap was found only on
+  // saving (an officer's walk).
+  const earlier = useQuery({
+    queryKey: ['terms', 'of', serviceCode, batchCode],
+    enabled: serviceCode !== null && batchCode !== null,
+    queryFn: () => read('/billing/terms/get-terms', { method: 'Retrieve', action: 'Retrieve Terms', apiVersion: 'v2', operation: 'schedule', data: { serviceCode: serviceCode!, batchCode: batchCode! } }),
+  });
+  const lastTerm = (earlier.data?.terms ?? []).filter((t) => t.status !== 'Cancelled').reduce<Term | undefined>((a, t) => (a === undefined || apiToIso(t.endDate) > apiToIso(a.endDate) ? t : a), undefined);
+  const proposed = lastTerm === undefined ? undefined : periodAfter(apiToIso(lastTerm.endDate), CYCLE_MONTHS[template?.billingCycleLookupID ?? 1] ?? 1);
+  useEffect(() => {
+    if (periodChosen || proposed === undefined) return;
+    setPeriod(proposed.period);
+    setStart(proposed.start);
+    setEnd(proposed.end);
+  }, [periodChosen, proposed?.period, proposed?.start, proposed?.end]);
   const today = app?.today ? apiToIso(app.today) : null;
   const duePassed = due === null && defaultDue !== null && today !== null && defaultDue < today ? defaultDue : null;
   const make = useMutation({
@@ -131,6 +149,7 @@ function NewTermForm({ today: appToday }: { today: string }) {
               description="e.g. 202611: sets the days to that month"
               value={period}
               onChange={(v) => {
+                setPeriodChosen(true);
                 setPeriod(v);
                 // The period and the days went apart (202611 over October's days) until the overlap check refused it.
                 const month = monthOfPeriod(Number(v));
@@ -143,8 +162,8 @@ function NewTermForm({ today: appToday }: { today: string }) {
               required
               allowDecimal={false}
             />
-            <DatePickerInput label="First day" valueFormat="DD/MM/YYYY" value={start} onChange={setStart} error={errors.startDate} required />
-            <DatePickerInput label="Last day" valueFormat="DD/MM/YYYY" value={end} onChange={setEnd} error={errors.endDate} required />
+            <DatePickerInput label="First day" valueFormat="DD/MM/YYYY" value={start} onChange={(v) => { setPeriodChosen(true); setStart(v); }} error={errors.startDate} required />
+            <DatePickerInput label="Last day" valueFormat="DD/MM/YYYY" value={end} onChange={(v) => { setPeriodChosen(true); setEnd(v); }} error={errors.endDate} required />
             <TextInput label="Label (optional)" value={label} onChange={(e) => setLabel(e.currentTarget.value)} error={errors.label} />
             <DatePickerInput
               label="Due date (optional)"
@@ -156,6 +175,12 @@ function NewTermForm({ today: appToday }: { today: string }) {
               error={errors.dueDate}
             />
           </SimpleGrid>
+          {lastTerm !== undefined && (
+            <Text size="sm" c="dimmed" data-testid="last-term">
+              The last bill run of this template and batch, term {lastTerm.termID} ({lastTerm.status}), covered {lastTerm.startDate} to {lastTerm.endDate}
+              {periodChosen ? '.' : ': the period after it is proposed.'}
+            </Text>
+          )}
           {duePassed && (
             <Alert color="orange" data-testid="due-passed">
               Its bills would be due on {isoToApi(duePassed)} (the last day plus the template's {offset} days to pay), before today ({app?.today}). Give a later
