@@ -216,8 +216,11 @@ export async function chainFollowers(db: Queryable, appCode: number, billIds: re
   const found: ChainFollower[] = [];
   let frontier = [...billIds];
   while (frontier.length > 0) {
-    const next = await db.query<{ follows: string; bill_id: string; bill_number: string; term_id: string; status: string; start_date: string; subscription_id: string | null; source: unknown }>(
-      `SELECT DISTINCT ON (c.bill_id) c.bill_number AS follows, n.bill_id, n.bill_number, n.term_id, n.status, t2.start_date, n.subscription_id, n.source
+    const next = await db.query<{ follows: string; bill_id: string; bill_number: string; term_id: string; status: string; start_date: string; subscription_id: string | null; source: unknown; demand: string[] }>(
+      `SELECT DISTINCT ON (c.bill_id) c.bill_number AS follows, n.bill_id, n.bill_number, n.term_id, n.status, t2.start_date, n.subscription_id, n.source,
+              -- Its template's demand registers: billed as read, they start from no earlier bill's end.
+              array(SELECT DISTINCT m->>'code' FROM service_version v, jsonb_array_elements(v.definition->'meteredInputs') m
+                     WHERE v.service_id = t2.service_id AND m->>'register' = 'maximum') AS demand
          FROM bill c
          JOIN term t ON t.term_id = c.term_id
          JOIN term t2 ON t2.app_code = t.app_code AND t2.service_id = t.service_id AND t2.batch_id = t.batch_id AND t2.start_date > t.end_date
@@ -235,7 +238,9 @@ export async function chainFollowers(db: Queryable, appCode: number, billIds: re
     for (const r of next.rows) {
       if (known.has(r.bill_id)) continue;
       for (const group of sourceGroups(r.subscription_id, r.source)) {
-        for (const [code, ids] of Object.entries(group.readings)) starts.push({ billId: r.bill_id, subscriptionId: group.subscriptionId, code, startDate: r.start_date, previous: ids.previous });
+        for (const [code, ids] of Object.entries(group.readings)) {
+          if (!r.demand.includes(code)) starts.push({ billId: r.bill_id, subscriptionId: group.subscriptionId, code, startDate: r.start_date, previous: ids.previous });
+        }
       }
     }
     if (starts.length === 0) continue;

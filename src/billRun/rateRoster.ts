@@ -226,8 +226,12 @@ export async function loadRosterInputs(
     if (r.prev_id !== null) (input.readingIds ??= {})[r.code] = { previous: r.prev_id, current: r.cur_id };
     if (r.change != null) (input.changeReadings ??= {})[r.code] = r.change;
   }
-  for (const [id, why] of await laterBillOverlaps(db, ctx.later, byId, rows)) byId.get(id)!.laterBillOverlap = why;
-  for (const [id, why] of await successorOverlaps(db, ctx.end, byId, rows)) byId.get(id)!.laterBillOverlap ??= why;
+  // A demand register's bill does not start where another ends (its reading is billed as
+  // read): only the running totals are chained to the bills around this term.
+  const demand = demandCodes(ctx);
+  const chained = demand.size === 0 ? rows : rows.filter((r) => !demand.has(r.code));
+  for (const [id, why] of await laterBillOverlaps(db, ctx.later, byId, chained)) byId.get(id)!.laterBillOverlap = why;
+  for (const [id, why] of await successorOverlaps(db, ctx.end, byId, chained)) byId.get(id)!.laterBillOverlap ??= why;
   return inputs;
 }
 
@@ -278,6 +282,13 @@ async function loadLevels(db: Queryable, ctx: RunContext, byId: Map<string, Rost
     input.unmetered = over.unmetered;
     if (over.levels !== undefined) input.levels = over.levels;
   }
+}
+
+/** The term's meters that are demand registers (docs/rating.md): a meter keeps its register across versions (updateService). */
+export function demandCodes(ctx: Pick<RunContext, 'inForce' | 'tariff'>): Set<string> {
+  const out = new Set<string>();
+  for (const v of ctx.inForce ?? [{ tariff: ctx.tariff }]) for (const m of v.tariff.meteredInputs ?? []) if (m.register === 'maximum') out.add(m.code);
+  return out;
 }
 
 /** A row of READINGS_SQL. */

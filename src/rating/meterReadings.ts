@@ -94,7 +94,7 @@ export function meterConsumption(
     const missing = missingReading(meter.code, readings?.previous, activeEndBeforeTermEnd);
     // A demand register's first reading in a term with none before it is taken as where it
     // starts, as a cumulative meter's opening reading is: say what it needs.
-    if (meter.register === 'maximum') missing.message += `; a demand register is billed from the reading it was reset at (its opening reading, 0 when installed) to a reading in the term`;
+    if (meter.register === 'maximum') missing.message += ` (a demand register is billed from its reading before the period to one in it: a new register needs its opening reading, 0 when installed)`;
     throw missing;
   }
   const r: MeterReadings = readings;

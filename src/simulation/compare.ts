@@ -18,12 +18,16 @@ export type Comparison = {
 
 const refusal = (f: FailedEntry): Refusal => ({ code: f.code, reason: f.reason, details: f.details });
 
-/** The consumption a bill read: each metered input's once (several components may price the same meter). */
+/**
+ * The consumption a bill read: each metered input's once (several components may price the
+ * same meter); a demand register's reading (kW) is no consumption to add to the kWh, as the
+ * bill document's history leaves it out (docs/rating.md, "A demand register").
+ */
 export function billConsumption(bill: RatedBill): Dec {
   const seen = new Map<string, string>();
   for (const line of bill.lines) {
     const r = line.trace.reading;
-    if (r !== undefined && !seen.has(r.input)) seen.set(r.input, r.consumption);
+    if (r !== undefined && r.kind !== 'maximum' && !seen.has(r.input)) seen.set(r.input, r.consumption);
   }
   let sum = new Dec(0);
   for (const c of seen.values()) sum = sum.plus(c);

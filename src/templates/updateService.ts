@@ -39,6 +39,7 @@ export async function updateService(db: pg.Pool, caller: Caller, service: Servic
     const current = await lockService(tx, caller.appCode, definition.code);
     if (!current) throw notFound('pricing template', 'service.code');
     await checkDefinitionInApp(tx, caller.appCode, definition);
+    await checkRegisters(tx, current.service_id, definition);
     // The same definition again (a console form saved with no change) is not a version: an
     // officer found version 3 identical to version 2, and a dated copy would price nothing new.
     // Dated, it is a new date for those prices, and checked as such.
@@ -69,4 +70,29 @@ export async function updateService(db: pg.Pool, caller: Caller, service: Servic
 async function sameAsCurrent(tx: Queryable, serviceId: string, version: number, definition: unknown): Promise<boolean> {
   const r = await tx.query<{ same: boolean }>('SELECT definition = $3::jsonb AS same FROM service_version WHERE service_id = $1 AND version = $2', [serviceId, version, JSON.stringify(definition)]);
   return r.rows[0]?.same === true;
+}
+
+/**
+ * A meter keeps what its readings hold across the template's versions: readings of one meter
+ * code are one series, and a version reading it as a demand register (docs/rating.md) where
+ * another reads it as a running total would bill the same readings two ways in one term,
+ * and accept at capture a reading the bill then refuses (a reviewer). A new kind of meter
+ * takes a code of its own.
+ */
+async function checkRegisters(tx: Queryable, serviceId: string, definition: ServiceDefinition): Promise<void> {
+  const r = await tx.query<{ code: string; register: string; version: number }>(
+    `SELECT DISTINCT ON (m->>'code') m->>'code' AS code, coalesce(m->>'register', 'cumulative') AS register, v.version
+       FROM service_version v, jsonb_array_elements(v.definition->'meteredInputs') m
+      WHERE v.service_id = $1 ORDER BY m->>'code', v.version DESC`,
+    [serviceId],
+  );
+  const before = new Map(r.rows.map((x) => [x.code, x]));
+  const issues = (definition.meteredInputs ?? []).flatMap((m, i) => {
+    const earlier = before.get(m.code);
+    const register = m.register ?? 'cumulative';
+    return earlier === undefined || earlier.register === register
+      ? []
+      : [{ path: `service.meteredInputs[${i}].register`, message: `meter ${m.code} reads ${earlier.register === 'maximum' ? 'the highest demand' : 'a running total'} in version ${earlier.version}: a meter keeps what its readings hold; give a ${register === 'maximum' ? 'demand register' : 'cumulative meter'} a code of its own` }];
+  });
+  if (issues.length > 0) throw validationFailed(issues);
 }

@@ -153,6 +153,22 @@ describe('a demand register, through capture, validation, two bill runs and the 
     }
   });
 
+  test('a later version cannot make a meter read otherwise: a new kind of meter takes a code of its own', async () => {
+    const update = (service: unknown) => h.post('/billing/services/update-service', { method: 'Update', action: 'Update Package', apiVersion: 'v2', service });
+    const asRunningTotal = { ...plan, meteredInputs: [plan.meteredInputs![0], { ...plan.meteredInputs![1], register: 'cumulative' }] };
+    const r = await update(asRunningTotal);
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.deepEqual(r.body.error.details.map((d: any) => d.path), ['service.meteredInputs[1].register']);
+    assert.match(r.body.error.details[0].message, /meter DEMAND reads the highest demand in version 1/);
+    const versions = await h.db.query(`SELECT count(*)::int AS n FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = 'BIZ' AND s.app_code = $1`, [h.appCode]);
+    assert.equal(versions.rows[0].n, 1, 'no version was written');
+    // The other way round, too; a new code is taken.
+    const energyAsDemand = { ...plan, meteredInputs: [{ ...plan.meteredInputs![0], register: 'maximum' }, plan.meteredInputs![1]] };
+    assert.deepEqual((await update(energyAsDemand)).body.error.details.map((d: any) => d.path), ['service.meteredInputs[0].register']);
+    const kva = { ...plan, meteredInputs: [...plan.meteredInputs!, { code: 'KVA', label: 'Apparent demand', unit: 'kVA', decimals: 1, register: 'maximum' }] };
+    assert.equal((await update(kva)).status, 200);
+  });
+
   test('a demand register that rolls over is refused when the template is made', async () => {
     const bad = { ...plan, code: 'BIZ2', batches: ['B-BIZ2'], meteredInputs: [plan.meteredInputs![0], { ...plan.meteredInputs![1], rolloverAt: 1000 }] };
     const r = await h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: bad });

@@ -12,6 +12,7 @@ import { RatingError } from '../../src/rating/errors.ts';
 import type { MeteredInput, Tariff } from '../../src/rating/tariff.ts';
 import type { TariffVersion } from '../../src/rating/segments.ts';
 import { explainLine } from '../../src/bills/explain.ts';
+import { billConsumption } from '../../src/simulation/compare.ts';
 import { Dec } from '../../src/rating/money.ts';
 import type { ErrorDetail } from '../../src/errors.ts';
 
@@ -120,6 +121,14 @@ describe('a demand register: the period quantity is the reading itself', () => {
       minorUnits: 2,
     });
     assert.deepEqual(withChangeReading.lines.filter((l) => l.componentCode === 'demand').map((l) => l.amount), ['375.00', '420.00']);
+  });
+});
+
+describe("a demand register beside a bill's consumption", () => {
+  test("a simulation's consumption band reads the kWh alone, not kWh + kW", () => {
+    // 62400 - 50000 = 12400 kWh; the 52.4 kW demand is not added to it.
+    const b = bill({ previous: { date: '2026-10-31', value: '41.2' }, current: { date: '2026-11-30', value: '52.4' } });
+    assert.equal(billConsumption(b).toFixed(), '12400');
   });
 });
 
