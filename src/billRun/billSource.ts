@@ -19,7 +19,7 @@ export type BillSource = {
   rounding: RoundingMode;
   minorUnits: number;
   /** Per metered input, the reading rows used (ids; rows are never changed or deleted). */
-  readings: Record<string, { previous: string; current: string | null }>;
+  readings: Record<string, { previous: string; current: string | null; highest?: string }>;
   /** A term spanning a version change: the readings dated on a change date, by input and date (they split the consumption). */
   changeReadings?: Record<string, Record<string, string>>;
   /** A Prepaid term's bill: the earlier advances it was rated with, the days of them it settled, what it billed in advance. */
@@ -83,7 +83,8 @@ export function inputOfSource(
   for (const [code, ids] of Object.entries(source.readings)) {
     const prev = row(code, 'previous', ids.previous);
     const cur = ids.current === null ? undefined : row(code, 'current', ids.current);
-    if (prev === undefined || (ids.current !== null && cur === undefined)) continue;
+    const high = ids.highest === undefined ? undefined : row(code, 'highest', ids.highest);
+    if (prev === undefined || (ids.current !== null && cur === undefined) || (ids.highest !== undefined && high === undefined)) continue;
     input.readings[code] = meterReadingsOf({
       subscription_id: bill.subscriptionId,
       code,
@@ -95,6 +96,7 @@ export function inputOfSource(
       cur_value: cur?.value ?? null,
       cur_kind: cur?.kind ?? null,
       cur_id: cur?.reading_id ?? null,
+      ...(high === undefined ? {} : { high_id: high.reading_id, high_date: high.reading_date, high_value: high.value, high_kind: high.kind }),
     });
   }
   return { input, missing };

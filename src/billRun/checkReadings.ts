@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import type { Queryable } from '../db/pool.ts';
 import { consumptionBetween, Dec, estimateReading, meterConsumption, prepareTariff, RatingError, unusualConsumption as unusual, unusualDemand, UNUSUAL_FACTOR, type MeterHistory } from '../rating/index.ts';
-import { meterReadingsOf, READINGS_SQL, type FailedEntry, type ReadingsRow, type RunContext } from './rateRoster.ts';
+import { demandCodes, meterReadingsOf, READINGS_SQL, withDemandHighs, type FailedEntry, type ReadingsRow, type RunContext } from './rateRoster.ts';
 import type { TermException } from './schemas.ts';
 import { formatDate } from '../calendar/calendar.ts';
 import { effectiveSql, insertReadings } from '../readings/store.ts';
@@ -205,7 +205,10 @@ export async function unusualConsumption(db: Queryable, ctx: RunContext): Promis
   const byCode = meters(ctx);
   const warn = (row: HistoryRow, code: 'METER_ROLLED_OVER' | 'UNUSUAL_CONSUMPTION', message: string) =>
     out.push({ subscriptionID: Number(row.subscription_id), accountID: Number(row.account_id), code, severity: 'warning', path: `readings.${row.code}`, message: `${row.code}: ${message}` });
-  for (const row of await withHistory(db, ctx, false)) {
+  const rows = await withHistory(db, ctx, false);
+  // A demand register is judged on the demand it bills, the period's highest reading.
+  await withDemandHighs(db, ctx.watermark, rows, demandCodes(ctx));
+  for (const row of rows) {
     if (row.cur_date === null) continue;
     const meter = byCode.get(row.code);
     const rolloverAt = meter?.rolloverAt ?? null;
@@ -224,7 +227,7 @@ export async function unusualConsumption(db: Queryable, ctx: RunContext): Promis
     const current = { date: row.cur_date, value: row.cur_value as string };
     if (meter?.register === 'maximum') {
       // A demand register: its reading against the period's before (readingHistory.ts, unusualDemand).
-      const d = unusualDemand(historyOf(row), previousOf(row), current);
+      const d = unusualDemand(historyOf(row), previousOf(row), row.high_value == null ? current : { date: row.high_date as string, value: row.high_value });
       if (d !== null) warn(row, 'UNUSUAL_CONSUMPTION', `a demand of ${d.daily.toFixed()} is more than ${UNUSUAL_FACTOR} times ${d.direction} the period's before, ${d.history.toFixed()}`);
       continue;
     }

@@ -9,6 +9,7 @@ import { suspendedPeriods, suspensionPeriodsSql } from './suspensions.ts';
 import { levelChangesSql, levelsOver, type LevelChange, type Levels } from './levels.ts';
 import { effectiveSql } from '../readings/store.ts';
 import { chainToEarlierBills, laterBillOverlaps, LATER_BILL_OVERLAP, successorOverlaps, termsAround, type ChainConflict, type NearTerm } from './meterChain.ts';
+import type { BillSource } from './billSource.ts';
 
 export type RunContext = {
   termId: string;
@@ -220,15 +221,20 @@ export async function loadRosterInputs(
   const rows = readings.rows.filter((r) => byId.has(r.subscription_id)); // others billed meanwhile
   // Each meter starts where the subscription's earlier bill ended (meterChain.ts).
   await chainToEarlierBills(db, ctx.earlier, byId, rows);
+  const demand = demandCodes(ctx);
+  await withDemandHighs(db, ctx.watermark, rows, demand);
   for (const r of rows) {
     const input = byId.get(r.subscription_id)!;
     input.readings[r.code] = meterReadingsOf(r);
-    if (r.prev_id !== null) (input.readingIds ??= {})[r.code] = { previous: r.prev_id, current: r.cur_id };
+    if (r.prev_id !== null) {
+      const ids: BillSource['readings'][string] = { previous: r.prev_id, current: r.cur_id };
+      if (r.high_id != null && r.high_id !== r.cur_id) ids.highest = r.high_id;
+      (input.readingIds ??= {})[r.code] = ids;
+    }
     if (r.change != null) (input.changeReadings ??= {})[r.code] = r.change;
   }
   // A demand register's bill does not start where another ends (its reading is billed as
   // read): only the running totals are chained to the bills around this term.
-  const demand = demandCodes(ctx);
   const chained = demand.size === 0 ? rows : rows.filter((r) => !demand.has(r.code));
   for (const [id, why] of await laterBillOverlaps(db, ctx.later, byId, chained)) byId.get(id)!.laterBillOverlap = why;
   for (const [id, why] of await successorOverlaps(db, ctx.end, byId, chained)) byId.get(id)!.laterBillOverlap ??= why;
@@ -303,6 +309,11 @@ export type ReadingsRow = {
   prev_kind: string | null;
   prev_id: string | null;
   cur_id: string | null;
+  /** A demand register's highest reading after prev up to cur, when looked up (withDemandHighs). */
+  high_id?: string | null;
+  high_date?: string | null;
+  high_value?: string | null;
+  high_kind?: string | null;
 };
 
 /** The rating core's readings of one meter from a READINGS_SQL row (the run's check reads them the same way). */
@@ -310,7 +321,39 @@ export function meterReadingsOf(r: ReadingsRow): MeterReadings | LastReadingOnly
   if (r.prev_date === null) return undefined;
   const previous = readingPoint(r.prev_date, r.prev_value as string, r.prev_kind);
   if (r.cur_date === null) return { previous };
-  return { previous, current: readingPoint(r.cur_date, r.cur_value as string, r.cur_kind), estimated: r.cur_kind === 'estimated' || r.prev_kind === 'estimated' };
+  const readings: MeterReadings = { previous, current: readingPoint(r.cur_date, r.cur_value as string, r.cur_kind), estimated: r.cur_kind === 'estimated' || r.prev_kind === 'estimated' };
+  if (r.high_id != null && r.high_id !== r.cur_id) readings.highest = readingPoint(r.high_date as string, r.high_value as string, r.high_kind ?? null);
+  return readings;
+}
+
+/**
+ * Each demand register's highest effective reading (up to the watermark) after its previous
+ * reading and up to its current one, on the rows (high_*): a register reset at a check read
+ * holds less at the month's end than the month's demand (docs/rating.md, "A demand
+ * register"). One statement for the rows of demand registers with a current reading; none
+ * when the term has no demand register.
+ */
+export async function withDemandHighs(db: Queryable, watermark: string | null, rows: ReadingsRow[], demand: ReadonlySet<string>): Promise<void> {
+  if (demand.size === 0) return;
+  const asked = rows.filter((r) => demand.has(r.code) && r.cur_id !== null && r.prev_date !== null);
+  if (asked.length === 0) return;
+  const found = await db.query<{ n: number; reading_id: string; reading_date: string; value: string; kind: string }>(
+    `SELECT x.n, h.reading_id, h.reading_date, h.value, h.kind
+       FROM unnest($1::bigint[], $2::text[], $3::date[], $4::date[]) WITH ORDINALITY AS x(sub, code, after, upto, n)
+       JOIN LATERAL (
+         SELECT r.reading_id, r.reading_date, r.value, r.kind FROM reading r
+          WHERE r.subscription_id = x.sub AND r.input_code = x.code AND r.reading_date > x.after AND r.reading_date <= x.upto
+            AND r.reading_id <= $5::bigint AND ${effectiveSql('r', '$5::bigint')}
+          ORDER BY r.value DESC, r.reading_date DESC, r.reading_id DESC LIMIT 1) h ON true`,
+    [asked.map((r) => r.subscription_id), asked.map((r) => r.code), asked.map((r) => r.prev_date), asked.map((r) => r.cur_date), watermark ?? NO_MARK],
+  );
+  for (const h of found.rows) {
+    const r = asked[Number(h.n) - 1]!;
+    r.high_id = h.reading_id;
+    r.high_date = h.reading_date;
+    r.high_value = h.value;
+    r.high_kind = h.kind;
+  }
 }
 
 /** Each end says whether it is an estimate, so the bill says which was (`estimated` above: either). */

@@ -56,9 +56,11 @@ export function explainLine(line: RatedLine): string {
     const second = verb(r.current) === verb(r.previous) ? '' : `${verb(r.current)} `;
     if (r.kind === 'maximum') {
       // A demand register: its reading is the period's highest demand, nothing subtracted.
+      const h = r.highest ?? r.current;
       const since = r.previous.date < r.current.date ? `, the highest since the reading of ${day(r.previous.date)}` : '';
+      const last = r.highest === undefined ? '' : `, above the last, ${r.current.value} on ${day(r.current.date)}`;
       parts.push(
-        `${r.input} ${verb(r.current)} ${r.current.value} on ${day(r.current.date)}${since} (a maximum demand register): ${r.consumption} billed${r.estimated ? ' (estimated)' : ''}` +
+        `${r.input} ${verb(h)} ${h.value} on ${day(h.date)}${since}${last} (a maximum demand register): ${r.consumption} billed${r.estimated ? ' (estimated)' : ''}` +
           (r.conversion ? `, ${conversionWords(r.consumption, r.conversion)}` : ''),
       );
     } else parts.push(

@@ -84,6 +84,12 @@ const ReadingTrace = named(
     kind: Type.Union([Type.Literal('normal'), Type.Literal('rollover'), Type.Literal('maximum')], {
       description: "'maximum': a demand register's reading, billed as read (the period's highest demand); otherwise the consumption between the two readings, across a roll-over",
     }),
+    highest: Type.Optional(
+      Type.Object(
+        { date: Day, value: Text, estimated: Type.Optional(Type.Literal(true)) },
+        { description: "a demand register read more than once in the period: the highest reading, billed, when it is not the current one" },
+      ),
+    ),
     rolloverAt: Type.Optional(Text),
     consumption: Text,
     conversion: Type.Optional(ConversionTrace),

@@ -77,19 +77,23 @@ async function planOf(db: Queryable, appCode: number, subscriptionId: number): P
   );
   const serviceId = s.rows[0]!.service_id;
   const inputs = (await metersOf(db, appCode, [serviceId])).get(serviceId);
-  // A demand register is left out: a later actual demand says nothing of an earlier
-  // period's, so its estimates are not spread (docs/corrections.md); a bill rebilled for
-  // another meter reads them as they are.
-  const meters: MeterPlan[] = r.rows.filter((m) => inputs?.get(m.input_code)?.register !== 'maximum').map((m) => ({
+  const isDemand = (code: string) => inputs?.get(code)?.register === 'maximum';
+  const meters: MeterPlan[] = r.rows.map((m) => ({
     inputCode: m.input_code,
     actual: { readingId: m.a_id, date: m.a_date, value: m.a_value, createdAt: m.a_created },
     previousActual: m.p_id === null ? null : { readingId: m.p_id, date: m.p_date!, value: m.p_value! },
-    estimates: (m.estimates ?? []).map((e) => ({ readingId: String(e.reading_id), date: e.reading_date, value: String(e.value) })),
+    // A demand register's estimates are not spread: a later actual demand says nothing of an
+    // earlier period's (docs/corrections.md).
+    estimates: isDemand(m.input_code) ? [] : (m.estimates ?? []).map((e) => ({ readingId: String(e.reading_id), date: e.reading_date, value: String(e.value) })),
     spread: { values: new Map(), problem: null },
   }));
   for (const m of meters) m.spread = spreadOf(m, inputs?.get(m.inputCode)?.decimals ?? 0);
   const bills = new Map<string, EstimatedBill>();
   for (const m of meters) {
+    if (isDemand(m.inputCode)) {
+      for (const x of await demandReplaced(db, appCode, subscriptionId, m.inputCode)) bills.set(x.bill_id, x);
+      continue;
+    }
     // The estimated bills of the meter's period since the previous actual reading: those
     // made before the actual reading arrived, and those made after it that read one of
     // the estimates the spread changes (a bill whose previous reading is the last
@@ -118,6 +122,34 @@ async function planOf(db: Queryable, appCode: number, subscriptionId: number): P
     meters,
     bills: [...bills.values()].sort((x, y) => (x.period_start < y.period_start ? -1 : x.period_start > y.period_start ? 1 : compareIds(x.bill_id, y.bill_id))),
   };
+}
+
+/**
+ * A demand register's part of the cascade: the posted estimated bills of the subscription that
+ * billed an estimated demand since replaced by another reading (correct-reading: the actual
+ * read for that day), which a rebill reads. An estimate still in force is left as it is.
+ */
+async function demandReplaced(db: Queryable, appCode: number, subscriptionId: number, code: string): Promise<EstimatedBill[]> {
+  const replaced = await db.query<{ reading_id: string }>(
+    `SELECT r.reading_id FROM reading r
+      WHERE r.subscription_id = $1 AND r.input_code = $2 AND r.kind = 'estimated'
+        AND EXISTS (SELECT 1 FROM reading c WHERE c.corrects_reading_id = r.reading_id)`,
+    [subscriptionId, code],
+  );
+  if (replaced.rowCount === 0) return [];
+  const ids = new Set(replaced.rows.map((x) => x.reading_id));
+  const b = await db.query<EstimatedBill & { source: unknown }>(
+    `SELECT bill_id, bill_number, term_id, period_start, period_end, total, bill_date, source
+       FROM bill WHERE app_code = $1 AND subscription_id = $2 AND status = 'posted' AND estimated ORDER BY period_start, bill_id`,
+    [appCode, subscriptionId],
+  );
+  await loadPrototypes(db, b.rows.map((x) => x.source));
+  return b.rows
+    .filter((x) => {
+      const read = x.source === null ? undefined : decodeStored<BillSource>(x.source).readings?.[code];
+      return read !== undefined && ((read.current !== null && ids.has(read.current)) || (read.highest !== undefined && ids.has(read.highest)));
+    })
+    .map(({ source: _, ...x }) => x);
 }
 
 /** Each estimate's spread value, or null (and why) when the meter's readings cannot be spread. */

@@ -303,15 +303,16 @@ function toSource(b: Row): BillDocumentSource {
       unit: meter?.unit ?? '',
       previousDate: dmyFromIso(t.previous.date),
       previousValue: t.previous.value,
-      currentDate: dmyFromIso(t.current.date),
-      currentValue: t.current.value,
+      // A demand register read more than once: the reading billed, its highest.
+      currentDate: dmyFromIso((t.highest ?? t.current).date),
+      currentValue: (t.highest ?? t.current).value,
       consumption: t.consumption,
       billed: t.conversion === undefined ? '' : `${t.conversion.quantity} ${t.conversion.unit}`,
       estimated: t.estimated,
       previousEstimated: t.previous.estimated === true,
       maximum: t.kind === 'maximum',
       // A trace from before each end said which (2026-11-26) has the flag alone: shown on the current reading, as then.
-      currentEstimated: t.current.estimated === true || (t.estimated && t.previous.estimated === undefined && t.current.estimated === undefined),
+      currentEstimated: t.highest !== undefined ? t.highest.estimated === true : t.current.estimated === true || (t.estimated && t.previous.estimated === undefined && t.current.estimated === undefined),
     });
   }
   const { deposit, less } = depositOf(b, m);

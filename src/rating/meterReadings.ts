@@ -17,6 +17,12 @@ export type LastReadingOnly = { previous: ReadingPoint; current?: undefined; est
 export type MeterReadings = {
   previous: ReadingPoint;
   current: ReadingPoint;
+  /**
+   * A demand register (register 'maximum') read more than once in the period: its highest
+   * reading after `previous` up to `current`, when that is not `current` itself. The demand
+   * billed; `current` still ends the period (the next one starts after it).
+   */
+  highest?: ReadingPoint;
   /** True when either reading is an estimate; shown on the line's trace and the bill. */
   estimated?: boolean;
 };
@@ -137,16 +143,35 @@ export function meterConsumption(
  * it is installed and reset).
  */
 function demandOf(meter: PreparedMeteredInput, r: MeterReadings, previous: Dec, current: Dec): { quantity: Dec; trace: ReadingTrace; previous: Dec; current: Dec } {
-  const value = current.toFixed(meter.decimals);
+  // A reading between the two higher than the last (a check read that reset the register, or
+  // one on the day new rates start): the period's demand is the highest (an outside check of
+  // a published tariff billed the month-end 40 kW after 60 kW on the 15th).
+  let billed = current;
+  let highest: ReadingPoint | undefined;
+  if (r.highest !== undefined && r.highest !== null) {
+    const h = readingValue(meter, r.highest, 'highest');
+    if (r.highest.date <= r.previous.date || r.highest.date > r.current.date) {
+      throw new RatingError('INVALID_READING', `${meter.code}: the highest reading (${apiDate(r.highest.date)}) is not dated after the previous one and up to the current one`, [
+        { path: `readings.${meter.code}.highest.date`, message: 'outside the period' },
+      ]);
+    }
+    if (h.gt(current)) {
+      billed = h;
+      highest = r.highest;
+    }
+  }
+  const value = billed.toFixed(meter.decimals);
+  const billedEstimated = highest !== undefined ? highest.estimated === true : r.current.estimated === true || (r.estimated === true && r.previous.estimated !== true);
   const trace: ReadingTrace = {
     input: meter.code,
     previous: point(r.previous.date, previous.toFixed(meter.decimals), r.previous.estimated),
-    current: point(r.current.date, value, r.current.estimated),
-    estimated: r.current.estimated === true || (r.estimated === true && r.previous.estimated !== true),
+    current: point(r.current.date, current.toFixed(meter.decimals), r.current.estimated),
+    estimated: billedEstimated,
     kind: 'maximum',
     consumption: value,
   };
-  return { quantity: current, trace, previous, current };
+  if (highest !== undefined) trace.highest = point(highest.date, value, highest.estimated);
+  return { quantity: billed, trace, previous, current };
 }
 
 /**

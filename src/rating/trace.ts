@@ -20,6 +20,8 @@ export type ReadingTrace = {
   /** Either reading was an estimate. */
   estimated: boolean;
   kind: Exclude<ConsumptionKind, 'negative'>;
+  /** A demand register read more than once in the period: the reading billed, higher than `current` (meterReadings.ts). */
+  highest?: { date: string; value: string; estimated?: true };
   rolloverAt?: string;
   consumption: string;
   /** A meter whose consumption is converted before it is priced: what was billed (not on a bill rated in segments: each segment's consumption says its own). */

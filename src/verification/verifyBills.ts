@@ -136,7 +136,12 @@ function inputOfTrace(b: StoredBill, lines: StoredLine[]): { input: RosterInput;
     if (typeof t.rounding === 'string' && rounding === null) rounding = t.rounding;
     const r = t.reading;
     if (r && typeof r.input === 'string' && r.previous && r.current) {
-      input.readings[r.input] = { previous: { date: r.previous.date, value: r.previous.value }, current: { date: r.current.date, value: r.current.value }, estimated: r.estimated === true };
+      input.readings[r.input] = {
+        previous: { date: r.previous.date, value: r.previous.value },
+        current: { date: r.current.date, value: r.current.value },
+        estimated: r.estimated === true,
+        ...(r.highest && typeof r.highest.date === 'string' ? { highest: { date: r.highest.date, value: r.highest.value } } : {}),
+      };
     }
     const u = t.input;
     if (u && typeof u.input === 'string' && u.source === 'subscription') input.unmetered[u.input] = u.value;
@@ -158,7 +163,8 @@ async function readingProblems(db: Queryable, items: { key: number; input: Roste
   for (const { key, input } of items) {
     for (const [code, r] of Object.entries(input.readings)) {
       if (r === undefined) continue;
-      const points = r.current === undefined ? [['previous', r.previous] as const] : [['previous', r.previous] as const, ['current', r.current] as const];
+      const points: (readonly [string, { date: string; value: string | number }])[] = r.current === undefined ? [['previous', r.previous]] : [['previous', r.previous], ['current', r.current]];
+      if (r.current !== undefined && r.highest !== undefined) points.push(['highest', r.highest]);
       for (const [which, p] of points) {
         if (!ISO_DATE.test(String(p.date)) || !DECIMAL.test(String(p.value))) {
           const list = out.get(key) ?? [];
@@ -219,6 +225,7 @@ export async function verifyBills(db: Queryable, bills: StoredBill[]): Promise<B
     for (const r of Object.values(b.source?.readings ?? {})) {
       ids.add(r.previous);
       if (r.current !== null) ids.add(r.current);
+      if (r.highest !== undefined) ids.add(r.highest);
     }
   }
   const readings = new Map<string, SourceReading>();

@@ -30,7 +30,7 @@ const tariff = (demandRate = '12.50', demand: Partial<MeteredInput> = {}): Tarif
 });
 
 type Read = { date: string; value: string; estimated?: true };
-const bill = (demand: { previous: Read; current: Read }, t: Tariff = tariff(), versions?: TariffVersion[], period = NOVEMBER) =>
+const bill = (demand: { previous: Read; current: Read; highest?: Read }, t: Tariff = tariff(), versions?: TariffVersion[], period = NOVEMBER) =>
   rateBill({
     tariff: t,
     ...(versions === undefined ? {} : { versions }),
@@ -85,6 +85,23 @@ describe('a demand register: the period quantity is the reading itself', () => {
     assert.throws(
       () => rateBill({ tariff: tariff(), term: NOVEMBER, subscription: { startDate: '2020-01-01' }, readings: { energy: { previous: { date: '2026-10-31', value: '1' }, current: { date: '2026-11-30', value: '2' } }, demand: { previous: { date: '2026-11-30', value: '52.4' } } }, minorUnits: 2 }),
       (e: unknown) => e instanceof RatingError && e.code === 'MISSING_READING' && /opening reading, 0 when installed/.test(e.message),
+    );
+  });
+
+  test('read twice in the period, the highest reading is billed; the last still ends the period', () => {
+    // A check read on 15/11 (60.0, the register reset) and the month-end read (40.0): 60.0 x 12.50 = 750.00.
+    const twice = bill({ previous: { date: '2026-10-31', value: '41.2' }, current: { date: '2026-11-30', value: '40' }, highest: { date: '2026-11-15', value: '60' } } as never);
+    const d = line(twice, 'demand');
+    assert.deepEqual([d.quantity, d.amount], ['60.0', '750.00']);
+    assert.deepEqual(d.trace.reading?.highest, { date: '2026-11-15', value: '60.0' });
+    assert.equal(d.trace.reading?.current.value, '40.0');
+    assert.match(explainLine(d), /DEMAND read 60\.0 on 15\/11\/2026, the highest since the reading of 31\/10\/2026, above the last, 40\.0 on 30\/11\/2026/i);
+    // A "highest" below the current one is not: the current is billed.
+    assert.equal(line(bill({ previous: { date: '2026-10-31', value: '1' }, current: { date: '2026-11-30', value: '50' }, highest: { date: '2026-11-15', value: '45' } } as never), 'demand').amount, '625.00');
+    // One dated outside the period is refused.
+    assert.throws(
+      () => bill({ previous: { date: '2026-10-31', value: '1' }, current: { date: '2026-11-30', value: '50' }, highest: { date: '2026-10-15', value: '90' } } as never),
+      (e: unknown) => e instanceof RatingError && e.code === 'INVALID_READING',
     );
   });
 

@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { startRun, makeTemplate } from '../terms/fixtures.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
-import { billTerm, capture, componentTotal, customer, ok } from './support.ts';
+import { billTerm, capture, componentTotal, customer, ok } from './publishedBills.ts';
 
 type Rates = { bcc: string; demand: string; e1: string; e2: string; e3: string };
 const sgs = (code: string, batch: string, v: Rates) =>

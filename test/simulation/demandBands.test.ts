@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { startRun, makeTemplate } from '../terms/fixtures.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
-import { billTerm, capture, customer, envelope, ok } from './support.ts';
+import { billTerm, capture, customer, envelope, ok } from '../billRun/publishedBills.ts';
 
 const components = (demand: string) => [
   { code: 'SERVICE', name: 'Service and administration charge', model: 'flat', amount: '1316.24' },

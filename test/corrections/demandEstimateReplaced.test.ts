@@ -19,7 +19,7 @@ import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { startRun, makeTemplate, step, waitForStatus } from '../terms/fixtures.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
-import { billTerm, capture, customer, envelope, ok } from './support.ts';
+import { billTerm, capture, customer, envelope, ok } from '../billRun/publishedBills.ts';
 
 const tariff = {
   code: 'CP-BUS-LV',
