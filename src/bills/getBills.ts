@@ -35,6 +35,7 @@ type BillRow = BillColumns & {
   connection_inputs: Record<string, Record<string, unknown>> | null;
   account_id: string;
   account_number: string;
+  account_name: string;
   status: 'draft' | 'posted' | 'withdrawn';
   posted_at: string | null;
   minor_units: number;
@@ -61,7 +62,7 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
   if (f.billNumber !== undefined) w.add((p) => `b.bill_number = ${p}`, f.billNumber);
   if (f.status !== undefined) w.add((p) => `b.status = ${p}`, f.status);
   w.add((p) => `b.bill_id > ${p}`, f.afterBillID ?? 0);
-  const text = `SELECT b.bill_id, b.bill_number, b.term_id, b.subscription_id, b.account_id, ac.account_number, b.bill_date, b.due_date,
+  const text = `SELECT b.bill_id, b.bill_number, b.term_id, b.subscription_id, b.account_id, ac.account_number, ac.name AS account_name, b.bill_date, b.due_date,
             b.period_start, b.period_end, b.charges, b.tax, b.total, b.balance_brought_forward, b.total_due, b.estimated,
             b.status, ${localTimeSql('b.posted_at')} AS posted_at, b.lines, a.minor_units, b.corrects_bill_id,
             b.groups, ${groupInputsSql('b')} AS connection_inputs,
@@ -81,6 +82,7 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
     ...(b.groups === null ? {} : accountBillFields(b.groups, b.connection_inputs, b.minor_units)),
     accountID: Number(b.account_id),
     accountNumber: b.account_number,
+    accountName: b.account_name,
     billDate: formatDate(b.bill_date),
     dueDate: formatDate(b.due_date),
     periodStart: formatDate(b.period_start),

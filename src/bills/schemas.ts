@@ -82,6 +82,7 @@ export const BillRecord = named('Bill', Type.Object({
   ),
   accountID: Type.Integer(),
   accountNumber: Type.String(),
+  accountName: Type.String({ description: "the account's name now (the customer's; a bill's document keeps the name it was sent with)" }),
   billDate: Type.String({ description: 'dd/mm/yyyy' }),
   dueDate: Type.String(),
   periodStart: Type.String(),

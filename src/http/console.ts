@@ -26,6 +26,8 @@ const CONSOLE_POLICY = [
 
 export async function consoleRoutes(app: FastifyInstance, dist = DIST): Promise<void> {
   app.get('/console', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/'));
+  // The server's own address leads a person who types it to the console (a new user met a JSON 404 there).
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/'));
   if (!fs.existsSync(path.join(dist, 'index.html'))) {
     // An install without the build tools (npm install --omit=dev): say what to do rather than a bare 404.
     app.get('/console/*', { schema: { hide: true } }, async (_request, reply) => {

@@ -157,12 +157,16 @@ describe('accounts', () => {
     assert.deepEqual((await search({ search: 'SRCH', accountNumber: 'ZZ-1' })).numbers, ['ZZ-1']);
     assertError(await h.post('/billing/accounts/get-accounts', list({ search: '' })), 400, 'VALIDATION_FAILED', 'data.search');
     // Accents are ignored as case is, both ways: typed without them, or with them on a name written without.
-    for (const [n, name] of [['ACC-1', 'Café Amélie'], ['ACC-2', 'Jürgen Müller'], ['ACC-3', 'Jose Nuñez']] as const) {
+    for (const [n, name] of [['ACC-1', 'Café Amélie'], ['ACC-2', 'Jürgen Müller'], ['ACC-3', 'Jose Nuñez'], ['ACC-4', "O'Connell Hardware"], ['ACC-5', 'St. Mary’s School']] as const) {
       assert.equal((await h.post('/billing/accounts/make-account', env('Create', 'Create Account', { accountNumber: n, name }), h.tokens.biller)).status, 200);
     }
     assert.deepEqual((await search({ search: 'cafe amelie' })).numbers, ['ACC-1']);
     assert.deepEqual((await search({ search: 'MULLER' })).numbers, ['ACC-2']);
     assert.deepEqual((await search({ search: 'José' })).numbers, ['ACC-3']);
     assert.deepEqual((await search({ name: 'nunez' })).numbers, ['ACC-3']);
+    // Apostrophes and full stops too, typed or not.
+    assert.deepEqual((await search({ search: 'oconnell' })).numbers, ['ACC-4']);
+    assert.deepEqual((await search({ search: "o'connell" })).numbers, ['ACC-4']);
+    assert.deepEqual((await search({ search: "st marys" })).numbers, ['ACC-5']);
   });
 });

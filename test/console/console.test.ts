@@ -614,6 +614,32 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('row', { name: /DEMAND Maximum demand kW 0 Highest demand/ }).waitFor();
   });
 
+  // A meter number and a VAT value were set up through the API alone (a new user's walk).
+  test("a template's connection details and values are made in its form, and its page lists them", async () => {
+    const base = waterService('CONNDETAILS', { name: 'Water with meter numbers', batches: ['ZONE-CD'] });
+    const made = await h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: { ...base, connectionInputs: [] } }, h.tokens.admin);
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    await page.goto(`${h.url}/console/#/templates/CONNDETAILS`);
+    await page.getByRole('link', { name: 'Change', exact: true }).click();
+    await page.getByRole('button', { name: 'Add a detail', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Connection detail 1 code' }).fill('METER_NO');
+    await page.getByRole('textbox', { name: 'Connection detail 1 label' }).fill('Meter number');
+    await page.getByRole('checkbox', { name: 'Connection detail 1 required' }).check();
+    const n = (base.values ?? []).length + 1;
+    await page.getByRole('button', { name: 'Add a value', exact: true }).click();
+    await page.getByRole('textbox', { name: `Value ${n} code` }).fill('LEVY');
+    await page.getByRole('textbox', { name: `Value ${n} label` }).fill('Water levy');
+    await page.getByRole('textbox', { name: `Value ${n} value` }).fill('2.5');
+    await snap('template-connection-details');
+    await page.getByRole('button', { name: 'Save a new version', exact: true }).click();
+    await page.getByTestId('versions-table').getByRole('row', { name: 'Show version 2' }).waitFor();
+    const stored = (await h.db.query("SELECT v.definition AS d FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = 'CONNDETAILS' AND s.app_code = $1 AND v.version = 2", [h.appCode])).rows[0].d;
+    assert.deepEqual(stored.connectionInputs, [{ code: 'METER_NO', label: 'Meter number', type: 'string', required: true }]);
+    assert.deepEqual(stored.values, [...(base.values ?? []).map((x) => ({ ...x, value: String(x.value) })), { code: 'LEVY', label: 'Water levy', value: '2.5' }]);
+    await page.getByText('Meter number (METER_NO, text, required)').waitFor();
+    await page.getByText('LEVY = 2.5', { exact: false }).waitFor();
+  });
+
   // A customer moving to another tariff took the API (move-subscription): now a row's "Move".
   test('a subscription moved to another template from its row: the old one ends the day before, the new one starts that day', async () => {
     const env = (method: string, action: string, data: object) => ({ method, action, apiVersion: 'v2', data });
@@ -779,6 +805,11 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     const periodBox = page.getByRole('textbox', { name: 'Billing period' });
     for (let i = 0; i < 50 && (await periodBox.inputValue()) !== period; i++) await page.waitForTimeout(100);
     assert.equal(await page.getByRole('textbox', { name: 'Billing period' }).inputValue(), period);
+    // A period after a gap is warned of: the month between would be billed by no term.
+    const after = new Date(next);
+    after.setUTCMonth(after.getUTCMonth() + 1);
+    await page.getByRole('textbox', { name: 'Billing period' }).fill(String(after.getUTCFullYear() * 100 + after.getUTCMonth() + 1));
+    await page.getByTestId('period-gap').getByText('would be billed by no term', { exact: false }).waitFor();
     // Typed back onto the last term's month, the refusal names it.
     const lastPeriod = String((await h.db.query('SELECT billing_period_id FROM term WHERE term_id = $1', [last.term_id])).rows[0].billing_period_id);
     await page.getByRole('textbox', { name: 'Billing period' }).fill(lastPeriod);

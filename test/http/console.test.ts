@@ -21,6 +21,9 @@ describe('the console is served at /console', () => {
     const redirect = await fetch(`${h.url}/console`, { redirect: 'manual' });
     assert.equal(redirect.status, 302);
     assert.equal(redirect.headers.get('location'), '/console/');
+    // The server's own address, typed by a person, leads to the console too (it answered a JSON 404).
+    const root = await fetch(`${h.url}/`, { redirect: 'manual' });
+    assert.deepEqual([root.status, root.headers.get('location')], [302, '/console/']);
     const index = await fetch(`${h.url}/console/`);
     assert.equal(index.status, 200);
     assert.equal(index.headers.get('cache-control'), 'no-cache');

@@ -81,23 +81,35 @@ function Readings({ subscriptions }: { subscriptions: Subscription[] }) {
     queryFn: () => read('/billing/readings/get-readings', { method: 'Retrieve', action: 'Retrieve Readings', apiVersion: 'v2', data: { subscriptionID: Number(chosen) } }),
   });
   const rows = readings.data?.readings ?? [];
-  // Consumption is exact decimal text; the chart needs numbers, and only draws them.
-  const chart = rows.filter((r) => r.effective && r.consumption !== null).map((r) => ({ date: r.readingDate, [r.inputCode]: Number(r.consumption) }));
   const meters = [...new Set(rows.map((r) => r.inputCode))];
   // A reading is of one of the template's meters, read or not yet (the readings alone left out a meter never read).
   const serviceCode = subscriptions.find((s) => String(s.subscriptionID) === chosen)?.serviceCode;
-  const templateMeters = (templates.data?.services.find((t) => t.serviceCode === serviceCode)?.meteredInputs ?? []).map((m) => m.code);
+  const inputs = templates.data?.services.find((t) => t.serviceCode === serviceCode)?.meteredInputs ?? [];
+  const templateMeters = inputs.map((m) => m.code);
   const colors = ['teal.6', 'blue.6', 'grape.6', 'orange.6'];
+  // A chart per meter, on its own scale and unit: kWh and kW on one axis left the demand flat and
+  // each date twice along the bottom (a new user's walk). Consumption is exact decimal text; the chart
+  // needs numbers, and only draws them.
+  const charts = meters
+    .map((code) => {
+      const input = inputs.find((m) => m.code === code);
+      const data = rows.filter((r) => r.inputCode === code && r.effective && r.consumption !== null).map((r) => ({ date: r.readingDate, [code]: Number(r.consumption) }));
+      const title = input?.register === 'maximum' ? `${input.label} (${input.unit}): the highest demand of each period` : `${input?.label ?? code}${input ? ` (${input.unit})` : ''}: consumption between readings`;
+      return { code, data, title };
+    })
+    .filter((c) => c.data.length > 0);
   return (
     <Stack>
       <Select label="Subscription" w={320} data={subscriptions.map((s) => ({ value: String(s.subscriptionID), label: `${s.subscriptionID} · ${s.serviceCode} · ${s.batchCode}` }))} value={chosen} onChange={setChosen} />
-      {chart.length > 0 ? (
-        <Card withBorder>
-          <Text size="sm" fw={500} mb="xs">
-            Consumption between readings
-          </Text>
-          <BarChart h={220} data={chart} dataKey="date" series={meters.map((m, i) => ({ name: m, color: colors[i % colors.length]! }))} />
-        </Card>
+      {charts.length > 0 ? (
+        charts.map((c, i) => (
+          <Card withBorder key={c.code} data-testid={`chart-${c.code}`}>
+            <Text size="sm" fw={500} mb="xs">
+              {c.title}
+            </Text>
+            <BarChart h={200} data={c.data} dataKey="date" series={[{ name: c.code, color: colors[i % colors.length]! }]} />
+          </Card>
+        ))
       ) : (
         <Text c="dimmed" size="sm">No consumption to chart yet (it needs two readings).</Text>
       )}

@@ -76,7 +76,7 @@ export function BillPage() {
             <Anchor component={Link} to={`/accounts/${b.accountID}`}>
               {b.accountNumber}
             </Anchor>{' '}
-            · subscription {b.subscriptionID} · billed {b.billDate} · due {b.dueDate} · period {b.periodStart} to {b.periodEnd}
+            {b.accountName} · subscription {b.subscriptionID} · billed {b.billDate} · due {b.dueDate} · period {b.periodStart} to {b.periodEnd}
           </Text>
         </Group>
       </Paper>

@@ -15,6 +15,8 @@ const PAGE = 50;
 export const billColumns: Column<Bill>[] = [
   { header: 'Number', accessorKey: 'billNumber' },
   { header: 'Account', accessorKey: 'accountNumber' },
+  // Whose bill it is: the list named accounts by number alone (a new user's walk).
+  { header: 'Customer', accessorKey: 'accountName' },
   { header: 'Term', accessorKey: 'termID' },
   { header: 'Period', cell: ({ row }) => `${row.original.periodStart} to ${row.original.periodEnd}` },
   { header: 'Due', accessorKey: 'dueDate' },

@@ -39,26 +39,32 @@ const errorColumns: Column<RowError>[] = [
 
 const COLUMNS: Record<Kind, string> = {
   accounts:
-    'accountNumber, name (required); email, phone, address, deliveryPreference (email, print, both or none: how bills reach the customer; print when left out); optionally serviceCode, batchCode, startDate (dd/mm/yyyy), reading.<METER> for a subscription with its opening reading',
+    'accountNumber, name (required); email, phone, address, deliveryPreference (email, print, both or none: how bills reach the customer; when left out, email for an account with an e-mail address, else print); optionally serviceCode, batchCode, startDate (dd/mm/yyyy), connection.<CODE> (such as the meter number: required when the template requires it), unmetered.<CODE>, reading.<METER> for a subscription with its opening reading',
   subscriptions: 'accountNumber, serviceCode, batchCode, startDate (required); endDate, readingDate, connection.<CODE>, unmetered.<CODE>, reading.<METER>',
   readings: 'subscriptionID (or accountNumber and serviceCode), inputCode, readingDate, value (required); kind, source, note',
 };
 
 /** A file of the kind with its columns and one made-up row, from the first template, to fill in. */
-function exampleCsv(kind: Kind, t: { serviceCode: string; batches: string[]; meteredInputs: { code: string }[] } | undefined): string {
+function exampleCsv(
+  kind: Kind,
+  t: { serviceCode: string; batches: string[]; meteredInputs: { code: string }[]; connectionInputs?: { code: string; type: string; required?: boolean }[] } | undefined,
+): string {
   const service = t?.serviceCode ?? 'WATER';
   const batch = t?.batches[0] ?? 'ZONE-A';
   const meters = t?.meteredInputs.map((m) => m.code) ?? ['METER'];
+  // The template's connection inputs (a meter number): a required one left out failed the example's own dry run (a new user's walk).
+  const connection = t?.connectionInputs ?? [];
+  const sample = (c: { type: string }) => (c.type === 'number' ? '1' : c.type === 'date' ? '01/01/2026' : c.type === 'boolean' ? 'true' : 'M-0001');
   const rows: string[][] =
     kind === 'accounts'
       ? [
-          ['accountNumber', 'name', 'email', 'phone', 'address', 'serviceCode', 'batchCode', 'startDate', ...meters.map((m) => `reading.${m}`)],
-          ['A-0001', 'Jane Doe', 'jane@example.com', '+254 700 000001', '1 Main St', service, batch, '01/01/2026', ...meters.map(() => '0')],
+          ['accountNumber', 'name', 'email', 'phone', 'address', 'serviceCode', 'batchCode', 'startDate', ...connection.map((c) => `connection.${c.code}`), ...meters.map((m) => `reading.${m}`)],
+          ['A-0001', 'Jane Doe', 'jane@example.com', '+254 700 000001', '1 Main St', service, batch, '01/01/2026', ...connection.map(sample), ...meters.map(() => '0')],
         ]
       : kind === 'subscriptions'
         ? [
-            ['accountNumber', 'serviceCode', 'batchCode', 'startDate', ...meters.map((m) => `reading.${m}`)],
-            ['A-0001', service, batch, '01/01/2026', ...meters.map(() => '0')],
+            ['accountNumber', 'serviceCode', 'batchCode', 'startDate', ...connection.map((c) => `connection.${c.code}`), ...meters.map((m) => `reading.${m}`)],
+            ['A-0001', service, batch, '01/01/2026', ...connection.map(sample), ...meters.map(() => '0')],
           ]
         : [
             ['accountNumber', 'serviceCode', 'inputCode', 'readingDate', 'value'],

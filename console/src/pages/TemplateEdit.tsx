@@ -10,8 +10,9 @@ import { useDocumentTemplates, useTemplates, useTemplateVersions, versionInForce
 import { apiToIso } from '../api/dates.ts';
 import { formErrors, notifyDone, notifyError } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
-import { CYCLES, MODELS, REGISTERS, emptyBank, emptyComponent, emptyTemplate, emptyTier, fromRecord, prorateByDefault, recordOfVersion, toBody, type ComponentV, type ServiceRecord, type TemplateV } from './templates/model.ts';
+import { CONNECTION_TYPES, CYCLES, MODELS, REGISTERS, emptyBank, emptyConnection, emptyValue, emptyComponent, emptyTemplate, emptyTier, fromRecord, prorateByDefault, recordOfVersion, toBody, type ComponentV, type ServiceRecord, type TemplateV } from './templates/model.ts';
 import { MeterHead } from './templates/MeterHead.tsx';
+import { EditableList } from './templates/EditableList.tsx';
 
 export function TemplateEdit() {
   const code = useParams().code;
@@ -86,7 +87,7 @@ export function TemplateEdit() {
         }
         form.setErrors(fields);
         // Messages on rows or arrays as a whole have no input of their own: listed above the buttons.
-        setOther([...rest, ...Object.entries(fields).filter(([p]) => /(^|\.)\d+$|tiers$|components$|meteredInputs$|batches$|of$/.test(p)).map(([p, m]) => `${p}: ${m}`)]);
+        setOther([...rest, ...Object.entries(fields).filter(([p]) => /(^|\.)\d+$|tiers$|components$|meteredInputs$|connectionInputs$|values$|batches$|of$/.test(p)).map(([p, m]) => `${p}: ${m}`)]);
       } else notifyError(err);
     } finally {
       setBusy(false);
@@ -158,44 +159,23 @@ export function TemplateEdit() {
           </SimpleGrid>
         </Card>
 
-        <Card withBorder>
-          <Group justify="space-between" mb="xs">
-            <Title order={4}>Bank accounts</Title>
-            <Button size="xs" variant="default" onClick={() => form.insertListItem('bankAccounts', emptyBank())}>
-              Add a bank account
-            </Button>
-          </Group>
-          <Text size="xs" c="dimmed" mb="xs">
-            Where customers pay: printed on every bill under "How to pay".
-          </Text>
-          {v.bankAccounts.length > 0 && (
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  {['Bank', 'Account name', 'Account number', 'Branch', 'SWIFT', ''].map((h) => (
-                    <Table.Th key={h}>{h}</Table.Th>
-                  ))}
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {v.bankAccounts.map((_, i) => (
-                  <Table.Tr key={i}>
-                    {(['bankName', 'accountName', 'accountNumber', 'branch', 'swift'] as const).map((k) => (
-                      <Table.Td key={k}>
-                        <TextInput aria-label={`Bank account ${i + 1} ${k}`} required={k === 'bankName' || k === 'accountNumber'} {...form.getInputProps(`bankAccounts.${i}.${k}`)} />
-                      </Table.Td>
-                    ))}
-                    <Table.Td>
-                      <ActionIcon variant="subtle" color="red" aria-label={`Remove bank account ${i + 1}`} onClick={() => form.removeListItem('bankAccounts', i)}>
-                        ✕
-                      </ActionIcon>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          )}
-        </Card>
+        <EditableList
+          title="Bank accounts"
+          addLabel="Add a bank account"
+          onAdd={() => form.insertListItem('bankAccounts', emptyBank())}
+          hint='Where customers pay: printed on every bill under "How to pay".'
+          heads={['Bank', 'Account name', 'Account number', 'Branch', 'SWIFT']}
+          count={v.bankAccounts.length}
+          cells={(i) =>
+            (['bankName', 'accountName', 'accountNumber', 'branch', 'swift'] as const).map((k) => (
+              <Table.Td key={k}>
+                <TextInput aria-label={`Bank account ${i + 1} ${k}`} required={k === 'bankName' || k === 'accountNumber'} {...form.getInputProps(`bankAccounts.${i}.${k}`)} />
+              </Table.Td>
+            ))
+          }
+          removeLabel={(i) => `Remove bank account ${i + 1}`}
+          onRemove={(i) => form.removeListItem('bankAccounts', i)}
+        />
 
         <Card withBorder>
           <Group justify="space-between" mb="xs">
@@ -255,6 +235,45 @@ export function TemplateEdit() {
             </Table.Tbody>
           </Table>
         </Card>
+
+        <EditableList
+          title="Connection details"
+          addLabel="Add a detail"
+          onAdd={() => form.insertListItem('connectionInputs', emptyConnection())}
+          hint="What each subscription records when it is connected, such as the meter number: shown on reading sheets and on an account's bill. A required one must be given for every new subscription."
+          heads={['Code', 'Label', 'Type', 'Required']}
+          count={v.connectionInputs.length}
+          cells={(i) => (
+            <>
+              <Table.Td><TextInput aria-label={`Connection detail ${i + 1} code`} placeholder="METER_NO" {...form.getInputProps(`connectionInputs.${i}.code`)} /></Table.Td>
+              <Table.Td><TextInput aria-label={`Connection detail ${i + 1} label`} placeholder="Meter number" {...form.getInputProps(`connectionInputs.${i}.label`)} /></Table.Td>
+              <Table.Td>
+                <Select aria-label={`Connection detail ${i + 1} type`} w={130} allowDeselect={false} data={CONNECTION_TYPES.map((t) => ({ ...t }))} {...form.getInputProps(`connectionInputs.${i}.type`)} />
+              </Table.Td>
+              <Table.Td><Checkbox aria-label={`Connection detail ${i + 1} required`} {...form.getInputProps(`connectionInputs.${i}.required`, { type: 'checkbox' })} /></Table.Td>
+            </>
+          )}
+          removeLabel={(i) => `Remove connection detail ${i + 1}`}
+          onRemove={(i) => form.removeListItem('connectionInputs', i)}
+        />
+
+        <EditableList
+          title="Values"
+          addLabel="Add a value"
+          onAdd={() => form.insertListItem('values', emptyValue())}
+          hint="Named numbers the components can use instead of typing them, such as a VAT rate: type the value's code where a component asks for a number, and change it here once for all of them."
+          heads={['Code', 'Label', 'Value']}
+          count={v.values.length}
+          cells={(i) => (
+            <>
+              <Table.Td><TextInput aria-label={`Value ${i + 1} code`} placeholder="VAT" {...form.getInputProps(`values.${i}.code`)} /></Table.Td>
+              <Table.Td><TextInput aria-label={`Value ${i + 1} label`} placeholder="VAT rate" {...form.getInputProps(`values.${i}.label`)} /></Table.Td>
+              <Table.Td><TextInput aria-label={`Value ${i + 1} value`} placeholder="16" w={120} {...form.getInputProps(`values.${i}.value`)} /></Table.Td>
+            </>
+          )}
+          removeLabel={(i) => `Remove value ${i + 1}`}
+          onRemove={(i) => form.removeListItem('values', i)}
+        />
 
         <Card withBorder>
           <Group justify="space-between" mb="xs">

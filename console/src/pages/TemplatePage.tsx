@@ -12,7 +12,7 @@ import { useDocumentTemplates, useTemplates } from '../api/queries.ts';
 import { ConfirmButton } from '../components/Confirm.tsx';
 import { notifyDone, notifyError } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
-import { conversionText, CYCLES, fromRecord, recordOfVersion, type ServiceRecord } from './templates/model.ts';
+import { CONNECTION_TYPES, conversionText, CYCLES, fromRecord, recordOfVersion, type ServiceRecord } from './templates/model.ts';
 import { MeterHead } from './templates/MeterHead.tsx';
 
 function Field({ label, value }: { label: string; value: React.ReactNode }) {
@@ -135,6 +135,11 @@ export function TemplatePage() {
           <Field label="Changed" value={`${atText(r.modifiedAt)} by ${r.modifiedBy}`} />
           <Field label="Made" value={`${atText(r.createdAt)} by ${r.createdBy}`} />
           <Field label="Values" value={r.values.map((x) => `${x.code} = ${x.value}`).join(', ') || '—'} />
+          {/* Asked of each subscription (a meter number): not shown anywhere but the API (a new user's walk). */}
+          <Field
+            label="Connection details"
+            value={(r.connectionInputs ?? []).map((c) => `${c.label} (${c.code}, ${CONNECTION_TYPES.find((t) => t.value === c.type)?.label.toLowerCase() ?? c.type}${c.required ? ', required' : ''})`).join('; ') || '—'}
+          />
           <Field label="Description" value={r.description || '—'} />
           {/* What its bills look like and where customers pay: only the edit form showed them (an officer's walk). */}
           <Field label="Invoice template" value={documentName(v.invoiceTemplateID)} />

@@ -77,6 +77,8 @@ function NewTermForm({ today: appToday }: { today: string }) {
     setStart(proposed.start);
     setEnd(proposed.end);
   }, [periodChosen, proposed?.period, proposed?.start, proposed?.end]);
+  // Days between the last term and this one that no term bills (an officer's walk: a month skipped without a word).
+  const gapFrom = lastTerm !== undefined && start !== null && addDaysIso(apiToIso(lastTerm.endDate), 1) < start.slice(0, 10) ? addDaysIso(apiToIso(lastTerm.endDate), 1) : null;
   const today = app?.today ? apiToIso(app.today) : null;
   const duePassed = due === null && defaultDue !== null && today !== null && defaultDue < today ? defaultDue : null;
   const make = useMutation({
@@ -150,6 +152,8 @@ function NewTermForm({ today: appToday }: { today: string }) {
               value={period}
               onChange={(v) => {
                 setPeriodChosen(true);
+                // A refusal of the period or the days said of the values before (an officer's walk: still red after the change).
+                setErrors(({ billingPeriodID: _p, startDate: _s, endDate: _e, ...rest }) => rest);
                 setPeriod(v);
                 // The period and the days went apart (202611 over October's days) until the overlap check refused it.
                 const month = monthOfPeriod(Number(v));
@@ -162,8 +166,8 @@ function NewTermForm({ today: appToday }: { today: string }) {
               required
               allowDecimal={false}
             />
-            <DatePickerInput label="First day" valueFormat="DD/MM/YYYY" value={start} onChange={(v) => { setPeriodChosen(true); setStart(v); }} error={errors.startDate} required />
-            <DatePickerInput label="Last day" valueFormat="DD/MM/YYYY" value={end} onChange={(v) => { setPeriodChosen(true); setEnd(v); }} error={errors.endDate} required />
+            <DatePickerInput label="First day" valueFormat="DD/MM/YYYY" value={start} onChange={(v) => { setPeriodChosen(true); setErrors(({ startDate: _s, billingPeriodID: _p, ...rest }) => rest); setStart(v); }} error={errors.startDate} required />
+            <DatePickerInput label="Last day" valueFormat="DD/MM/YYYY" value={end} onChange={(v) => { setPeriodChosen(true); setErrors(({ endDate: _e, startDate: _s, ...rest }) => rest); setEnd(v); }} error={errors.endDate} required />
             <TextInput label="Label (optional)" value={label} onChange={(e) => setLabel(e.currentTarget.value)} error={errors.label} />
             <DatePickerInput
               label="Due date (optional)"
@@ -175,6 +179,12 @@ function NewTermForm({ today: appToday }: { today: string }) {
               error={errors.dueDate}
             />
           </SimpleGrid>
+          {gapFrom !== null && (
+            <Alert color="orange" data-testid="period-gap">
+              The last bill run of this template and batch ended on {lastTerm!.endDate}: this one starts on {isoToApi(start!)}, so {isoToApi(gapFrom)} to{' '}
+              {isoToApi(addDaysIso(start!, -1))} would be billed by no term. Make a term for those days first, unless they are not to be billed.
+            </Alert>
+          )}
           {lastTerm !== undefined && (
             <Text size="sm" c="dimmed" data-testid="last-term">
               The last bill run of this template and batch, term {lastTerm.termID} ({lastTerm.status}), covered {lastTerm.startDate} to {lastTerm.endDate}

@@ -30,7 +30,10 @@ export function NewSubscription({ account, onDone }: { account: Account; onDone:
   const queryClient = useQueryClient();
   const templates = useTemplates();
   const active = (templates.data?.services ?? []).filter((t) => t.archiveStatus === 0);
-  const [serviceCode, setServiceCode] = useState<string | null>(active.length === 1 ? active[0]!.serviceCode : null);
+  // The only template is chosen already, also when the templates arrive after the form opened
+  // (taken once at the first render, it stayed empty after a reload: a new user's walk).
+  const [chosenService, setServiceCode] = useState<string | null>(null);
+  const serviceCode = chosenService ?? (active.length === 1 ? active[0]!.serviceCode : null);
   const template: Template | undefined = active.find((t) => t.serviceCode === serviceCode);
   const [batchCode, setBatchCode] = useState<string | null>(null);
   const [startDate, setStartDate] = useState(appTodayApi(app));
@@ -107,7 +110,9 @@ export function NewSubscription({ account, onDone }: { account: Account; onDone:
             <TextInput
               key={m.code}
               label={`Opening reading of ${m.label || m.code}`}
-              description={`${m.unit}, read on the first day`}
+              // A demand register's opening is its reset: 0 (a new user left it blank and the first bill run asked for it).
+              description={m.register === 'maximum' ? `${m.unit}, a demand register: 0 when it is installed (reset)` : `${m.unit}, read on the first day`}
+              placeholder={m.register === 'maximum' ? '0' : undefined}
               value={value(`m.${m.code}`)}
               onChange={(e) => setValue(`m.${m.code}`, e.currentTarget.value)}
               error={errorAt(`openingReadings.${m.code}`) ?? errors.readingDate}

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Button, Group, Select, Text, TextInput } from '@mantine/core';
 import { ApiError } from '../../api/client.ts';
-import { appTodayApi, earlierDay } from '../../api/dates.ts';
+import { apiToIso, appTodayApi, earlierDay } from '../../api/dates.ts';
 import { notifyDone, notifyError } from '../../components/feedback.tsx';
 import { useSession } from '../../session.tsx';
 import { termSteps, type Term } from './actions.ts';
@@ -54,6 +54,16 @@ export function FixReading({ term, subscriptionID, meters, finding, onSaved }: {
       setBusy(false);
     }
   };
+  // A term that has not started yet cannot be read: its readings would be dated before it (today),
+  // and an officer's fix row saved one there, which then counted for the month before (a new user's walk).
+  const today = appTodayApi(app);
+  if (apiToIso(today) < apiToIso(term.startDate)) {
+    return (
+      <Text size="xs" c="dimmed" data-testid={`fix-later-${subscriptionID}`}>
+        Not yet: this term starts on {term.startDate}, after today ({today}); its readings can be recorded from then.
+      </Text>
+    );
+  }
   return (
     <div>
       <Group gap={4} wrap="nowrap" align="flex-start">

@@ -99,8 +99,9 @@ export function ReadingsPanel({ term, canWrite }: { term: Term; canWrite: boolea
     <Stack>
       <Text size="sm">
         Readings dated in the term ({term.startDate} to {term.endDate}) of the meters {meters.join(', ') || '(none)'}. Download the sheet of this term's
-        subscriptions (each with its account, address, meter number and the last reading, which the bill subtracts from), fill in the <b>value</b> column (leave a
-        row empty to skip it), and upload it. Readings already recorded through imports count too, and the sheet shows them.
+        subscriptions (each with its account, address, meter number and the last reading: what the bill subtracts from, or, on a demand register, when it was
+        reset), fill in the <b>value</b> column (leave a row empty to skip it), and upload it. Readings already recorded through imports count too, and the sheet
+        shows them.
       </Text>
       {!loaded && <Text size="sm" c="dimmed">The sheet lists the term's roster: load the subscriptions first (step 2).</Text>}
       <Group>

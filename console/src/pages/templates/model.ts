@@ -71,7 +71,22 @@ export type TemplateV = {
   emailTemplateID: string;
   /** Where customers pay, printed on the bills (the default invoice's "How to pay"). */
   bankAccounts: BankV[];
+  /** What each subscription records when connected (a meter number): set up through the API alone until a new user's walk. */
+  connectionInputs: ConnectionV[];
+  /** Named numbers components refer to (a VAT rate), which the percentage field offered without a way to make one. */
+  values: ValueV[];
 };
+
+export type ConnectionV = { code: string; label: string; type: 'string' | 'number' | 'date' | 'boolean'; required: boolean };
+export type ValueV = { code: string; label: string; value: string };
+export const CONNECTION_TYPES = [
+  { value: 'string', label: 'Text' },
+  { value: 'number', label: 'Number' },
+  { value: 'date', label: 'Date' },
+  { value: 'boolean', label: 'Yes or no' },
+] as const;
+export const emptyConnection = (): ConnectionV => ({ code: '', label: '', type: 'string', required: false });
+export const emptyValue = (): ValueV => ({ code: '', label: '', value: '' });
 
 export const emptyTier = (): TierV => ({ upTo: '', rate: '', flat: '' });
 /**
@@ -86,7 +101,7 @@ export const emptyComponent = (model: ComponentV['model'] = 'flat'): ComponentV 
 });
 
 export const emptyTemplate = (): TemplateV => ({
-  code: '', name: '', serviceType: 'Sale', chargingType: 'Postpaid', postType: 'Post Subscription', billingCycle: '1', dueDateOffset: 14, postBilling: false, description: '', batches: [], invoiceTemplateID: '', emailTemplateID: '', bankAccounts: [],
+  code: '', name: '', serviceType: 'Sale', chargingType: 'Postpaid', postType: 'Post Subscription', billingCycle: '1', dueDateOffset: 14, postBilling: false, description: '', batches: [], invoiceTemplateID: '', emailTemplateID: '', bankAccounts: [], connectionInputs: [], values: [],
   meteredInputs: [{ code: 'METER', label: 'Meter', unit: 'm3', decimals: 0, register: 'cumulative', rolloverAt: '' }],
   // A standing charge and a tiered charge on the meter: the shape most utility tariffs start from.
   components: [
@@ -126,6 +141,8 @@ export function fromRecord(r: ServiceRecord): TemplateV {
     invoiceTemplateID: r.templateID ? String(r.templateID) : '',
     emailTemplateID: r.emailTemplateID ? String(r.emailTemplateID) : '',
     bankAccounts: r.bankAccounts.map((b) => ({ bankName: b.bankName, accountName: b.accountName ?? '', accountNumber: b.accountNumber, branch: b.branch ?? '', swift: b.swift ?? '' })),
+    connectionInputs: (r.connectionInputs ?? []).map((c) => ({ code: c.code, label: c.label, type: c.type, required: c.required === true })),
+    values: (r.values ?? []).map((x) => ({ code: x.code, label: x.label, value: String(x.value) })),
     meteredInputs: r.meteredInputs.map((m) => ({ code: m.code, label: m.label, unit: m.unit, decimals: m.decimals, register: m.register ?? 'cumulative', rolloverAt: m.rolloverAt === undefined ? '' : String(m.rolloverAt), ...(m.conversion ? { conversion: m.conversion } : {}) })),
     components: r.components.map((c) => {
       const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: 'prorate' in c && c.prorate !== undefined ? !!c.prorate : prorateByDefault(c.model), roundEachTier: 'roundEachTier' in c && c.roundEachTier === true, minimum: text(c.minimum), maximum: text(c.maximum), kept: keptOf(c) };
@@ -214,10 +231,13 @@ export function toBody(v: TemplateV, base: ServiceRecord | null, documentName: (
     batches: v.batches,
     meteredInputs: v.meteredInputs.map((m) => ({ code: m.code.trim(), label: m.label.trim(), unit: m.unit.trim(), decimals: m.decimals, ...(m.register === 'maximum' ? { register: 'maximum' as const } : {}), ...(m.rolloverAt.trim() ? { rolloverAt: m.rolloverAt.trim() } : {}), ...(m.conversion ? { conversion: m.conversion } : {}) })),
     components: v.components.map(toComponent),
+    // Sent when there are some, or were (an empty list where the version had none is no change to save).
+    ...(v.values.length > 0 || base?.values !== undefined ? { values: v.values.map((x) => ({ code: x.code.trim(), label: x.label.trim(), value: x.value.trim() })) } : {}),
+    ...(v.connectionInputs.length > 0 || base?.connectionInputs !== undefined
+      ? { connectionInputs: v.connectionInputs.map((c) => ({ code: c.code.trim(), label: c.label.trim(), type: c.type, ...(c.required ? { required: true } : {}) })) }
+      : {}),
     ...(base
       ? {
-          values: base.values,
-          connectionInputs: base.connectionInputs,
           unmeteredInputs: base.unmeteredInputs,
           requiredDocs: base.requiredDocs,
           securityDeposit: base.securityDeposit,
