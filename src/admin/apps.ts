@@ -20,6 +20,8 @@ export type LateCharge = { graceDays: number; kind: LateChargeKind; amount: stri
 export type AppSettingsRecord = {
   name: string;
   address: string;
+  /** The supplier's tax registration (VAT) number printed on its bills; '' for none. */
+  taxNumber: string;
   timeZone: string;
   currency: string;
   minorUnits: number;
@@ -40,6 +42,7 @@ type AppRow = {
   app_code: number;
   name: string;
   address: string;
+  tax_number: string;
   time_zone: string;
   currency: string;
   minor_units: number;
@@ -56,7 +59,7 @@ type AppRow = {
   money_recorded: boolean;
 };
 
-const SELECT_APP = `SELECT a.app_code, a.name, coalesce(a.address, '') AS address, a.time_zone, a.currency, a.minor_units, a.rounding_mode, a.is_test,
+const SELECT_APP = `SELECT a.app_code, a.name, coalesce(a.address, '') AS address, coalesce(a.tax_number, '') AS tax_number, a.time_zone, a.currency, a.minor_units, a.rounding_mode, a.is_test,
          extract(epoch FROM a.clock_offset)::bigint AS ahead_seconds,
          to_char(${nowSql()} AT TIME ZONE a.time_zone, 'YYYY-MM-DD"T"HH24:MI:SS') AS clock_now, ${todaySql()} AS today,
          a.late_charge_grace_days, a.late_charge_kind, a.late_charge_amount::text, a.late_charge_minimum::text, a.late_charge_maximum::text,
@@ -66,6 +69,7 @@ const SELECT_APP = `SELECT a.app_code, a.name, coalesce(a.address, '') AS addres
 const settingsOf = (r: AppRow): AppSettingsRecord => ({
   name: r.name,
   address: r.address,
+  taxNumber: r.tax_number,
   timeZone: r.time_zone,
   currency: r.currency,
   minorUnits: r.minor_units,
@@ -106,6 +110,7 @@ export async function auditPicture(db: Queryable, appCode: number): Promise<AppS
 export type AppChange = {
   name?: string | undefined;
   address?: string | undefined;
+  taxNumber?: string | undefined;
   timeZone?: string | undefined;
   currency?: string | undefined;
   minorUnits?: number | undefined;
@@ -208,7 +213,8 @@ export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: A
               late_charge_kind = CASE WHEN $9 THEN $11 ELSE late_charge_kind END,
               late_charge_amount = CASE WHEN $9 THEN $12::numeric ELSE late_charge_amount END,
               late_charge_minimum = CASE WHEN $9 THEN $13::numeric ELSE late_charge_minimum END,
-              late_charge_maximum = CASE WHEN $9 THEN $14::numeric ELSE late_charge_maximum END
+              late_charge_maximum = CASE WHEN $9 THEN $14::numeric ELSE late_charge_maximum END,
+              tax_number = CASE WHEN $15::text IS NULL THEN tax_number ELSE nullif($15, '') END
         WHERE app_code = $1`,
       [
         appCode,
@@ -225,6 +231,7 @@ export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: A
         l?.amount ?? '0',
         l?.minimum ?? null,
         l?.maximum ?? null,
+        c.taxNumber?.trim() ?? null,
       ],
     );
     const after = await auditPicture(tx, appCode);

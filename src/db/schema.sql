@@ -104,6 +104,7 @@ TABLE app
   late_charge_amount numeric NOT NULL DEFAULT 0
   late_charge_minimum numeric
   late_charge_maximum numeric
+  tax_number text
   CONSTRAINT app_clock_offset_check CHECK (((clock_offset >= '00:00:00'::interval) AND (is_test OR (clock_offset = '00:00:00'::interval))))
   CONSTRAINT app_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)) NOT VALID
   CONSTRAINT app_late_charge_amount_check CHECK ((late_charge_amount >= (0)::numeric))

@@ -43,6 +43,7 @@ type Row = BillColumns & {
   delivery_preference: string;
   app_name: string;
   app_address: string | null;
+  app_tax_number: string | null;
   currency: string;
   minor_units: number;
   service_code: string;
@@ -191,7 +192,7 @@ export async function loadDocumentData(db: Queryable, appCode: number, billIds: 
             b.balance_brought_forward, b.total_due, b.estimated, b.lines, b.groups, ${groupInputsSql('b')} AS connection_inputs,
             b.subscription_id, (SELECT sub.connection_inputs FROM subscription sub WHERE sub.subscription_id = b.subscription_id) AS subscription_inputs,
             ac.account_number, ac.name AS account_name, ac.address AS account_address, ac.email AS account_email, ac.delivery_preference,
-            a.name AS app_name, a.address AS app_address, a.currency, a.minor_units, s.service_code, v.definition,
+            a.name AS app_name, a.address AS app_address, a.tax_number AS app_tax_number, a.currency, a.minor_units, s.service_code, v.definition,
             CASE WHEN $3 THEN coalesce((
               SELECT json_agg(h ORDER BY h.bill_id DESC) FROM (
                 SELECT p.bill_id, p.bill_number::text, p.bill_date, p.period_start, p.period_end, p.total::text,
@@ -268,18 +269,20 @@ function readingsOf(lines: readonly RatedLine[], groups: readonly StoredGroup[] 
  * (readingsOf; a demand register's reading is no consumption), or null when none has a reading; at the scale of the most precise term
  * ("7.50" stays "7.50"), as PostgreSQL's numeric sum wrote it when this was SQL.
  */
-function consumptionOf(stored: unknown, groups: readonly StoredGroup[] | null): string | null {
+function consumptionOf(stored: unknown, groups: readonly StoredGroup[] | null, unitOf: (code: string) => string | undefined): { sum: string; unit: string } | null {
   let sum: Dec | null = null;
   let scale = 0;
+  const units = new Set<string>();
   for (const { reading } of readingsOf(decodeStored<RatedLine[]>(stored), groups)) {
     // A demand (kW) is not a consumption to add to the kWh.
     if (reading.kind === 'maximum') continue;
+    units.add(unitOf(reading.input) ?? '');
     const c = reading.consumption;
     const dot = c.indexOf('.');
     scale = Math.max(scale, dot === -1 ? 0 : c.length - dot - 1);
     sum = (sum ?? new Dec(0)).plus(c);
   }
-  return sum === null ? null : sum.toFixed(scale);
+  return sum === null ? null : { sum: sum.toFixed(scale), unit: units.size === 1 ? [...units][0]! : '' };
 }
 
 function toSource(b: Row): BillDocumentSource {
@@ -318,7 +321,7 @@ function toSource(b: Row): BillDocumentSource {
   const { deposit, less } = depositOf(b, m);
   const amountToPay = m(new Dec(b.total_due).minus(less).toFixed());
   const data: DocumentData = {
-    app: { name: b.app_name, address: b.app_address ?? '', addressLines: addressLines(b.app_address ?? ''), currency: b.currency },
+    app: { name: b.app_name, address: b.app_address ?? '', addressLines: addressLines(b.app_address ?? ''), currency: b.currency, taxNumber: b.app_tax_number ?? '' },
     account: { name: b.account_name, number: b.account_number, address: b.account_address ?? '', addressLines: addressLines(b.account_address ?? ''), email: b.account_email ?? '' },
     service: {
       code: b.service_code,
@@ -373,7 +376,10 @@ function toSource(b: Row): BillDocumentSource {
         periodStart: dmyFromIso(h.period_start),
         periodEnd: dmyFromIso(h.period_end),
         total: m(h.total),
-        consumption: consumptionOf(h.lines, h.groups) ?? '',
+        ...(() => {
+          const c = consumptionOf(h.lines, h.groups, (code) => meters.get(code)?.unit);
+          return { consumption: c?.sum ?? '', unit: c?.unit ?? '' };
+        })(),
       })),
       replaces: b.replaces,
       activity: activityOf(b, m),

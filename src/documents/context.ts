@@ -44,7 +44,8 @@ export type ReadingData = {
   /** The current reading was an estimate (on a bill made before 2026-11-26: either was). */
   currentEstimated: boolean;
 };
-export type HistoryData = { number: string; date: string; periodStart: string; periodEnd: string; total: string; consumption: string };
+/** `unit`: the consumption's, when its meters share one (kWh), else '' ("Used 5850" had none: a new user's walk). */
+export type HistoryData = { number: string; date: string; periodStart: string; periodEnd: string; total: string; consumption: string; unit: string };
 /** A Post Account bill's part for one subscription (empty list on other bills). */
 /** A subscription's connection inputs (its meter number, the customer's reference at the utility ...), each with the label its pricing template gives it. */
 export type ConnectionInputData = { code: string; label: string; value: string };
@@ -66,7 +67,8 @@ export type BankAccountData = { bankName: string; accountName: string; accountNu
 
 export type DocumentData = {
   /** addressLines: the address split at its line breaks (a value written by {{ }} is one line, so a multi-line address printed as one; a window envelope needs its lines). */
-  app: { name: string; address: string; addressLines: string[]; currency: string };
+  /** `taxNumber`: the supplier's tax registration (VAT) number, '' for none. */
+  app: { name: string; address: string; addressLines: string[]; currency: string; taxNumber: string };
   account: { name: string; number: string; address: string; addressLines: string[]; email: string };
   service: { code: string; name: string; bankAccounts: BankAccountData[] };
   bill: {
@@ -137,7 +139,7 @@ export const addressLines = (address: string): string[] =>
 
 /** A bill with every part filled, so that a template checked against it can render any real bill. */
 export const SAMPLE: DocumentData = Object.freeze({
-  app: { name: 'Sample Water Co', address: '1 Reservoir Road\nNairobi', addressLines: ['1 Reservoir Road', 'Nairobi'], currency: 'KES' },
+  app: { name: 'Sample Water Co', address: '1 Reservoir Road\nNairobi', addressLines: ['1 Reservoir Road', 'Nairobi'], currency: 'KES', taxNumber: 'P051234567X' },
   account: { name: 'Zoë Жанна Ελένη مريم 王芳', number: 'ACC-0001', address: '12 River Lane\nNairobi', addressLines: ['12 River Lane', 'Nairobi'], email: 'customer@example.com' },
   service: {
     code: 'WATER',
@@ -185,7 +187,7 @@ export const SAMPLE: DocumentData = Object.freeze({
     readings: [
       { input: 'Water meter', unit: 'm3', previousDate: '31/10/2026', previousValue: '100', currentDate: '30/11/2026', currentValue: '125', consumption: '25', billed: '', estimated: false, previousEstimated: false, currentEstimated: false, maximum: false },
     ],
-    history: [{ number: '901', date: '31/10/2026', periodStart: '01/10/2026', periodEnd: '31/10/2026', total: '1980.40', consumption: '23' }],
+    history: [{ number: '901', date: '31/10/2026', periodStart: '01/10/2026', periodEnd: '31/10/2026', total: '1980.40', consumption: '23', unit: 'm3' }],
     replaces: { number: '998', date: '30/11/2026', creditNoteNumber: '12' },
     activity: {
       previousBalance: '2020.00',
@@ -209,9 +211,9 @@ export const SAMPLE: DocumentData = Object.freeze({
  * officer previewed an e-mail signed "Sample Water Co" in KES, and took it for what the
  * customers would get. A template is still checked against SAMPLE itself (its limits).
  */
-export const sampleOfApp = (app: { name: string; address: string | null; currency: string }): DocumentData => ({
+export const sampleOfApp = (app: { name: string; address: string | null; currency: string; tax_number?: string | null }): DocumentData => ({
   ...SAMPLE,
-  app: { name: app.name, address: app.address ?? '', addressLines: addressLines(app.address ?? ''), currency: app.currency },
+  app: { name: app.name, address: app.address ?? '', addressLines: addressLines(app.address ?? ''), currency: app.currency, taxNumber: app.tax_number ?? '' },
   service: { ...SAMPLE.service, bankAccounts: SAMPLE.service.bankAccounts.map((b) => ({ ...b, accountName: app.name })) },
   bill: { ...SAMPLE.bill, currency: app.currency },
 });

@@ -9,7 +9,8 @@ export const DEFAULT_EMAIL_NAME = 'Standard bill e-mail';
 
 export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
 {% for l in app.addressLines %}> {{ l }}
-{% endfor %}---
+{% endfor %}{% if app.taxNumber != blank %}> Tax number {{ app.taxNumber }}
+{% endif %}---
 {{ account.name }}
 {% for l in account.addressLines %}{{ l }}
 {% endfor %}
@@ -65,7 +66,7 @@ export const DEFAULT_INVOICE_BODY = `# {{ app.name }}
 ## Your last bills
 | Bill | Date | Period | Used | Total ({{ bill.currency }}) |
 |---|---|---|--:|--:|
-{% for h in bill.history %}| {{ h.number }} | {{ h.date }} | {{ h.periodStart }} to {{ h.periodEnd }} | {{ h.consumption }} | {{ h.total }} |
+{% for h in bill.history %}| {{ h.number }} | {{ h.date }} | {{ h.periodStart }} to {{ h.periodEnd }} | {{ h.consumption }}{% if h.unit != blank %} {{ h.unit }}{% endif %} | {{ h.total }} |
 {% endfor %}{% endif %}{% if bill.payable %}
 ## How to pay
 **Payment reference: {{ bill.paymentReference }}**
@@ -99,7 +100,8 @@ Payment reference: {{ bill.paymentReference }} (please quote it with every payme
  */
 export const DEFAULT_CREDIT_NOTE_BODY = `# {{ app.name }}
 {% for l in app.addressLines %}> {{ l }}
-{% endfor %}---
+{% endfor %}{% if app.taxNumber != blank %}> Tax number {{ app.taxNumber }}
+{% endif %}---
 {{ account.name }}
 {% for l in account.addressLines %}{{ l }}
 {% endfor %}

@@ -43,7 +43,7 @@ async function preview(db: Queryable, appCode: number, d: PreviewTemplateData): 
   }
   // With the sample bill under the app's own name and currency, and the sample's limits, as a
   // save's check has (liquid.ts).
-  const app = await db.query<{ name: string; address: string | null; currency: string }>('SELECT name, address, currency FROM app WHERE app_code = $1', [appCode]);
+  const app = await db.query<{ name: string; address: string | null; currency: string; tax_number: string | null }>('SELECT name, address, currency, tax_number FROM app WHERE app_code = $1', [appCode]);
   const sample = app.rows[0] === undefined ? SAMPLE : sampleOfApp(app.rows[0]);
   if (kind === 'invoice') return { type: 'application/pdf', payload: await renderInvoice({ body: body! }, sample, 'body', SAMPLE_LIMITS) };
   const mail = await renderEmail({ subject: subject ?? '', body: body! }, sample, SAMPLE_LIMITS);

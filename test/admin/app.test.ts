@@ -29,6 +29,7 @@ describe("an app's settings through the admin API", () => {
       appCode: h.appCode,
       name: 'App A',
       address: '',
+      taxNumber: '',
       timeZone: 'Africa/Nairobi',
       currency: 'KES',
       minorUnits: 2,
@@ -73,6 +74,15 @@ describe("an app's settings through the admin API", () => {
     assert.deepEqual([entry.before.name, entry.after.name, entry.before.timeZone, entry.after.timeZone], ['App A', 'Water Co', 'Africa/Nairobi', 'Africa/Lagos']);
     assert.deepEqual(entry.after.lateCharge, a.lateCharge);
     assert.equal(entry.before.lateCharge.kind, 'none');
+    // The supplier's tax (VAT) number: set, kept when another field changes, cleared by ''.
+    assert.equal((await update({ taxNumber: ' P051234567X ' })).status, 200);
+    assert.equal((await getApp()).body.data.app.taxNumber, 'P051234567X');
+    assert.equal((await update({ name: 'Water Co Ltd' })).status, 200);
+    assert.equal((await getApp()).body.data.app.taxNumber, 'P051234567X');
+    assert.equal((await update({ taxNumber: '' })).status, 200);
+    assert.equal((await getApp()).body.data.app.taxNumber, '');
+    assert.equal((await update({ taxNumber: 'x'.repeat(51) })).status, 400);
+    assert.equal((await update({ name: 'Water Co' })).status, 200);
     // A flat charge: its amount in the currency's minor units, no bounds.
     assert.equal((await update({ lateCharge: { graceDays: 0, kind: 'flat', amount: '250.00' } })).status, 200);
     assert.deepEqual((await getApp()).body.data.app.lateCharge, { graceDays: 0, kind: 'flat', amount: '250.00', minimum: null, maximum: null });

@@ -149,7 +149,7 @@ describe('a demand register, through capture, validation, two bill runs and the 
       assert.match(text, /Maximum demand reset on 30\/11\/2026 38\.0 on 31\/12\/2026 38\.0 kW highest demand/);
       assert.match(text, /Energy 57400 on 30\/11\/2026 66400 on 31\/12\/2026 9000 kWh/);
       // November's bill in the history: 12,400 kWh, not 12,400 + 52.4.
-      assert.match(text, /01\/11\/2026 to 30\/11\/2026 12400 2043\.80/);
+      assert.match(text, /01\/11\/2026 to 30\/11\/2026 12400 kWh 2043\.80/);
     }
   });
 

@@ -32,7 +32,7 @@ describe('bill documents', { skip: needsPoppler() }, () => {
   before(async () => {
     h = await startHarness();
     worker = await startWorker(h.db, h.config, 2);
-    await h.db.query(`UPDATE app SET name = 'Nairobi Water', address = '1 Reservoir Road, Nairobi' WHERE app_code = $1`, [h.appCode]);
+    await h.db.query(`UPDATE app SET name = 'Nairobi Water', address = '1 Reservoir Road, Nairobi', tax_number = 'P051234567X' WHERE app_code = $1`, [h.appCode]);
     await makeTemplate(h, tariff('WATER', { bankAccounts: [BANK], connectionInputs: [{ code: 'METER_NO', label: 'Meter number', type: 'string' }] }));
     const subs = await subscriptions(h, { n: 3, readings: [['2026-10-31', 100]], balance: '40.00' });
     for (const s of subs) await h.db.query(`UPDATE subscription SET connection_inputs = $2 WHERE subscription_id = $1`, [s.subscriptionId, JSON.stringify({ METER_NO: `M-${s.subscriptionId}` })]);
@@ -64,7 +64,8 @@ describe('bill documents', { skip: needsPoppler() }, () => {
     const b = bills[1];
     const text = pdfText((await pdfOf(b.billID)).bytes);
     const expected = [
-      'Nairobi Water', '1 Reservoir Road, Nairobi', `Bill ${b.billNumber}`, b.accountNumber, b.billDate, b.dueDate, `${b.periodStart} to ${b.periodEnd}`,
+      // The supplier's tax (VAT) number a VAT invoice carries (a new user found no place for it).
+      'Nairobi Water', '1 Reservoir Road, Nairobi', 'Tax number P051234567X', `Bill ${b.billNumber}`, b.accountNumber, b.billDate, b.dueDate, `${b.periodStart} to ${b.periodEnd}`,
       'Standing charge', '150.00', 'Water', '25 m3', '1550.00', 'Sewer surcharge', '155.00', 'VAT', '296.80',
       '1855.00', '2151.80', '40.00', '2191.80', 'Total due: 2191.80 KES by 14/12/2026',
       'Water meter', '100 on 31/10/2026', '125 on 30/11/2026', 'tier 1: 10 x 50 = 500',

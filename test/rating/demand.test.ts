@@ -181,13 +181,15 @@ describe('a demand register\'s readings: written, estimated and judged by their 
     assert.equal(estimateReading({ oldest: null, periods: 0 }, { date: '2026-10-31', value: '0' }, '2026-11-30', { decimals: 1, rolloverAt: null, register: 'maximum' }), null);
   });
 
-  test('unusual: more than three times above or below the period before, with three periods of history', () => {
+  test('unusual: more than three times above or below the period before, once that is a period\'s demand', () => {
     const h = { oldest: { date: '2026-01-31', value: '30' }, periods: 3 };
     const prev = { date: '2026-10-31', value: '40' };
     assert.equal(unusualDemand(h, prev, { date: '2026-11-30', value: '121' })?.direction, 'above');
     assert.equal(unusualDemand(h, prev, { date: '2026-11-30', value: '120' }), null);
     assert.equal(unusualDemand(h, prev, { date: '2026-11-30', value: '13' })?.direction, 'below');
-    assert.equal(unusualDemand({ ...h, periods: 2 }, prev, { date: '2026-11-30', value: '500' }), null, 'too little history');
+    // A new customer's second month: 103 typed for 10.3 after 9.8 (the reading before it the opening 0).
+    assert.equal(unusualDemand({ oldest: { date: '2026-09-01', value: '0' }, periods: 1 }, { date: '2026-09-30', value: '9.8' }, { date: '2026-10-31', value: '103' })?.direction, 'above');
+    assert.equal(unusualDemand({ oldest: null, periods: 0 }, { date: '2026-09-01', value: '0' }, { date: '2026-09-30', value: '500' }), null, 'after the opening reading: no demand to compare with');
     assert.equal(unusualDemand(h, { ...prev, value: '0' }, { date: '2026-11-30', value: '500' }), null, 'never against a demand of zero');
   });
 });

@@ -9,24 +9,24 @@ import { call, read } from '../api/client.ts';
 import { notifyDone, showRefusal } from '../components/feedback.tsx';
 import { useSession } from '../session.tsx';
 
-type Fields = { name: string; address: string; timeZone: string; currency: string; minorUnits: string };
+type Fields = { name: string; address: string; taxNumber: string; timeZone: string; currency: string; minorUnits: string };
 
 export function Settings() {
   const { can } = useSession();
   const queryClient = useQueryClient();
   const q = useQuery({ queryKey: ['app'], enabled: can('admin'), queryFn: () => read('/admin/get-app', { method: 'Retrieve', action: 'Retrieve App', apiVersion: 'v2' }) });
   const app = q.data?.app;
-  const [f, setF] = useState<Fields>({ name: '', address: '', timeZone: '', currency: '', minorUnits: '' });
+  const [f, setF] = useState<Fields>({ name: '', address: '', taxNumber: '', timeZone: '', currency: '', minorUnits: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   useEffect(() => {
-    if (app) setF({ name: app.name, address: app.address, timeZone: app.timeZone, currency: app.currency, minorUnits: String(app.minorUnits) });
+    if (app) setF({ name: app.name, address: app.address, taxNumber: app.taxNumber, timeZone: app.timeZone, currency: app.currency, minorUnits: String(app.minorUnits) });
   }, [app]);
 
   if (!can('admin')) return <Alert color="gray">The app's settings are an admin's.</Alert>;
   if (q.isLoading || !app) return <Loader />;
 
-  const current: Fields = { name: app.name, address: app.address, timeZone: app.timeZone, currency: app.currency, minorUnits: String(app.minorUnits) };
+  const current: Fields = { name: app.name, address: app.address, taxNumber: app.taxNumber, timeZone: app.timeZone, currency: app.currency, minorUnits: String(app.minorUnits) };
   // An emptied number is not a 0 (it set a currency without decimals): left out, as unchanged.
   const changed = (Object.keys(f) as (keyof Fields)[]).filter((k) => f[k] !== current[k] && !(k === 'minorUnits' && f[k].trim() === ''));
   const save = async (e: React.FormEvent) => {
@@ -53,6 +53,8 @@ export function Settings() {
           <Stack gap="sm" maw={560}>
             <TextInput label="Name" description="The utility's name, at the top of every bill and credit note" required value={f.name} onChange={(e) => setF({ ...f, name: e.currentTarget.value })} error={errors.name} />
             <Textarea label="Address" description="One line per line of the address, as printed under the name" autosize minRows={3} value={f.address} onChange={(e) => setF({ ...f, address: e.currentTarget.value })} error={errors.address} />
+            {/* A VAT invoice carries the supplier's VAT number: a new user found no place for it. */}
+            <TextInput label="Tax number" description="The tax registration (VAT) number printed under the address on bills and credit notes; empty for none" value={f.taxNumber} onChange={(e) => setF({ ...f, taxNumber: e.currentTarget.value })} error={errors.taxNumber} />
             <TextInput label="Time zone" description="IANA name (Africa/Nairobi): bill dates, today and scheduled runs are read in it" required value={f.timeZone} onChange={(e) => setF({ ...f, timeZone: e.currentTarget.value })} error={errors.timeZone} />
             {/* Set before the first bill or payment: an officer was told to use the API for it, before any money existed. */}
             <Group grow>
