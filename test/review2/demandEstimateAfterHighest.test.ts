@@ -1,0 +1,73 @@
+// Review 2: estimateMissing's demand after a month billed on its highest reading.
+// docs/rating.md, "A demand register": "an estimate of a missing demand (estimateMissing) is the
+// reading before it, the last period's demand". Since the period's demand is its highest reading
+// (withDemandHighs), the reading before is no longer the last period's demand: August billed
+// 60.0 kW (a check read of 15/08 that reset the register) and ended on 40.0 kW (31/08), and
+// September's missing demand is estimated at 40.0 kW (estimateReading, src/rating/readingHistory.ts,
+// fed the previous reading alone by estimateMissing, src/billRun/checkReadings.ts).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Harness } from '../support/harness.ts';
+import { addReadings, makeTemplate, makeTerm, startRun, step, subscriptions, waitForStatus } from '../terms/fixtures.ts';
+import { correctionCalls } from '../corrections/support.ts';
+import type { ServiceDefinition } from '../../src/templates/schemas.ts';
+
+const plan = {
+  code: 'BIZ',
+  name: 'Small business electricity',
+  serviceType: 'Sale',
+  chargingType: 'Postpaid',
+  postType: 'Post Subscription',
+  billingCycle: 1,
+  dueDateOffset: 14,
+  meteredInputs: [
+    { code: 'ENERGY', label: 'Energy', unit: 'kWh', decimals: 0 },
+    { code: 'DEMAND', label: 'Maximum demand', unit: 'kW', decimals: 1, register: 'maximum' },
+  ],
+  components: [
+    { code: 'ENERGY', name: 'Energy', model: 'perUnit', input: 'ENERGY', rate: '0.1120' },
+    { code: 'DEMAND', name: 'Demand charge', model: 'perUnit', input: 'DEMAND', rate: '12.50' },
+  ],
+  batches: ['H1'],
+} as ServiceDefinition;
+
+const month = (m: number) => {
+  const end = new Date(Date.UTC(2026, m, 0)).getUTCDate();
+  const mm = String(m).padStart(2, '0');
+  return { serviceCode: 'BIZ', batchCode: 'H1', billingPeriodID: Number(`2026${mm}`), startDate: `01/${mm}/2026`, endDate: `${end}/${mm}/2026` };
+};
+
+describe('review 2: a missing demand estimated after a month billed on its highest reading', () => {
+  let h: Harness;
+  let close: () => Promise<void>;
+  before(async () => {
+    ({ h, close } = await startRun({}, []));
+    await makeTemplate(h, plan);
+  });
+  after(() => close());
+  const { billOf } = correctionCalls(() => h);
+  const demandOf = (bill: any) => bill.lines.find((l: any) => l.componentCode === 'DEMAND');
+
+  async function run(m: number, validate: Record<string, unknown> = {}) {
+    const termID = await makeTerm(h, month(m));
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
+    const v = await step(h, 'validate-term', 'Validate Term', { termID, ...validate });
+    assert.equal(v.status, 200, JSON.stringify(v.body));
+    for (const [name, action] of [['approve-term', 'Approve Term'], ['process-term', 'Process Term']] as const) assert.equal((await step(h, name, action, { termID })).status, 200);
+    assert.equal((await waitForStatus(h, termID, ['Processed', 'Failed'])).status, 'Processed');
+    return termID;
+  }
+
+  test("September's missing demand is estimated at August's demand, 60.0 kW, not at August's last reading", async () => {
+    const [s] = await subscriptions(h, { n: 1, serviceCode: 'BIZ', batchCode: 'H1' });
+    await addReadings(h, [[s!.subscriptionId, '2026-07-31', 0], [s!.subscriptionId, '2026-08-31', 1000], [s!.subscriptionId, '2026-09-30', 2000]], h.appCode, 'ENERGY');
+    await addReadings(h, [[s!.subscriptionId, '2026-07-31', 0], [s!.subscriptionId, '2026-08-15', 60], [s!.subscriptionId, '2026-08-31', 40]], h.appCode, 'DEMAND');
+    const aug = await run(8);
+    assert.equal(demandOf(await billOf(s!, aug)).quantity, '60.0');
+    const sep = await run(9, { estimateMissing: true });
+    const line = demandOf(await billOf(s!, sep));
+    assert.equal(line.trace.reading.estimated, true);
+    // billrun: 40.0 (500.00), "DEMAND estimated at 40.0 on 30/09/2026".
+    assert.equal(line.quantity, '60.0', line.explanation);
+  });
+});
