@@ -4,7 +4,10 @@
 // (withDemandHighs), the reading before is no longer the last period's demand: August billed
 // 60.0 kW (a check read of 15/08 that reset the register) and ended on 40.0 kW (31/08), and
 // September's missing demand is estimated at 40.0 kW (estimateReading, src/rating/readingHistory.ts,
-// fed the previous reading alone by estimateMissing, src/billRun/checkReadings.ts).
+// fed the previous reading alone by estimateMissing, src/billRun/checkReadings.ts). validate-term's
+// UNUSUAL_CONSUMPTION judges a demand against "the period's before" the same way (unusualDemand,
+// fed previousOf(row) by unusualConsumption): September's 50.0 kW is called more than 3 times
+// August's 15.0 kW, though August billed 60.0.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
@@ -28,13 +31,13 @@ const plan = {
     { code: 'ENERGY', name: 'Energy', model: 'perUnit', input: 'ENERGY', rate: '0.1120' },
     { code: 'DEMAND', name: 'Demand charge', model: 'perUnit', input: 'DEMAND', rate: '12.50' },
   ],
-  batches: ['H1'],
+  batches: ['H1', 'H2'],
 } as ServiceDefinition;
 
-const month = (m: number) => {
+const month = (m: number, batchCode = 'H1') => {
   const end = new Date(Date.UTC(2026, m, 0)).getUTCDate();
   const mm = String(m).padStart(2, '0');
-  return { serviceCode: 'BIZ', batchCode: 'H1', billingPeriodID: Number(`2026${mm}`), startDate: `01/${mm}/2026`, endDate: `${end}/${mm}/2026` };
+  return { serviceCode: 'BIZ', batchCode, billingPeriodID: Number(`2026${mm}`), startDate: `01/${mm}/2026`, endDate: `${end}/${mm}/2026` };
 };
 
 describe('review 2: a missing demand estimated after a month billed on its highest reading', () => {
@@ -69,5 +72,18 @@ describe('review 2: a missing demand estimated after a month billed on its highe
     assert.equal(line.trace.reading.estimated, true);
     // billrun: 40.0 (500.00), "DEMAND estimated at 40.0 on 30/09/2026".
     assert.equal(line.quantity, '60.0', line.explanation);
+  });
+
+  test("September's 50.0 kW is not warned of as more than 3 times the period's before: August's demand was 60.0 kW, not its last reading's 15.0", async () => {
+    const [s] = await subscriptions(h, { n: 1, serviceCode: 'BIZ', batchCode: 'H2' });
+    await addReadings(h, [[s!.subscriptionId, '2026-07-31', 0], [s!.subscriptionId, '2026-08-31', 1000], [s!.subscriptionId, '2026-09-30', 2000]], h.appCode, 'ENERGY');
+    await addReadings(h, [[s!.subscriptionId, '2026-07-31', 0], [s!.subscriptionId, '2026-08-15', 60], [s!.subscriptionId, '2026-08-31', 15], [s!.subscriptionId, '2026-09-30', 50]], h.appCode, 'DEMAND');
+    const sep = await makeTerm(h, month(9, 'H2'));
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID: sep })).status, 200);
+    const v = await step(h, 'validate-term', 'Validate Term', { termID: sep });
+    assert.equal(v.status, 200, JSON.stringify(v.body));
+    const mine = (v.body.data.exceptions ?? []).filter((e: any) => e.subscriptionID === Number(s!.subscriptionId));
+    // billrun: UNUSUAL_CONSUMPTION "DEMAND: a demand of 50 is more than 3 times above the period's before, 15".
+    assert.deepEqual(mine.map((e: any) => e.message), []);
   });
 });
