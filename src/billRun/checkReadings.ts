@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import type { Queryable } from '../db/pool.ts';
 import { consumptionBetween, Dec, estimateReading, meterConsumption, prepareTariff, RatingError, unusualConsumption as unusual, unusualDemand, UNUSUAL_FACTOR, type MeterHistory } from '../rating/index.ts';
-import { demandCodes, meterReadingsOf, READINGS_SQL, withDemandHighs, type FailedEntry, type ReadingsRow, type RunContext } from './rateRoster.ts';
+import { demandCodes, meterReadingsOf, READINGS_SQL, withDemandHighs, withLastPeriodDemand, type FailedEntry, type ReadingsRow, type RunContext } from './rateRoster.ts';
 import type { TermException } from './schemas.ts';
 import { formatDate } from '../calendar/calendar.ts';
 import { effectiveSql, insertReadings } from '../readings/store.ts';
@@ -154,6 +154,8 @@ async function exceptionsIn(db: Queryable, ctx: RunContext, fromId: string, toId
 }
 
 type HistoryRow = ReadingsRow & {
+  /** A demand register: the period before's demand (withLastPeriodDemand). */
+  last_demand?: string | null;
   account_id: string;
   active_end: string;
   h_date: string | null;
@@ -167,7 +169,7 @@ type HistoryRow = ReadingsRow & {
  */
 async function withHistory(db: Queryable, ctx: RunContext, onlyMissing: boolean): Promise<HistoryRow[]> {
   const r = await db.query<HistoryRow>(
-    `SELECT x.subscription_id, x.code, least($5::date, s.end_date) AS active_end, x.cur_date, x.cur_value, x.cur_kind,
+    `SELECT x.subscription_id, x.code, least($5::date, s.end_date) AS active_end, x.cur_id, x.cur_date, x.cur_value, x.cur_kind,
             x.prev_date, x.prev_value, x.prev_kind, s.account_id, h.h_date, h.h_value, coalesce(h.periods, 0)::int AS h_periods
        FROM (${READINGS_SQL} WHERE ts.term_id = $1) x
        JOIN subscription s ON s.subscription_id = x.subscription_id
@@ -190,7 +192,8 @@ const historyOf = (row: HistoryRow): MeterHistory => ({
   oldest: row.h_date === null ? null : { date: row.h_date, value: row.h_value as string },
   periods: row.h_periods,
 });
-const previousOf = (row: HistoryRow) => ({ date: row.prev_date as string, value: row.prev_value as string });
+/** The reading before the term; for a demand register, valued at the period before's demand (its highest reading) when it has one. */
+const previousOf = (row: HistoryRow) => ({ date: row.prev_date as string, value: row.last_demand ?? (row.prev_value as string) });
 
 /**
  * Warnings for consumption far above or below the subscription's own daily history
@@ -206,8 +209,11 @@ export async function unusualConsumption(db: Queryable, ctx: RunContext): Promis
   const warn = (row: HistoryRow, code: 'METER_ROLLED_OVER' | 'UNUSUAL_CONSUMPTION', message: string) =>
     out.push({ subscriptionID: Number(row.subscription_id), accountID: Number(row.account_id), code, severity: 'warning', path: `readings.${row.code}`, message: `${row.code}: ${message}` });
   const rows = await withHistory(db, ctx, false);
-  // A demand register is judged on the demand it bills, the period's highest reading.
-  await withDemandHighs(db, ctx.watermark, rows, demandCodes(ctx));
+  // A demand register is judged on the demand it bills, the period's highest reading, against
+  // the period before's.
+  const demand = demandCodes(ctx);
+  await withDemandHighs(db, ctx.watermark, rows, demand);
+  await withLastPeriodDemand(db, ctx, rows, demand);
   for (const row of rows) {
     if (row.cur_date === null) continue;
     const meter = byCode.get(row.code);
@@ -263,6 +269,8 @@ export async function estimateMissing(db: Queryable, ctx: RunContext, by: string
   // its estimate, and never stands beside one on the same day.
   await lockSubscriptions(db, ctx.appCode, missing.map((r) => r.subscription_id));
   missing = await withHistory(db, ctx, true);
+  // A demand register's estimate is the period before's demand, not its last reading.
+  await withLastPeriodDemand(db, ctx, missing, demandCodes(ctx));
   for (const row of missing) {
     const meter = byCode.get(row.code);
     if (meter === undefined) continue;

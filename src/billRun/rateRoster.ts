@@ -219,9 +219,13 @@ export async function loadRosterInputs(
     params,
   );
   const rows = readings.rows.filter((r) => byId.has(r.subscription_id)); // others billed meanwhile
-  // Each meter starts where the subscription's earlier bill ended (meterChain.ts).
-  await chainToEarlierBills(db, ctx.earlier, byId, rows);
+  // Each meter starts where the subscription's earlier bill ended (meterChain.ts), a running
+  // total's: a demand register's bill does not start where another ends (its reading is
+  // billed as read), and its period is the term's readings, so a reading of the month before
+  // recorded late is that month's rebill's, not billed again by this one (a reviewer).
   const demand = demandCodes(ctx);
+  const chained = demand.size === 0 ? rows : rows.filter((r) => !demand.has(r.code));
+  await chainToEarlierBills(db, ctx.earlier, byId, chained);
   await withDemandHighs(db, ctx.watermark, rows, demand);
   for (const r of rows) {
     const input = byId.get(r.subscription_id)!;
@@ -233,9 +237,6 @@ export async function loadRosterInputs(
     }
     if (r.change != null) (input.changeReadings ??= {})[r.code] = r.change;
   }
-  // A demand register's bill does not start where another ends (its reading is billed as
-  // read): only the running totals are chained to the bills around this term.
-  const chained = demand.size === 0 ? rows : rows.filter((r) => !demand.has(r.code));
   for (const [id, why] of await laterBillOverlaps(db, ctx.later, byId, chained)) byId.get(id)!.laterBillOverlap = why;
   for (const [id, why] of await successorOverlaps(db, ctx.end, byId, chained)) byId.get(id)!.laterBillOverlap ??= why;
   return inputs;
@@ -327,6 +328,28 @@ export function meterReadingsOf(r: ReadingsRow): MeterReadings | LastReadingOnly
 }
 
 /**
+ * Each demand register's demand of the period before the term: its highest effective reading
+ * (up to the watermark) dated in as many days before the term's start as the term has, on the
+ * rows (last_demand; null when it has none there). What validate-term estimates a missing
+ * demand by and judges one against: the reading before the term alone is that period's last,
+ * not its demand when a check read in it was higher (a reviewer: 40.0 estimated after 60.0).
+ */
+export async function withLastPeriodDemand(db: Queryable, ctx: Pick<RunContext, 'watermark' | 'start' | 'end'>, rows: (ReadingsRow & { last_demand?: string | null })[], demand: ReadonlySet<string>): Promise<void> {
+  if (demand.size === 0) return;
+  const asked = rows.filter((r) => demand.has(r.code) && r.prev_date !== null);
+  if (asked.length === 0) return;
+  const found = await db.query<{ n: number; value: string | null }>(
+    `SELECT x.n, (SELECT max(r.value) FROM reading r
+                   WHERE r.subscription_id = x.sub AND r.input_code = x.code
+                     AND r.reading_date >= $3::date - ($4::date - $3::date + 1) AND r.reading_date < $3::date
+                     AND r.reading_id <= $5::bigint AND ${effectiveSql('r', '$5::bigint')})::text AS value
+       FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS x(sub, code, n)`,
+    [asked.map((r) => r.subscription_id), asked.map((r) => r.code), ctx.start, ctx.end, ctx.watermark ?? NO_MARK],
+  );
+  for (const f of found.rows) asked[Number(f.n) - 1]!.last_demand = f.value;
+}
+
+/**
  * Each demand register's highest effective reading (up to the watermark) after its previous
  * reading and up to its current one, on the rows (high_*): a register reset at a check read
  * holds less at the month's end than the month's demand (docs/rating.md, "A demand
@@ -335,7 +358,7 @@ export function meterReadingsOf(r: ReadingsRow): MeterReadings | LastReadingOnly
  */
 export async function withDemandHighs(db: Queryable, watermark: string | null, rows: ReadingsRow[], demand: ReadonlySet<string>): Promise<void> {
   if (demand.size === 0) return;
-  const asked = rows.filter((r) => demand.has(r.code) && r.cur_id !== null && r.prev_date !== null);
+  const asked = rows.filter((r) => demand.has(r.code) && r.cur_id != null && r.prev_date !== null);
   if (asked.length === 0) return;
   const found = await db.query<{ n: number; reading_id: string; reading_date: string; value: string; kind: string }>(
     `SELECT x.n, h.reading_id, h.reading_date, h.value, h.kind

@@ -56,7 +56,7 @@ type Row = BillColumns & {
   replaces: { number: string; date: string; creditNoteNumber: string } | null;
   deposit: DepositRow[] | null;
   activity: { count: number; entries: { date: string; description: string; amount: string }[] | null };
-  history: { bill_number: string; bill_date: string; period_start: string; period_end: string; total: string; lines: unknown; groups: StoredGroup[] | null }[];
+  history: { bill_number: string; bill_date: string; period_start: string; period_end: string; total: string; lines: unknown; groups: StoredGroup[] | null; units: Record<string, string> | null }[];
 };
 
 /** The most entries of the account's activity a document lists (the rest are summed into its previous balance). */
@@ -196,7 +196,10 @@ export async function loadDocumentData(db: Queryable, appCode: number, billIds: 
             CASE WHEN $3 THEN coalesce((
               SELECT json_agg(h ORDER BY h.bill_id DESC) FROM (
                 SELECT p.bill_id, p.bill_number::text, p.bill_date, p.period_start, p.period_end, p.total::text,
-                       p.lines, p.groups
+                       p.lines, p.groups,
+                       -- Its own meters' units: the account's bills may be of other templates (a reviewer: kWh printed m3).
+                       (SELECT json_object_agg(m->>'code', m->>'unit') FROM term pt JOIN service_version pv ON pv.service_version_id = pt.service_version_id,
+                               jsonb_array_elements(pv.definition->'meteredInputs') m WHERE pt.term_id = p.term_id) AS units
                   FROM bill p WHERE p.account_id = b.account_id AND p.bill_id < b.bill_id AND p.status NOT IN ('withdrawn', 'cancelled')
                  ORDER BY p.bill_id DESC LIMIT ${HISTORY}) h), '[]') ELSE '[]' END AS history,
             (SELECT json_build_object('number', c.bill_number::text, 'date', to_char(c.bill_date, 'DD/MM/YYYY'), 'creditNoteNumber', n.credit_note_number::text)
@@ -377,7 +380,7 @@ function toSource(b: Row): BillDocumentSource {
         periodEnd: dmyFromIso(h.period_end),
         total: m(h.total),
         ...(() => {
-          const c = consumptionOf(h.lines, h.groups, (code) => meters.get(code)?.unit);
+          const c = consumptionOf(h.lines, h.groups, (code) => h.units?.[code]);
           return { consumption: c?.sum ?? '', unit: c?.unit ?? '' };
         })(),
       })),

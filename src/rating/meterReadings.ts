@@ -161,7 +161,10 @@ function demandOf(meter: PreparedMeteredInput, r: MeterReadings, previous: Dec, 
     }
   }
   const value = billed.toFixed(meter.decimals);
-  const billedEstimated = highest !== undefined ? highest.estimated === true : r.current.estimated === true || (r.estimated === true && r.previous.estimated !== true);
+  // Estimated when the demand billed is an estimate, or the period ends on one: the part of the
+  // period after the highest reading was not read (a reviewer: such a bill was not listed for
+  // the cascade when the estimate was replaced).
+  const billedEstimated = highest?.estimated === true || r.current.estimated === true || (r.estimated === true && r.previous.estimated !== true);
   const trace: ReadingTrace = {
     input: meter.code,
     previous: point(r.previous.date, previous.toFixed(meter.decimals), r.previous.estimated),

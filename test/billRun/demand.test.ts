@@ -10,28 +10,12 @@ import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { addReadings, makeTemplate, makeTerm, startRun, step, subscriptions, waitForStatus } from '../terms/fixtures.ts';
 import { fetchFile, hasPoppler, pdfText } from '../documents/support.ts';
+import { businessElectricity } from '../fixtures/tariffs.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
 
 const envelope = (method: string, action: string, data: unknown) => ({ method, action, apiVersion: 'v2', data });
 
-const plan = {
-  code: 'BIZ',
-  name: 'Small business electricity',
-  serviceType: 'Sale',
-  chargingType: 'Postpaid',
-  postType: 'Post Subscription',
-  billingCycle: 1,
-  dueDateOffset: 14,
-  meteredInputs: [
-    { code: 'ENERGY', label: 'Energy', unit: 'kWh', decimals: 0 },
-    { code: 'DEMAND', label: 'Maximum demand', unit: 'kW', decimals: 1, register: 'maximum' },
-  ],
-  components: [
-    { code: 'ENERGY', name: 'Energy', model: 'perUnit', input: 'ENERGY', rate: '0.1120' },
-    { code: 'DEMAND', name: 'Demand charge', model: 'perUnit', input: 'DEMAND', rate: '12.50' },
-  ],
-  batches: ['B-BIZ'],
-} as ServiceDefinition;
+const plan = businessElectricity(['B-BIZ']);
 
 describe('a demand register, through capture, validation, two bill runs and the document', () => {
   let h: Harness;

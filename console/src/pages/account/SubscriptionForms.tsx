@@ -38,7 +38,10 @@ export function NewSubscription({ account, onDone }: { account: Account; onDone:
   const [batchCode, setBatchCode] = useState<string | null>(null);
   const [startDate, setStartDate] = useState(appTodayApi(app));
   const [values, setValues] = useState<Record<string, string>>({});
-  const value = (key: string) => values[key] ?? '';
+  // A demand register opens at 0 (its reset when installed): filled in, so that the form sends
+  // what it shows (a placeholder 0 sent nothing, and the first run asked for it: a reviewer).
+  const opening: Record<string, string> = Object.fromEntries((template?.meteredInputs ?? []).filter((m) => m.register === 'maximum').map((m) => [`m.${m.code}`, '0']));
+  const value = (key: string) => values[key] ?? opening[key] ?? '';
   const setValue = (key: string, v: string) => setValues({ ...values, [key]: v });
   // Errors under the inputs they name; any other (the account, a closed account ...) is notified.
   const { errors, busy, run } = useSave((p) => ['serviceCode', 'batchCode', 'startDate', 'readingDate'].includes(p) || /^(connectionInputs|unmeteredInputs|openingReadings|documents)\./.test(p));
@@ -112,7 +115,6 @@ export function NewSubscription({ account, onDone }: { account: Account; onDone:
               label={`Opening reading of ${m.label || m.code}`}
               // A demand register's opening is its reset: 0 (a new user left it blank and the first bill run asked for it).
               description={m.register === 'maximum' ? `${m.unit}, a demand register: 0 when it is installed (reset)` : `${m.unit}, read on the first day`}
-              placeholder={m.register === 'maximum' ? '0' : undefined}
               value={value(`m.${m.code}`)}
               onChange={(e) => setValue(`m.${m.code}`, e.currentTarget.value)}
               error={errorAt(`openingReadings.${m.code}`) ?? errors.readingDate}

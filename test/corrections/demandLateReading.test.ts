@@ -12,26 +12,10 @@ import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { addReadings, makeTemplate, makeTerm, startRun, step, subscriptions, waitForStatus, type Sub } from '../terms/fixtures.ts';
 import { correctionCalls, envelope } from '../corrections/support.ts';
+import { businessElectricity } from '../fixtures/tariffs.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
 
-const plan = {
-  code: 'BIZ',
-  name: 'Small business electricity',
-  serviceType: 'Sale',
-  chargingType: 'Postpaid',
-  postType: 'Post Subscription',
-  billingCycle: 1,
-  dueDateOffset: 14,
-  meteredInputs: [
-    { code: 'ENERGY', label: 'Energy', unit: 'kWh', decimals: 0 },
-    { code: 'DEMAND', label: 'Maximum demand', unit: 'kW', decimals: 1, register: 'maximum' },
-  ],
-  components: [
-    { code: 'ENERGY', name: 'Energy', model: 'perUnit', input: 'ENERGY', rate: '0.1120' },
-    { code: 'DEMAND', name: 'Demand charge', model: 'perUnit', input: 'DEMAND', rate: '12.50' },
-  ],
-  batches: ['L1'],
-} as ServiceDefinition;
+const plan = businessElectricity(['L1']);
 
 const month = (m: number) => {
   const end = new Date(Date.UTC(2026, m, 0)).getUTCDate();

@@ -65,7 +65,7 @@ describe('review 2: a demand register opened from the new subscription form', { 
     await page.getByRole('textbox', { name: 'Opening reading of Energy' }).fill('1200');
     const demand = page.getByRole('textbox', { name: 'Opening reading of Maximum demand' });
     // What the officer sees in the field: 0.
-    assert.equal(await demand.getAttribute('placeholder'), '0');
+    assert.equal(await demand.inputValue(), '0');
     await page.getByRole('button', { name: 'Make the subscription', exact: true }).click();
     await page.getByRole('button', { name: 'Make the subscription', exact: true }).waitFor({ state: 'detached' });
     const readings = await h.db.query(
