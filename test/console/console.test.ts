@@ -640,6 +640,23 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByText('LEVY = 2.5', { exact: false }).waitFor();
   });
 
+  // Fields the API wrote with their default value (required: false, register: 'cumulative') were
+  // dropped by the form's save (a reviewer): sent back as they were written.
+  test("a template saved from the form keeps what the API wrote with its default value", async () => {
+    const base = waterService('EXPLICIT', { name: 'Water, every field written', batches: ['ZONE-EX'] });
+    const service = { ...base, meteredInputs: base.meteredInputs!.map((m) => ({ ...m, register: 'cumulative' as const })), connectionInputs: [{ code: 'METER_NO', label: 'Meter number', type: 'string' as const, required: false }] };
+    const made = await h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service }, h.tokens.admin);
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    await page.goto(`${h.url}/console/#/templates/EXPLICIT`);
+    await page.getByRole('link', { name: 'Change', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Due after (days)' }).fill('20');
+    await page.getByRole('button', { name: 'Save a new version', exact: true }).click();
+    await page.getByTestId('versions-table').getByRole('row', { name: 'Show version 2' }).waitFor();
+    const stored = (await h.db.query("SELECT v.definition AS d FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = 'EXPLICIT' AND s.app_code = $1 AND v.version = 2", [h.appCode])).rows[0].d;
+    assert.deepEqual(stored.meteredInputs.map((m: { register?: string }) => m.register), ['cumulative']);
+    assert.deepEqual(stored.connectionInputs, [{ code: 'METER_NO', label: 'Meter number', type: 'string', required: false }]);
+  });
+
   // A customer moving to another tariff took the API (move-subscription): now a row's "Move".
   test('a subscription moved to another template from its row: the old one ends the day before, the new one starts that day', async () => {
     const env = (method: string, action: string, data: object) => ({ method, action, apiVersion: 'v2', data });

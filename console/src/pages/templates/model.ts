@@ -42,7 +42,7 @@ export type BankV = { bankName: string; accountName: string; accountNumber: stri
 export const emptyBank = (): BankV => ({ bankName: '', accountName: '', accountNumber: '', branch: '', swift: '' });
 /** conversion: carried from the record and sent back as it was (the form does not edit it; a save dropped it otherwise). */
 /** `register`: 'cumulative', a running total (kWh, m3); 'maximum', a demand register (kW, kVA), billed as read. */
-export type MeterV = { code: string; label: string; unit: string; decimals: number; register: 'cumulative' | 'maximum'; rolloverAt: string; conversion?: MeterConversion };
+export type MeterV = { code: string; label: string; unit: string; decimals: number; register: 'cumulative' | 'maximum'; registerGiven?: boolean; rolloverAt: string; conversion?: MeterConversion };
 /** What a meter's reading holds, as the Reads column says it. */
 export const REGISTERS = [
   { value: 'cumulative', label: 'Consumption' },
@@ -77,7 +77,8 @@ export type TemplateV = {
   values: ValueV[];
 };
 
-export type ConnectionV = { code: string; label: string; type: 'string' | 'number' | 'date' | 'boolean'; required: boolean };
+/** `requiredGiven`: the version wrote `required` (false too): sent back as it was, so an unchanged save is no new version (a reviewer). */
+export type ConnectionV = { code: string; label: string; type: 'string' | 'number' | 'date' | 'boolean'; required: boolean; requiredGiven?: boolean };
 export type ValueV = { code: string; label: string; value: string };
 export const CONNECTION_TYPES = [
   { value: 'string', label: 'Text' },
@@ -141,9 +142,9 @@ export function fromRecord(r: ServiceRecord): TemplateV {
     invoiceTemplateID: r.templateID ? String(r.templateID) : '',
     emailTemplateID: r.emailTemplateID ? String(r.emailTemplateID) : '',
     bankAccounts: r.bankAccounts.map((b) => ({ bankName: b.bankName, accountName: b.accountName ?? '', accountNumber: b.accountNumber, branch: b.branch ?? '', swift: b.swift ?? '' })),
-    connectionInputs: (r.connectionInputs ?? []).map((c) => ({ code: c.code, label: c.label, type: c.type, required: c.required === true })),
+    connectionInputs: (r.connectionInputs ?? []).map((c) => ({ code: c.code, label: c.label, type: c.type, required: c.required === true, ...(c.required !== undefined ? { requiredGiven: true } : {}) })),
     values: (r.values ?? []).map((x) => ({ code: x.code, label: x.label, value: String(x.value) })),
-    meteredInputs: r.meteredInputs.map((m) => ({ code: m.code, label: m.label, unit: m.unit, decimals: m.decimals, register: m.register ?? 'cumulative', rolloverAt: m.rolloverAt === undefined ? '' : String(m.rolloverAt), ...(m.conversion ? { conversion: m.conversion } : {}) })),
+    meteredInputs: r.meteredInputs.map((m) => ({ code: m.code, label: m.label, unit: m.unit, decimals: m.decimals, register: m.register ?? 'cumulative', ...(m.register !== undefined ? { registerGiven: true } : {}), rolloverAt: m.rolloverAt === undefined ? '' : String(m.rolloverAt), ...(m.conversion ? { conversion: m.conversion } : {}) })),
     components: r.components.map((c) => {
       const v: ComponentV = { ...emptyComponent(), code: c.code, name: c.name, category: c.category ?? 'charge', model: c.model, prorate: 'prorate' in c && c.prorate !== undefined ? !!c.prorate : prorateByDefault(c.model), roundEachTier: 'roundEachTier' in c && c.roundEachTier === true, minimum: text(c.minimum), maximum: text(c.maximum), kept: keptOf(c) };
       if (c.model === 'flat') v.amount = text(c.amount);
@@ -229,12 +230,12 @@ export function toBody(v: TemplateV, base: ServiceRecord | null, documentName: (
     description: v.description,
     postBilling: v.postBilling ? 1 : 0,
     batches: v.batches,
-    meteredInputs: v.meteredInputs.map((m) => ({ code: m.code.trim(), label: m.label.trim(), unit: m.unit.trim(), decimals: m.decimals, ...(m.register === 'maximum' ? { register: 'maximum' as const } : {}), ...(m.rolloverAt.trim() ? { rolloverAt: m.rolloverAt.trim() } : {}), ...(m.conversion ? { conversion: m.conversion } : {}) })),
+    meteredInputs: v.meteredInputs.map((m) => ({ code: m.code.trim(), label: m.label.trim(), unit: m.unit.trim(), decimals: m.decimals, ...(m.register === 'maximum' || m.registerGiven ? { register: m.register } : {}), ...(m.rolloverAt.trim() ? { rolloverAt: m.rolloverAt.trim() } : {}), ...(m.conversion ? { conversion: m.conversion } : {}) })),
     components: v.components.map(toComponent),
     // Sent when there are some, or were (an empty list where the version had none is no change to save).
     ...(v.values.length > 0 || base?.values !== undefined ? { values: v.values.map((x) => ({ code: x.code.trim(), label: x.label.trim(), value: x.value.trim() })) } : {}),
     ...(v.connectionInputs.length > 0 || base?.connectionInputs !== undefined
-      ? { connectionInputs: v.connectionInputs.map((c) => ({ code: c.code.trim(), label: c.label.trim(), type: c.type, ...(c.required ? { required: true } : {}) })) }
+      ? { connectionInputs: v.connectionInputs.map((c) => ({ code: c.code.trim(), label: c.label.trim(), type: c.type, ...(c.required || c.requiredGiven ? { required: c.required } : {}) })) }
       : {}),
     ...(base
       ? {
