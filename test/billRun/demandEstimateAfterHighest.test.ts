@@ -13,16 +13,12 @@ import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { addReadings, makeTemplate, makeTerm, startRun, step, subscriptions, waitForStatus } from '../terms/fixtures.ts';
 import { correctionCalls } from '../corrections/support.ts';
-import { businessElectricity } from '../fixtures/tariffs.ts';
+import { businessElectricity, businessMonth } from '../fixtures/tariffs.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
 
 const plan = businessElectricity(['H1', 'H2']);
 
-const month = (m: number, batchCode = 'H1') => {
-  const end = new Date(Date.UTC(2026, m, 0)).getUTCDate();
-  const mm = String(m).padStart(2, '0');
-  return { serviceCode: 'BIZ', batchCode, billingPeriodID: Number(`2026${mm}`), startDate: `01/${mm}/2026`, endDate: `${end}/${mm}/2026` };
-};
+const month = (m: number, batchCode = 'H1') => businessMonth(m, batchCode);
 
 describe('review 2: a missing demand estimated after a month billed on its highest reading', () => {
   let h: Harness;

@@ -9,16 +9,12 @@ import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { addReadings, makeTemplate, makeTerm, startRun, step, subscriptions, waitForStatus, type Sub } from '../terms/fixtures.ts';
 import { correctionCalls, envelope } from '../corrections/support.ts';
-import { businessElectricity } from '../fixtures/tariffs.ts';
+import { businessElectricity, businessMonth } from '../fixtures/tariffs.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
 
 const plan = businessElectricity(['B1', 'B2', 'B3']);
 
-const month = (batchCode: string, m: number) => {
-  const end = new Date(Date.UTC(2026, m, 0)).getUTCDate();
-  const mm = String(m).padStart(2, '0');
-  return { serviceCode: 'BIZ', batchCode, billingPeriodID: Number(`2026${mm}`), startDate: `01/${mm}/2026`, endDate: `${end}/${mm}/2026` };
-};
+const month = (batchCode: string, m: number) => businessMonth(m, batchCode);
 
 describe("review: correcting last month's demand and the next month's bill", () => {
   let h: Harness;

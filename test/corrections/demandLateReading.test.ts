@@ -12,16 +12,12 @@ import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { addReadings, makeTemplate, makeTerm, startRun, step, subscriptions, waitForStatus, type Sub } from '../terms/fixtures.ts';
 import { correctionCalls, envelope } from '../corrections/support.ts';
-import { businessElectricity } from '../fixtures/tariffs.ts';
+import { businessElectricity, businessMonth } from '../fixtures/tariffs.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
 
 const plan = businessElectricity(['L1']);
 
-const month = (m: number) => {
-  const end = new Date(Date.UTC(2026, m, 0)).getUTCDate();
-  const mm = String(m).padStart(2, '0');
-  return { serviceCode: 'BIZ', batchCode: 'L1', billingPeriodID: Number(`2026${mm}`), startDate: `01/${mm}/2026`, endDate: `${end}/${mm}/2026` };
-};
+const month = (m: number) => businessMonth(m, 'L1');
 
 describe('review 2: a demand reading recorded late in a billed month', () => {
   let h: Harness;
