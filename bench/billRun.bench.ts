@@ -21,6 +21,7 @@
 // --plan-only (no worker processes: the plan job's work, planRun, is run in this process
 // and timed, then the bench stops), --explain (with --plan-only: pg_stat_statements and
 // auto_explain's EXPLAIN (ANALYZE, BUFFERS) of every statement of the plan over 100 ms),
+// --statements (a full run: pg_stat_statements over the run, each statement's time a bill),
 // --reuse (with --plan-only: keep the last setup of the same N), --port=P (a server of its own),
 // --cpu-prof (each worker process writes a V8 CPU profile to .data/profiles/ when the run ends:
 // open it in Chrome's DevTools, or summarise it with `node bench/profile.ts FILE`).
@@ -63,6 +64,9 @@ const PLAN_ONLY = process.argv.includes('--plan-only');
 const CPU_PROF = process.argv.includes('--cpu-prof');
 const REUSE = PLAN_ONLY && !POST_ACCOUNT && process.argv.includes('--reuse');
 const EXPLAIN = PLAN_ONLY && process.argv.includes('--explain');
+// --statements (a full run): pg_stat_statements over the run, the statements by time, so
+// the database's part of a bill can be split by statement (issue 12: a term spanning a version change).
+const STATEMENTS = !PLAN_ONLY && process.argv.includes('--statements');
 /** The plan (roster, the run's check, the chunks) of 1,000,000 subscriptions: issue 15's target. */
 const PLAN_TARGET_S = 3;
 const root = path.resolve(import.meta.dirname, '..');
@@ -78,7 +82,7 @@ let server = await startEmbedded({ dataDir, port: PORT, database: 'postgres' });
 const adminUrl = server.url;
 let admin = new pg.Client({ connectionString: adminUrl });
 await admin.connect();
-if (EXPLAIN) {
+if (EXPLAIN || STATEMENTS) {
   // pg_stat_statements must be loaded when the server starts: set, restart, and reset at the end.
   await admin.query("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
   await admin.end();
@@ -215,6 +219,10 @@ try {
       if (r.rows[0].n >= WORKERS) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    if (STATEMENTS) {
+      await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await db.query('SELECT pg_stat_statements_reset()');
+    }
     const cpuBefore = { workers: workersCpu(), db: databaseCpu() };
     const t0 = Date.now();
     await processTerm(db, caller, Number(id), undefined);
@@ -264,6 +272,15 @@ try {
       `stored: ${Math.round(stored)} bytes a bill (heap ${Math.round(size.heap / expected)}, toast ${Math.round(size.toast / expected)}, indexes ${Math.round(size.indexes / expected)}; ` +
         `a row ${Math.round(size.row)}, of which lines ${Math.round(size.lines)} and source ${Math.round(size.source)}) = ${(stored / 700).toFixed(2)} of the target 700`,
     );
+    if (STATEMENTS) {
+      const top = await db.query(
+        `SELECT round(total_exec_time)::int AS ms, calls, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 140) AS query
+           FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+          ORDER BY total_exec_time DESC LIMIT 12`,
+      );
+      say('pg_stat_statements over the run, by time (µs a bill, calls, rows):');
+      for (const r of top.rows) say(`  ${String(Math.round((r.ms * 1000) / expected)).padStart(4)} µs  ${String(r.calls).padStart(6)}  ${String(r.rows).padStart(8)}  ${r.query}`);
+    }
     for (const [pid, mib] of peak) say(`peak RSS of worker ${pid}: ${Math.round(mib)} MiB = ${(mib / 300).toFixed(2)} of the target 300`);
     peak.clear();
     // Stop the workers before anything else runs: the term's documents would otherwise
