@@ -13,12 +13,15 @@ import { formatDate as day } from '../calendar/calendar.ts';
  * days, how many (its quantity and rate are the whole period's: "1 x 250 = 137.10" did not
  * add up, another walk). The preview's lines and the bills' say it alike.
  */
-export function lineDays(line: RatedLine): { version?: number; segment?: string; prorated?: string } {
+export function lineDays(line: RatedLine): { version?: number; segment?: string; prorated?: string; days?: number } {
   const g = line.trace.segment;
   const p = line.trace.proration;
+  const t = line.trace as { model: string; days?: number };
   return {
     ...(g === undefined ? {} : { version: g.version, segment: `${day(g.start)} to ${day(g.end)}` }),
     ...(p === undefined ? {} : { prorated: proratedWords(p) }),
+    // A rate per unit per day: quantity x rate x these days is the amount.
+    ...(t.model === 'perUnitPerDay' && t.days !== undefined ? { days: t.days } : {}),
   };
 }
 

@@ -35,6 +35,7 @@ const LINE_DAYS = {
   prorated: Type.Optional(Type.String({ description: 'a line prorated by days: how many it is for, as the bill prints it beside the name ("17 of 31 days"); its quantity and rate are the whole period\'s' })),
   version: Type.Optional(Type.Integer({ description: 'when the bill is rated in segments (the term spans a version change, or the unmetered inputs change inside it): the template version the line was rated by' })),
   segment: Type.Optional(Type.String({ description: 'when the bill is rated in segments (a version change, or unmetered inputs changed inside it): the dates of the line\'s segment, "dd/mm/yyyy to dd/mm/yyyy"' })),
+  days: Type.Optional(Type.Integer({ description: 'a rate per unit per day (perUnitPerDay): the days billed, so quantity x rate x days is the amount' })),
 };
 
 export const BillLine = named('BillLine', Type.Object({

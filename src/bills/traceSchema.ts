@@ -223,6 +223,12 @@ const PerDayTrace = lineTrace('PerDayLineTrace', {
   days: Type.Integer({ description: "the days billed: the term's days connected and not suspended (in a segment, the segment's)" }),
   rate: Text,
 });
+const PerUnitPerDayTrace = lineTrace('PerUnitPerDayLineTrace', {
+  model: Type.Literal('perUnitPerDay'),
+  quantity: Type.String({ description: 'the level priced: the demand register\'s highest reading, or the unmetered input (in a segment, the whole of it)' }),
+  days: Type.Integer({ description: "the days billed: the term's days connected and not suspended (in a segment, the segment's)" }),
+  rate: Text,
+});
 const PackageTrace = lineTrace('PackageLineTrace', {
   model: Type.Literal('package'),
   quantity: Text,
@@ -303,7 +309,7 @@ const TotalRoundingTrace = lineTrace('TotalRoundingLineTrace', {
   ),
 });
 
-const Members = [FlatTrace, PerUnitTrace, GraduatedTrace, VolumeTrace, PackageTrace, PercentageTrace, CommitmentTrace, PerDayTrace, TotalRoundingTrace] as const;
+const Members = [FlatTrace, PerUnitTrace, GraduatedTrace, VolumeTrace, PackageTrace, PercentageTrace, CommitmentTrace, PerDayTrace, PerUnitPerDayTrace, TotalRoundingTrace] as const;
 export const LineTraceSchema = Type.Union([...Members]);
 
 // The schema and the rating core's type are the same, both ways (a new model or trace field

@@ -227,13 +227,25 @@ export function payableOf(totalDue: string): { payable: boolean; credit: string 
   return { payable: /[1-9]/.test(totalDue), credit: '' };
 }
 
+/**
+ * A line's rate as printed: a percentage line's is its percentage ("16%", not "16"); a rate
+ * per unit per day says the days it is times, so the quantity x the rate printed is the
+ * amount ("0.4512 x 31 days" beside 52.4 kVA).
+ */
+function rateText(l: RatedLine): string {
+  if (l.rate === undefined) return '';
+  const t = l.trace as { model: string; days?: number };
+  if (t.model === 'percentage') return `${l.rate}%`;
+  if (t.model === 'perUnitPerDay') return `${l.rate} x ${t.days} day${t.days === 1 ? '' : 's'}`;
+  return l.rate;
+}
+
 const lineData = (l: RatedLine) => ({
   name: l.name,
   category: l.category,
   quantity: l.quantity,
   unit: l.unit ?? '',
-  // A percentage line's rate is its percentage: "16%", not "16".
-  rate: l.rate === undefined ? '' : l.trace.model === 'percentage' ? `${l.rate}%` : l.rate,
+  rate: rateText(l),
   amount: l.amount,
   explanation: explainLine(l),
   periodStart: l.trace.segment === undefined ? '' : dmyFromIso(l.trace.segment.start),

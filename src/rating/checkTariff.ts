@@ -108,6 +108,11 @@ export function checkTariff(tariff: Tariff, root = 'service'): Issue[] {
     number: (x, path, sign) => checkNumber(x, path, sign, issues),
     amount,
     componentIndex,
+    inputKind: (code) => {
+      const m = metered.find((x) => x.code === code);
+      if (m !== undefined) return m.register === 'maximum' ? 'maximum' : 'cumulative';
+      return unmetered.some((x) => x.code === code) ? 'unmetered' : undefined;
+    },
   };
   components.forEach((c, i) => {
     const path = `${root}.components[${i}]`;

@@ -139,6 +139,7 @@ function build(tariff: Tariff): PreparedTariff {
       minimum: optional(c.minimum),
       maximum: optional(c.maximum),
       input: model.usesInput ? inputOf((c as { input: string }).input) : null,
+      levelInput: model.levelInput === true,
       inputShare: shareOf((c as { inputShare?: { percentage: Amount; maximum?: Amount } }).inputShare),
       dependsOn: (model.dependsOn?.codes(c as never) ?? []).map((code) => indexOf.get(code) as number),
     };

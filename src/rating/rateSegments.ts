@@ -176,7 +176,13 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
       if (seg.suspendedDays > 0) segment.suspendedDays = seg.suspendedDays;
       if (byReadingPeriod) delete context.readingDays;
       const inp = c.input;
-      if (inp !== null && inp.kind === 'metered') {
+      if (inp !== null && inp.kind === 'metered' && c.levelInput) {
+        // A level priced by the day (a demand per kW per day): the meter's whole quantity in
+        // every segment, each segment's days in the price, so nothing is shared by days here.
+        const billed = billedQuantity(inp, (meters[inp.code] as SplitMeter).quantity);
+        quantity = billed.quantity;
+        source = { reading: readingTraces.get(inp.code) as ReadingTrace, unit: billed.unit, decimals: Math.max(billed.decimals, quantity.decimalPlaces()), segment };
+      } else if (inp !== null && inp.kind === 'metered') {
         const part = seg.consumption[inp.code];
         const trace = readingTraces.get(inp.code) as ReadingTrace;
         const consumption = part?.quantity ?? ZERO;

@@ -614,6 +614,34 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('row', { name: /DEMAND Maximum demand kW 0 Highest demand/ }).waitFor();
   });
 
+  // A demand charge per kW per day (perUnitPerDay, docs/rating.md): its level is a demand register or an unmetered input.
+  test('a charge per unit per day is made in the form on a demand register, and its page says what it prices', async () => {
+    const base = waterService('PERKWDAY', { name: 'Business demand', batches: ['ZONE-KW'] });
+    base.meteredInputs = [...base.meteredInputs!, { code: 'DEMAND', label: 'Maximum demand', unit: 'kW', decimals: 1, register: 'maximum' }];
+    base.unmeteredInputs = [{ code: 'CAPACITY', label: 'Contracted kVA', default: 50 }];
+    const made = await h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: base }, h.tokens.admin);
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    await page.goto(`${h.url}/console/#/templates/PERKWDAY`);
+    await page.getByRole('link', { name: 'Change', exact: true }).click();
+    await page.getByRole('button', { name: 'Add a component', exact: true }).click();
+    const added = page.getByTestId(`component-${base.components!.length}`);
+    await added.getByRole('textbox', { name: 'Code', exact: true }).fill('DEMANDDAY');
+    await added.getByRole('textbox', { name: 'Name', exact: true }).fill('Demand charge');
+    await choose(added, 'Model', 'perUnitPerDay');
+    // Only levels are offered: the demand register and the unmetered input, not the water meter.
+    await added.getByRole('combobox', { name: 'Demand or level', exact: true }).click();
+    const offered = await page.getByRole('option').allInnerTexts();
+    assert.deepEqual(offered, ['DEMAND', 'CAPACITY']);
+    await page.getByRole('option', { name: 'DEMAND', exact: true }).click();
+    await added.getByRole('textbox', { name: 'Rate per unit per day' }).fill('0.4512');
+    assert.equal(await added.getByRole('checkbox', { name: 'Prorate by days' }).count(), 0, 'the days are in the price');
+    await page.getByRole('button', { name: 'Save a new version', exact: true }).click();
+    await page.getByTestId('versions-table').getByRole('row', { name: 'Show version 2' }).waitFor();
+    const stored = (await h.db.query("SELECT v.definition AS d FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = 'PERKWDAY' AND s.app_code = $1 AND v.version = 2", [h.appCode])).rows[0].d;
+    assert.deepEqual(stored.components.at(-1), { code: 'DEMANDDAY', name: 'Demand charge', category: 'charge', model: 'perUnitPerDay', input: 'DEMAND', rate: '0.4512' });
+    await page.getByText('0.4512 per unit of DEMAND per day billed').waitFor();
+  });
+
   // A meter number and a VAT value were set up through the API alone (a new user's walk).
   test("a template's connection details and values are made in its form, and its page lists them", async () => {
     const base = waterService('CONNDETAILS', { name: 'Water with meter numbers', batches: ['ZONE-CD'] });

@@ -17,7 +17,7 @@ const lineColumns: Column<Line>[] = [
   { header: 'Component', cell: ({ row }) => `${row.original.name} (${row.original.componentCode})` },
   { header: 'Category', accessorKey: 'category' },
   { header: 'Quantity', cell: ({ row }) => `${row.original.quantity}${row.original.unit ? ' ' + row.original.unit : ''}`, meta: { align: 'right' } },
-  { header: 'Rate', cell: ({ row }) => rateText(row.original.rate, row.original.trace.model), meta: { align: 'right' } },
+  { header: 'Rate', cell: ({ row }) => rateText(row.original.rate, row.original.trace.model, 'days' in row.original.trace ? row.original.trace.days : undefined), meta: { align: 'right' } },
   { header: 'Amount', cell: ({ row }) => <Amount value={row.original.amount} />, meta: { align: 'right' } },
 ];
 

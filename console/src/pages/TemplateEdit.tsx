@@ -60,6 +60,8 @@ export function TemplateEdit() {
   /** A document template's name as the version keeps it beside its id (the live name; '' or null for the standard one). */
   const documentName = (id: string) => documents.data?.templates.find((t) => String(t.templateID) === id)?.name;
   const meters = v.meteredInputs.map((m) => m.code).filter(Boolean);
+  // A rate per unit per day prices a level: a demand register's, or an unmetered input's (contracted kVA), never a running total.
+  const levels = [...v.meteredInputs.filter((m) => m.register === 'maximum').map((m) => m.code), ...(record?.unmeteredInputs ?? []).map((u) => u.code)].filter(Boolean);
   const componentCodes = v.components.map((c) => c.code).filter(Boolean);
 
   const submit = async (values: TemplateV) => {
@@ -301,10 +303,12 @@ export function TemplateEdit() {
                     }}
                   />
                   <Select label="Category" data={['charge', 'tax']} allowDeselect={false} {...form.getInputProps(`components.${i}.category`)} />
-                  {c.model !== 'percentage' && c.model !== 'flat' && c.model !== 'commitment' && c.model !== 'perDay' && c.model !== 'totalRounding' && <Select label="Meter" data={meters} allowDeselect={false} {...form.getInputProps(`components.${i}.input`)} />}
+                  {c.model !== 'percentage' && c.model !== 'flat' && c.model !== 'commitment' && c.model !== 'perDay' && c.model !== 'perUnitPerDay' && c.model !== 'totalRounding' && <Select label="Meter" data={meters} allowDeselect={false} {...form.getInputProps(`components.${i}.input`)} />}
+                  {c.model === 'perUnitPerDay' && <Select label="Demand or level" description="a demand register, or an unmetered input" data={levels} allowDeselect={false} {...form.getInputProps(`components.${i}.input`)} />}
                   {(c.model === 'flat' || c.model === 'commitment') && <TextInput label={c.model === 'commitment' ? 'Minimum commitment' : 'Amount'} required {...form.getInputProps(`components.${i}.amount`)} />}
                   {c.model === 'perUnit' && <TextInput label="Rate per unit" required {...form.getInputProps(`components.${i}.rate`)} />}
                   {c.model === 'perDay' && <TextInput label="Rate per day billed" required {...form.getInputProps(`components.${i}.rate`)} />}
+                  {c.model === 'perUnitPerDay' && <TextInput label="Rate per unit per day" description="e.g. per kVA per day" required {...form.getInputProps(`components.${i}.rate`)} />}
                   {c.model === 'package' && <TextInput label="Package size" required {...form.getInputProps(`components.${i}.size`)} />}
                   {c.model === 'package' && <TextInput label="Price per package" required {...form.getInputProps(`components.${i}.price`)} />}
                   {c.model === 'package' && <TextInput label="Free units" placeholder="0" {...form.getInputProps(`components.${i}.freeUnits`)} />}
@@ -320,7 +324,7 @@ export function TemplateEdit() {
                   )}
                   {c.model !== 'totalRounding' && <TextInput label="Minimum" placeholder="none" {...form.getInputProps(`components.${i}.minimum`)} />}
                   {c.model !== 'totalRounding' && <TextInput label="Maximum" placeholder="none" {...form.getInputProps(`components.${i}.maximum`)} />}
-                  {c.model !== 'percentage' && c.model !== 'perDay' && c.model !== 'totalRounding' && <Checkbox mt="lg" label="Prorate by days" {...form.getInputProps(`components.${i}.prorate`, { type: 'checkbox' })} />}
+                  {c.model !== 'percentage' && c.model !== 'perDay' && c.model !== 'perUnitPerDay' && c.model !== 'totalRounding' && <Checkbox mt="lg" label="Prorate by days" {...form.getInputProps(`components.${i}.prorate`, { type: 'checkbox' })} />}
                   {c.model === 'graduated' && (
                     <Checkbox mt="lg" label="Round each tier" description="each tier's amount to the cent; the line is their sum" {...form.getInputProps(`components.${i}.roundEachTier`, { type: 'checkbox' })} />
                   )}

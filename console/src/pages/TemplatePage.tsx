@@ -215,6 +215,7 @@ export function TemplatePage() {
               {c.model === 'flat' && `Amount ${valued(c.amount)} per term`}
               {c.model === 'perUnit' && `${valued(c.rate)} per unit of ${c.input}`}
               {c.model === 'perDay' && `${valued(c.rate)} a day billed`}
+              {c.model === 'perUnitPerDay' && `${valued(c.rate)} per unit of ${c.input} per day billed`}
               {c.model === 'package' && `${valued(c.price)} per ${c.size} units of ${c.input}`}
               {c.model === 'percentage' && `${percent(c.percentage)} of ${c.of.join(', ')}`}
               {c.model === 'commitment' && `At least ${valued(c.amount)} across ${c.of.join(', ')}${c.prorate ? ', prorated by days' : ''}`}

@@ -23,6 +23,12 @@ export type ChargeModel<Name extends string, S extends TObject, P extends Prepar
   /** The line's quantity: '1', the base it is taken of (money), or the measured quantity. */
   lineQuantity: 'one' | 'base' | 'measured';
   /**
+   * True when the model prices its input as a level held over the days (a demand, a capacity)
+   * and multiplies by the days itself: in a segment of a bill spanning a version change it
+   * takes the meter's whole quantity, not the segment's share by days (rateSegments.ts).
+   */
+  levelInput?: boolean;
+  /**
    * Checks what the schema cannot, reporting into ctx.issues with paths under `path`.
    * The fields every component has (category, input, minimum, maximum) are checked by checkTariff.
    */
@@ -90,6 +96,8 @@ export type CheckContext = {
   amount(a: Amount | undefined, path: string, sign: Sign): Dec | null;
   /** Index of each component code in the template (the first, when a code is repeated). */
   componentIndex: ReadonlyMap<string, number>;
+  /** What an input code names: an unmetered input, a cumulative meter, a demand (maximum) register, or nothing. */
+  inputKind(code: unknown): 'unmetered' | 'cumulative' | 'maximum' | undefined;
 };
 
 export type PrepareContext = {
@@ -110,6 +118,8 @@ export type PreparedBase = {
   maximum: Dec | null;
   /** The input whose quantity the model prices; null for a model that uses none. */
   input: PreparedInput | null;
+  /** The model prices its input as a level by the day (ChargeModel.levelInput): a segment takes the whole of a meter's quantity. */
+  levelInput: boolean;
   /** A share of the metered input's consumption priced instead of the whole (InputShare); null: the whole. */
   inputShare: { percentage: Dec; maximum: Dec | null } | null;
   /** Indexes of the components this one is computed from (rated before it). */

@@ -7,6 +7,7 @@ import { packageModel } from './package.ts';
 import { percentage } from './percentage.ts';
 import { perDay } from './perDay.ts';
 import { perUnit } from './perUnit.ts';
+import { perUnitPerDay } from './perUnitPerDay.ts';
 import { totalRounding } from './totalRounding.ts';
 import { volume } from './volume.ts';
 
@@ -16,7 +17,7 @@ import { volume } from './volume.ts';
  * the template schema, checkTariff, prepareTariff, rateLine and the bill's
  * explanation read it from here.
  */
-export const MODELS = [flat, perUnit, graduated, volume, packageModel, percentage, commitment, perDay, totalRounding] as const;
+export const MODELS = [flat, perUnit, graduated, volume, packageModel, percentage, commitment, perDay, perUnitPerDay, totalRounding] as const;
 
 type AnyModel = (typeof MODELS)[number];
 export type ChargeModelName = AnyModel['name'];

@@ -7,7 +7,7 @@ export type ServiceRecord = Data<'/billing/services/get-services'>['services'][n
 type ApiComponent = NonNullable<ServiceBody['components']>[number];
 type Dec = string | number | { value: string } | undefined;
 
-export const MODELS = ['flat', 'perUnit', 'perDay', 'graduated', 'volume', 'package', 'percentage', 'commitment', 'totalRounding'] as const;
+export const MODELS = ['flat', 'perUnit', 'perDay', 'perUnitPerDay', 'graduated', 'volume', 'package', 'percentage', 'commitment', 'totalRounding'] as const;
 export type TierV = { upTo: string; rate: string; flat: string };
 export type ComponentV = {
   code: string;
@@ -150,6 +150,7 @@ export function fromRecord(r: ServiceRecord): TemplateV {
       if (c.model === 'flat') v.amount = text(c.amount);
       if (c.model === 'perUnit') Object.assign(v, { input: c.input, rate: text(c.rate) });
       if (c.model === 'perDay') v.rate = text(c.rate);
+      if (c.model === 'perUnitPerDay') Object.assign(v, { input: c.input, rate: text(c.rate) });
       if (c.model === 'graduated' || c.model === 'volume')
         Object.assign(v, { input: c.input, tiers: c.tiers.map((t) => ({ upTo: t.upTo === null ? '' : String(t.upTo), rate: text(t.rate), flat: text(t.flat) })) });
       if (c.model === 'package') Object.assign(v, { input: c.input, size: String(c.size), price: text(c.price), freeUnits: c.freeUnits === undefined ? '' : String(c.freeUnits) });
@@ -189,6 +190,8 @@ function toComponent(c: ComponentV): ApiComponent {
       return { ...common, ...prorate, ...share, model: 'perUnit', input: c.input, rate: dec(c.rate) };
     case 'perDay':
       return { ...common, model: 'perDay', rate: dec(c.rate) };
+    case 'perUnitPerDay':
+      return { ...common, model: 'perUnitPerDay', input: c.input, rate: dec(c.rate) };
     case 'graduated':
     case 'volume':
       return {
