@@ -109,6 +109,26 @@ const COMMON = {
       ),
     ),
   ),
+  bound: Type.Optional(
+    named(
+      'BoundTrace',
+      Type.Object(
+        {
+          kind: Type.Union([Type.Literal('floor'), Type.Literal('excessOver')]),
+          input: Type.String(),
+          level: Text,
+          percentage: Text,
+          threshold: Text,
+          of: Text,
+          quantity: Text,
+        },
+        {
+          description:
+            "a quantity held against a level of the subscription (a component's floor or excessOver): the unmetered input and its value, the percentage, the threshold (a segment's share of it when the quantity is a segment's part), the quantity before and the quantity priced",
+        },
+      ),
+    ),
+  ),
   input: Type.Optional(named('InputTrace', Type.Object({ input: Type.String(), value: Type.String(), source: Type.Union([Type.Literal('subscription'), Type.Literal('default')]) }))),
   proration: Type.Optional(
     named(

@@ -146,6 +146,17 @@ export function checkTariff(tariff: Tariff, root = 'service'): Issue[] {
         amount(share.percentage, `${path}.inputShare.percentage`, 'positive');
         amount(share.maximum, `${path}.inputShare.maximum`, 'positive');
       }
+      // A level of the subscription the quantity is held against (levelBound.ts): an unmetered input's.
+      const bounds = (['floor', 'excessOver'] as const).filter((k) => (c as Record<string, unknown>)[k] !== undefined);
+      if (bounds.length > 1) issues.push({ path: `${path}.excessOver`, message: 'a component is held to a floor or priced on an excess, not both' });
+      for (const k of bounds) {
+        const b = (c as unknown as Record<string, { input?: unknown; percentage?: Amount }>)[k]!;
+        if (typeof b.input !== 'string' || !unmetered.some((u) => u.code === b.input)) {
+          const metered_ = metered.some((m) => m.code === b.input);
+          issues.push({ path: `${path}.${k}.input`, message: metered_ ? `'${String(b.input)}' is metered: a ${k} is a level of the subscription, an unmetered input` : `no unmetered input with code '${String(b.input)}'` });
+        }
+        amount(b.percentage, `${path}.${k}.percentage`, 'positive');
+      }
     }
     model.check(c as never, path, ctx);
     const min = amount(c.minimum, `${path}.minimum`, 'any');

@@ -5,6 +5,10 @@ import { Dec, toDecimal } from './money.ts';
 import type { PrepareContext, PreparedBase } from './models/model.ts';
 import { chargeModel, type Dispatch, type PreparedComponent } from './models/registry.ts';
 import type { Tariff } from './tariff.ts';
+import type { PreparedBound } from './levelBound.ts';
+
+/** A component's floor or excessOver as the tariff gives it (models/model.ts, levelBoundFields). */
+type LevelBoundGiven = { input: string; percentage?: Amount };
 
 /**
  * A tariff checked once and turned into decimals, references resolved and
@@ -125,6 +129,12 @@ function build(tariff: Tariff): PreparedTariff {
   source.forEach((c, i) => indexOf.set(c.code, i));
 
   const ctx: PrepareContext = { resolve, indexOf };
+  // The level a quantity is held against is read like any unmetered input: needed, so the bill reads it.
+  const boundOf = (c: { floor?: LevelBoundGiven; excessOver?: LevelBoundGiven }): PreparedBound | null => {
+    const [kind, given] = c.floor !== undefined ? (['floor', c.floor] as const) : c.excessOver !== undefined ? (['excessOver', c.excessOver] as const) : [null, null];
+    if (kind === null) return null;
+    return { kind, input: inputOf(given.input) as PreparedUnmeteredInput, percentage: given.percentage === undefined ? toDecimal(100) : resolve(given.percentage) };
+  };
   const shareOf = (x: { percentage: Amount; maximum?: Amount } | undefined) =>
     x === undefined ? null : { percentage: resolve(x.percentage), maximum: x.maximum === undefined ? null : resolve(x.maximum) };
   const components = source.map((c, index): PreparedComponent => {
@@ -140,6 +150,7 @@ function build(tariff: Tariff): PreparedTariff {
       maximum: optional(c.maximum),
       input: model.usesInput ? inputOf((c as { input: string }).input) : null,
       levelInput: model.levelInput === true,
+      bound: boundOf(c as { floor?: LevelBoundGiven; excessOver?: LevelBoundGiven }),
       inputShare: shareOf((c as { inputShare?: { percentage: Amount; maximum?: Amount } }).inputShare),
       dependsOn: (model.dependsOn?.codes(c as never) ?? []).map((code) => indexOf.get(code) as number),
     };

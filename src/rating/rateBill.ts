@@ -1,3 +1,4 @@
+import { boundByLevel } from './levelBound.ts';
 import { shareOfConsumption } from './inputShare.ts';
 import { apiDate, dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
@@ -205,13 +206,19 @@ export function rateBill(input: RateBillInput): RatedBill {
         const billed = meterUnits[inp.slot] as { unit: string; decimals: number };
         const shared = shareOfConsumption(c.inputShare, meterQuantities[inp.slot] as Dec, context);
         quantity = shared.quantity;
-        source = { reading: meterTraces[inp.slot] as ReadingTrace, unit: billed.unit, decimals: Math.max(billed.decimals, quantity.decimalPlaces()) };
+        source = { reading: meterTraces[inp.slot] as ReadingTrace, unit: billed.unit };
         if (shared.trace !== undefined) source.share = shared.trace;
         if (byReadingPeriod) context.readingDays = readingDays(meterTraces[inp.slot] as ReadingTrace);
       } else {
         quantity = unmeteredQuantities[inp.slot] as Dec;
         source = { input: unmeteredTraces[inp.slot] as InputTrace };
       }
+      if (c.bound !== null) {
+        const held = boundByLevel(c.bound, quantity, unmeteredQuantities[c.bound.input.slot] as Dec, context, false);
+        quantity = held.quantity;
+        source.bound = held.trace;
+      }
+      if (inp.kind === 'metered') source.decimals = Math.max((meterUnits[inp.slot] as { decimals: number }).decimals, quantity.decimalPlaces());
     }
     const { line, amount, minor } = rateLine(c, quantity, context, settings, source);
     amounts[c.index] = amount;

@@ -2,6 +2,7 @@
 // in force over the subscription's part of the term (segments.ts splits the days and the
 // consumption), each segment's lines by its own version, in date order.
 import { shareOfConsumption } from './inputShare.ts';
+import { boundByLevel } from './levelBound.ts';
 import { dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
 import { checkAmountLimit, type Dec, formatMinorUnits, parseDecimal, ZERO } from './money.ts';
@@ -211,6 +212,15 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
         quantity = u.quantity;
         source = { input: u.trace, segment };
       } else source = { segment };
+      if (c.bound !== null && inp !== null) {
+        // The level in force over the segment; a metered part shared with the bill's other
+        // segments is held to the same part of it (levelBound.ts).
+        const level = unmeteredQuantity(c.bound.input, (seg.unmetered ?? sub.unmetered)?.[c.bound.input.code]).quantity;
+        const held = boundByLevel(c.bound, quantity, level, context, inp.kind === 'metered' && !c.levelInput);
+        quantity = held.quantity;
+        source.bound = held.trace;
+        if (source.decimals !== undefined) source.decimals = Math.max(source.decimals, quantity.decimalPlaces());
+      }
       const { line, amount, minor } = rateLine(c, quantity, context, settings, source);
       checkAmountLimit(minor, settings.minorUnits, `the line ${c.code}`);
       amounts[c.index] = amount;

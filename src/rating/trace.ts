@@ -131,10 +131,19 @@ export type LimitTrace = {
  */
 export type ShareTrace = { of: string; percentage: string; share: string; maximum?: string; quantity: string };
 
+/**
+ * A quantity held against a level of the subscription (levelBound.ts): a floor or an excess,
+ * the unmetered input and its value, the percentage, the threshold (a segment's share of it
+ * when the quantity is a segment's part), the quantity before and the quantity priced.
+ */
+export type BoundTrace = { kind: 'floor' | 'excessOver'; input: string; level: string; percentage: string; threshold: string; of: string; quantity: string };
+
 export type LineTrace = ModelTrace & {
   reading?: ReadingTrace;
   /** The share of the reading's consumption the line prices (inputShare). */
   share?: ShareTrace;
+  /** The quantity held against a level of the subscription (floor, excessOver). */
+  bound?: BoundTrace;
   input?: InputTrace;
   proration?: ProrationTrace;
   limit?: LimitTrace;

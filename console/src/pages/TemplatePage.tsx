@@ -51,6 +51,12 @@ const shareText = (x: { percentage: unknown; maximum?: unknown }) => {
   return `on ${text(x.percentage)}% of the consumption${x.maximum === undefined ? '' : `, at most ${text(x.maximum)} a bill`}`;
 };
 
+/** "at least 60% of CONTRACT", "the part above 100% of NMD": a component's floor or excessOver in words. */
+const boundText = (kind: 'floor' | 'excessOver', x: { input: string; percentage?: unknown }) => {
+  const pct = x.percentage === undefined ? '100' : typeof x.percentage === 'object' && x.percentage !== null && 'value' in x.percentage ? `value ${String((x.percentage as { value: unknown }).value)}` : String(x.percentage);
+  return kind === 'floor' ? `at least ${pct}% of ${x.input}` : `the part above ${pct}% of ${x.input}`;
+};
+
 export function TemplatePage() {
   const code = useParams().code!;
   const { can } = useSession();
@@ -223,6 +229,8 @@ export function TemplatePage() {
               {(c.model === 'graduated' || c.model === 'volume') && `Tiers of ${c.input} (${c.model})`}
               {c.kept.tierProration !== undefined && ` · ${tierProrationText(c.kept.tierProration as TierProration)}`}
               {c.kept.inputShare !== undefined && ` · ${shareText(c.kept.inputShare as { percentage: unknown; maximum?: unknown })}`}
+              {c.kept.floor !== undefined && ` · ${boundText('floor', c.kept.floor as { input: string; percentage?: unknown })}`}
+              {c.kept.excessOver !== undefined && ` · ${boundText('excessOver', c.kept.excessOver as { input: string; percentage?: unknown })}`}
               {c.roundEachTier && ' · each tier rounded to the cent'}
               {c.minimum && ` · minimum ${c.minimum}`}
               {c.maximum && ` · maximum ${c.maximum}`}

@@ -5,6 +5,7 @@ import { type Dec, ZERO } from '../money.ts';
 import type { PreparedInput } from '../prepareTariff.ts';
 import type { ModelResult } from '../trace.ts';
 import type { ModelContext, SegmentContext } from './context.ts';
+import type { PreparedBound } from '../levelBound.ts';
 
 /**
  * What a charge model is: one module under models/ exporting one of these,
@@ -122,6 +123,8 @@ export type PreparedBase = {
   levelInput: boolean;
   /** A share of the metered input's consumption priced instead of the whole (InputShare); null: the whole. */
   inputShare: { percentage: Dec; maximum: Dec | null } | null;
+  /** The quantity held against a level of the subscription (levelBound.ts); null: as measured. */
+  bound: PreparedBound | null;
   /** Indexes of the components this one is computed from (rated before it). */
   dependsOn: number[];
 };
@@ -159,6 +162,32 @@ export const InputShare = Type.Object(
   },
 );
 export const inputShareField = Type.Optional(InputShare);
+
+/**
+ * A level of the subscription (an unmetered input: a contract or notified demand) the
+ * quantity is held against (levelBound.ts): `floor`, priced at no less than percentage% of
+ * it; `excessOver`, only what is above percentage% of it.
+ */
+const LevelBound = (what: string) =>
+  Type.Object(
+    {
+      input: Type.String({ minLength: 1, maxLength: 64, description: 'Code of an unmetered input: the subscription\'s level (a contract demand, a notified maximum demand)' }),
+      percentage: Type.Optional(Amount),
+    },
+    { additionalProperties: false, description: what },
+  );
+export const levelBoundFields = {
+  floor: Type.Optional(
+    LevelBound(
+      'The quantity priced is at least percentage (default 100) percent of the subscription\'s level: a billing demand not less than 60% of the contract demand. In a bill spanning a version change a segment\'s part of a metered quantity is held to the same part of it',
+    ),
+  ),
+  excessOver: Type.Optional(
+    LevelBound(
+      'The quantity priced is only what is above percentage (default 100) percent of the subscription\'s level, 0 when not above: the demand above the notified maximum demand, at a penalty rate',
+    ),
+  ),
+};
 
 export const inputField = Type.String({
   minLength: 1,

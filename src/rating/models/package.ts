@@ -5,7 +5,7 @@ import { type Dec, toDecimal, ZERO } from '../money.ts';
 import type { ModelResult } from '../trace.ts';
 import { consumptionPart, partsOf, shareOfBill } from './billShare.ts';
 import type { ModelContext, SegmentContext } from './context.ts';
-import { componentFields, defineModel, inputField, inputShareField, type PreparedBase, prorateField } from './model.ts';
+import { componentFields, defineModel, inputField, inputShareField, type PreparedBase, prorateField, levelBoundFields } from './model.ts';
 
 export const PackageComponent = Type.Object(
   {
@@ -13,6 +13,7 @@ export const PackageComponent = Type.Object(
     model: Type.Literal('package'),
     input: inputField,
     inputShare: inputShareField,
+    ...levelBoundFields,
     prorate: prorateField,
     size: DecimalValue,
     price: Amount,

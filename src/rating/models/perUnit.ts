@@ -3,10 +3,10 @@ import { Amount } from '../fields.ts';
 import type { Dec } from '../money.ts';
 import type { ModelResult } from '../trace.ts';
 import type { ModelContext } from './context.ts';
-import { componentFields, defineModel, inputField, inputShareField, type PreparedBase, prorateField } from './model.ts';
+import { componentFields, defineModel, inputField, inputShareField, type PreparedBase, prorateField, levelBoundFields } from './model.ts';
 
 export const PerUnitComponent = Type.Object(
-  { ...componentFields, model: Type.Literal('perUnit'), input: inputField, inputShare: inputShareField, prorate: prorateField, rate: Amount },
+  { ...componentFields, model: Type.Literal('perUnit'), input: inputField, inputShare: inputShareField, ...levelBoundFields, prorate: prorateField, rate: Amount },
   { additionalProperties: false, title: 'PerUnitComponent', description: 'rate x quantity' },
 );
 export type PerUnitComponent = Static<typeof PerUnitComponent>;

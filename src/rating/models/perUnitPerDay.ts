@@ -3,7 +3,7 @@ import { Amount } from '../fields.ts';
 import { type Dec, toDecimal } from '../money.ts';
 import type { ModelResult } from '../trace.ts';
 import type { ModelContext } from './context.ts';
-import { componentFields, defineModel, inputField, type PreparedBase } from './model.ts';
+import { componentFields, defineModel, inputField, type PreparedBase, levelBoundFields } from './model.ts';
 
 /**
  * A rate per unit per day: a level held over the days billed, priced by the day. Network
@@ -18,7 +18,7 @@ import { componentFields, defineModel, inputField, type PreparedBase } from './m
  * the days are in the price already).
  */
 export const PerUnitPerDayComponent = Type.Object(
-  { ...componentFields, model: Type.Literal('perUnitPerDay'), input: inputField, rate: Amount },
+  { ...componentFields, model: Type.Literal('perUnitPerDay'), input: inputField, ...levelBoundFields, rate: Amount },
   { additionalProperties: false, title: 'PerUnitPerDayComponent', description: 'rate x quantity x the days billed (a capacity or demand charge per kVA or kW per day)' },
 );
 export type PerUnitPerDayComponent = Static<typeof PerUnitPerDayComponent>;

@@ -5,7 +5,7 @@ import type { ModelContext, SegmentContext, SegmentOfBill } from './context.ts';
 import { RatingError } from '../errors.ts';
 import { consumptionPart, shareOfBill } from './billShare.ts';
 import type { PreparedInput } from '../prepareTariff.ts';
-import { type CheckContext, componentFields, inputField, inputShareField, type PrepareContext, type PreparedBase, prorateField } from './model.ts';
+import { type CheckContext, componentFields, inputField, inputShareField, type PrepareContext, type PreparedBase, prorateField, levelBoundFields } from './model.ts';
 
 /**
  * Tiers, shared by the models that price by tier (graduated, volume): their
@@ -62,6 +62,7 @@ export function tieredComponent<M extends string, P extends TProperties = {}>(mo
       model: Type.Literal(model),
       input: inputField,
       inputShare: inputShareField,
+      ...levelBoundFields,
       prorate: prorateField,
       tiers: tiersField,
       tierProration: Type.Optional(TierProration),

@@ -36,7 +36,7 @@ export type ComponentV = {
    * component's description, and a tiered model's tierProration. Saved from the form, a
    * template lost its tier proration unasked.
    */
-  kept: { description?: string; tierProration?: unknown; inputShare?: unknown };
+  kept: { description?: string; tierProration?: unknown; inputShare?: unknown; floor?: unknown; excessOver?: unknown };
 };
 export type BankV = { bankName: string; accountName: string; accountNumber: string; branch: string; swift: string };
 export const emptyBank = (): BankV => ({ bankName: '', accountName: '', accountNumber: '', branch: '', swift: '' });
@@ -169,6 +169,9 @@ function keptOf(c: ApiComponent): ComponentV['kept'] {
   if ('tierProration' in c && c.tierProration !== undefined) kept.tierProration = c.tierProration;
   // A share of the consumption (sewage on 70% of the water): shown on the template's page, kept through a save.
   if ('inputShare' in c && c.inputShare !== undefined) kept.inputShare = c.inputShare;
+  // A quantity held against the subscription's level (a floor of 60% of the contract demand, the excess over a notified demand): kept the same way.
+  if ('floor' in c && c.floor !== undefined) kept.floor = c.floor;
+  if ('excessOver' in c && c.excessOver !== undefined) kept.excessOver = c.excessOver;
   return kept;
 }
 
@@ -183,15 +186,16 @@ function toComponent(c: ComponentV): ApiComponent {
   };
   const prorate = { prorate: c.prorate };
   const share = c.kept.inputShare !== undefined ? { inputShare: c.kept.inputShare as never } : {};
+  const bound = { ...(c.kept.floor !== undefined ? { floor: c.kept.floor as never } : {}), ...(c.kept.excessOver !== undefined ? { excessOver: c.kept.excessOver as never } : {}) };
   switch (c.model) {
     case 'flat':
       return { ...common, ...prorate, model: 'flat', amount: dec(c.amount) };
     case 'perUnit':
-      return { ...common, ...prorate, ...share, model: 'perUnit', input: c.input, rate: dec(c.rate) };
+      return { ...common, ...prorate, ...share, ...bound, model: 'perUnit', input: c.input, rate: dec(c.rate) };
     case 'perDay':
       return { ...common, model: 'perDay', rate: dec(c.rate) };
     case 'perUnitPerDay':
-      return { ...common, model: 'perUnitPerDay', input: c.input, rate: dec(c.rate) };
+      return { ...common, ...bound, model: 'perUnitPerDay', input: c.input, rate: dec(c.rate) };
     case 'graduated':
     case 'volume':
       return {
@@ -200,12 +204,13 @@ function toComponent(c: ComponentV): ApiComponent {
         ...(c.kept.tierProration !== undefined ? { tierProration: c.kept.tierProration as never } : {}),
         ...(c.model === 'graduated' && c.roundEachTier ? { roundEachTier: true } : {}),
         ...share,
+        ...bound,
         model: c.model,
         input: c.input,
         tiers: c.tiers.map((t) => ({ upTo: t.upTo.trim() === '' ? null : t.upTo.trim(), rate: dec(t.rate), ...(t.flat.trim() ? { flat: dec(t.flat) } : {}) })),
       };
     case 'package':
-      return { ...common, ...prorate, ...share, model: 'package', input: c.input, size: c.size.trim(), price: dec(c.price), ...(c.freeUnits.trim() ? { freeUnits: c.freeUnits.trim() } : {}) };
+      return { ...common, ...prorate, ...share, ...bound, model: 'package', input: c.input, size: c.size.trim(), price: dec(c.price), ...(c.freeUnits.trim() ? { freeUnits: c.freeUnits.trim() } : {}) };
     case 'percentage':
       return { ...common, model: 'percentage', percentage: dec(c.percentage), of: c.of };
     case 'commitment':
