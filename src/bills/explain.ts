@@ -48,7 +48,9 @@ export function explainLine(line: RatedLine): string {
     parts.push(
       `version ${g.version}, ${day(g.start)} to ${day(g.end)} (${g.days} day(s) billed)` +
         (g.consumption
-          ? `, ${g.consumption.quantity} of the ${t.reading?.kind === 'maximum' ? 'demand' : 'consumption'} ${g.consumption.by === 'readings' ? `by the reading${g.consumption.from ? ` of ${day(g.consumption.from.date)} (${g.consumption.from.value})` : ''}${g.consumption.to ? ` of ${day(g.consumption.to.date)} (${g.consumption.to.value})` : ''}` : 'shared by days'}` +
+          ? (g.consumption.by === 'whole'
+              ? `, the whole ${t.reading?.kind === 'maximum' ? 'demand' : 'quantity'}, ${g.consumption.quantity}`
+              : `, ${g.consumption.quantity} of the ${t.reading?.kind === 'maximum' ? 'demand' : 'consumption'} ${g.consumption.by === 'readings' ? `by the reading${g.consumption.from ? ` of ${day(g.consumption.from.date)} (${g.consumption.from.value})` : ''}${g.consumption.to ? ` of ${day(g.consumption.to.date)} (${g.consumption.to.value})` : ''}` : 'shared by days'}`) +
             (g.consumption.conversion ? `, ${conversionWords(g.consumption.quantity, g.consumption.conversion)}` : '')
           : ''),
     );

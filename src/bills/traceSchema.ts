@@ -158,7 +158,9 @@ const COMMON = {
           Type.Object({
             input: Type.String(),
             quantity: Text,
-            by: Type.Union([Type.Literal('days'), Type.Literal('readings')]),
+            by: Type.Union([Type.Literal('days'), Type.Literal('readings'), Type.Literal('whole')], {
+              description: "how the segment's part was found: shared by days, split by the readings, or the whole (a level priced by the day, perUnitPerDay)",
+            }),
             from: Type.Optional(Type.Object({ date: Day, value: Text })),
             to: Type.Optional(Type.Object({ date: Day, value: Text })),
             conversion: Type.Optional(ConversionTrace),

@@ -13,7 +13,7 @@ import { addMonths, apiDate, dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
 import type { Category } from './fields.ts';
 import { type Dec, formatMoney, parseDecimal, roundMoney, ZERO } from './money.ts';
-import type { ModelTrace } from './models/registry.ts';
+import { chargeModel, type ModelTrace } from './models/registry.ts';
 import { prepareTariff } from './prepareTariff.ts';
 import { type RateBillInput, type RatedBill, rateBill, suspendedWithin } from './rateBill.ts';
 import type { RatedLine } from './rateLine.ts';
@@ -27,7 +27,7 @@ export type PrepaidAdvanceLine = {
   name: string;
   category: Category;
   amount: string;
-  /** The component is prorated by days: only such lines (and percentages of them) are credited by the day. */
+  /** The line's amount goes with the days (prorated by them, or priced by the day): only such lines (and percentages of them) are credited by the day. */
   prorate: boolean;
   /** The charge model's part of the advance line's trace. */
   model: ModelTrace;
@@ -286,7 +286,10 @@ export function ratePrepaidBill(given: RateBillInput, p: PrepaidInput): PrepaidR
       const advanceLines: PrepaidAdvanceLine[] = [];
       r.lines.forEach((l, i) => {
         lines.push(tag(l, { basis: 'advance', start: dateOfDay(from), end: dateOfDay(to), days: to - from + 1 }));
-        advanceLines.push({ componentCode: l.componentCode, name: l.name, category: l.category, amount: l.amount, prorate: prepared.components[i]?.prorate ?? false, model: modelPart(l.trace) });
+        // A line priced by the day is credited for days not used as a prorated one is (a reviewer: a capacity per kVA per day never was).
+        const c = prepared.components[i];
+        const byDays = c !== undefined && (c.prorate || chargeModel(c.model)?.byTheDay === true);
+        advanceLines.push({ componentCode: l.componentCode, name: l.name, category: l.category, amount: l.amount, prorate: byDays, model: modelPart(l.trace) });
       });
       advance = { billId: '', billNumber: '', start: dateOfDay(from), end: dateOfDay(to), lines: advanceLines };
     }

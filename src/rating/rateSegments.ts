@@ -180,9 +180,13 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
       if (inp !== null && inp.kind === 'metered' && c.levelInput) {
         // A level priced by the day (a demand per kW per day): the meter's whole quantity in
         // every segment, each segment's days in the price, so nothing is shared by days here.
-        const billed = billedQuantity(inp, (meters[inp.code] as SplitMeter).quantity);
+        const whole = (meters[inp.code] as SplitMeter).quantity;
+        const billed = billedQuantity(inp, whole);
         quantity = billed.quantity;
         source = { reading: readingTraces.get(inp.code) as ReadingTrace, unit: billed.unit, decimals: Math.max(billed.decimals, quantity.decimalPlaces()), segment };
+        // Said in the segment's trace, with the conversion by this version's factor (a reviewer: it was kept nowhere).
+        segment.consumption = { input: inp.code, quantity: whole.toFixed(inp.decimals), by: 'whole' };
+        if (billed.conversion !== undefined) segment.consumption.conversion = billed.conversion;
       } else if (inp !== null && inp.kind === 'metered') {
         const part = seg.consumption[inp.code];
         const trace = readingTraces.get(inp.code) as ReadingTrace;

@@ -81,7 +81,8 @@ export type SegmentTrace = {
   consumption?: {
     input: string;
     quantity: string;
-    by: 'days' | 'readings';
+    /** 'whole': a level priced by the day (perUnitPerDay) takes the whole demand in every segment. */
+    by: 'days' | 'readings' | 'whole';
     from?: { date: string; value: string };
     to?: { date: string; value: string };
     /** The segment's part converted by its version's factor (a meter with a conversion). */

@@ -1,6 +1,6 @@
 // The answers' shapes of stored simulation rows.
 import { moneyText } from '../rating/money.ts';
-import { explainLine } from '../bills/explain.ts';
+import { explainLine, lineDays } from '../bills/explain.ts';
 import { Dec, type RatedLine } from '../rating/index.ts';
 import type { ResultRow, SimulationRow } from './store.ts';
 import type { SimulationRecord, SimulationResult } from './schemas.ts';
@@ -31,7 +31,8 @@ export function simulationRecord(s: SimulationRow): SimulationRecord {
 }
 
 const diff = (draft: string | null, current: string | null, minorUnits: number) => moneyText(new Dec(draft ?? '0').minus(current ?? '0'), minorUnits);
-const lines = (l: RatedLine[] | null) => (l ?? []).map((x) => ({ ...x, explanation: explainLine(x) }));
+// A line's days (version, segment, prorated, a rate per unit per day's days) as on bills and the preview.
+const lines = (l: RatedLine[] | null) => (l ?? []).map((x) => ({ ...x, ...lineDays(x), explanation: explainLine(x) }));
 
 export function simulationResult(r: ResultRow, minorUnits: number): SimulationResult {
   const money = (x: string | null) => moneyText(x ?? '0', minorUnits);

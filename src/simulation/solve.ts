@@ -3,6 +3,7 @@
 // place, and the search. Pure: the revenue of a candidate rate is a function the caller
 // gives (it rates the whole roster through the bill run's code).
 import { Dec, toDecimal, type Tariff } from '../rating/index.ts';
+import { chargeModel } from '../rating/models/registry.ts';
 import type { ErrorDetail } from '../errors.ts';
 
 export const RATE_PARAMETERS = ['amount', 'rate', 'flat', 'price', 'percentage'] as const;
@@ -11,18 +12,10 @@ export type RateParameter = (typeof RATE_PARAMETERS)[number];
 /** The rate to solve: a component by code, a tier by index (0 first) for tiered models, and which of its numbers. */
 export type RateAddress = { componentCode: string; tierIndex?: number; parameter?: RateParameter };
 
-/** The number each model is priced by when the request names none. */
-const DEFAULT_PARAMETER: Record<string, RateParameter> = { flat: 'amount', perUnit: 'rate', graduated: 'rate', volume: 'rate', package: 'price', percentage: 'percentage' };
-/** The numbers of each model that may be solved. */
-const PARAMETERS: Record<string, RateParameter[]> = {
-  flat: ['amount'],
-  perUnit: ['rate'],
-  graduated: ['rate', 'flat'],
-  volume: ['rate', 'flat'],
-  package: ['price'],
-  percentage: ['percentage'],
-};
-const TIERED = new Set(['graduated', 'volume']);
+/** The numbers of a model that may be solved, its default first: each model says them (rating/models, `solvable`). */
+const parametersOf = (model: unknown): readonly RateParameter[] => chargeModel(model)?.solvable ?? [];
+/** Models whose rates are a tier's (a `tiers` array). */
+const tiered = (c: Record<string, unknown>): boolean => Array.isArray(c.tiers);
 
 type Located = { parameter: RateParameter; componentIndex: number; tierIndex: number | null; current: Dec };
 
@@ -35,13 +28,15 @@ export function locateRate(tariff: Tariff, a: RateAddress, path: string): Locate
   const componentIndex = components.findIndex((c) => c.code === a.componentCode);
   const c = components[componentIndex] as Record<string, any> | undefined;
   if (c === undefined) return [{ path: `${path}.componentCode`, message: `the draft has no component "${a.componentCode}"` }];
-  const parameter = a.parameter ?? (DEFAULT_PARAMETER[c.model] as RateParameter);
-  if (!(PARAMETERS[c.model] ?? []).includes(parameter)) {
-    return [{ path: `${path}.parameter`, message: `a ${c.model} component has no ${parameter} to solve (it has ${(PARAMETERS[c.model] ?? []).join(', ')})` }];
+  const solvable = parametersOf(c.model);
+  if (solvable.length === 0) return [{ path: `${path}.componentCode`, message: `a ${c.model} component has no rate to solve` }];
+  const parameter = a.parameter ?? (solvable[0] as RateParameter);
+  if (!solvable.includes(parameter)) {
+    return [{ path: `${path}.parameter`, message: `a ${c.model} component has no ${parameter} to solve (it has ${solvable.join(', ')})` }];
   }
   let holder: Record<string, any> = c;
   let tierIndex: number | null = null;
-  if (TIERED.has(c.model)) {
+  if (tiered(c)) {
     const tiers = c.tiers as unknown[];
     if (a.tierIndex === undefined) return [{ path: `${path}.tierIndex`, message: `a ${c.model} component's rate is a tier's: give tierIndex (0 to ${tiers.length - 1})` }];
     if (a.tierIndex >= tiers.length) return [{ path: `${path}.tierIndex`, message: `component "${a.componentCode}" has ${tiers.length} tier(s): tierIndex is 0 to ${tiers.length - 1}` }];

@@ -24,6 +24,7 @@ export const flat = defineModel({
   usesInput: false,
   prorate: 'on',
   lineQuantity: 'one',
+  solvable: ['amount'],
   check: (c, path, ctx) => void ctx.amount(c.amount, `${path}.amount`, 'any'),
   prepare: (c, base, ctx): PreparedFlat => ({ ...base, model: 'flat', amount: ctx.resolve(c.amount) }),
   rate: rateFlat,

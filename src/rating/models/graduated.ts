@@ -116,6 +116,7 @@ export const graduated = defineModel({
   usesInput: true,
   prorate: 'off',
   lineQuantity: 'measured',
+  solvable: ['rate', 'flat'],
   check: checkTiers,
   prepare: (c, base, ctx): PreparedGraduated => ({ ...base, model: 'graduated', ...prepareTiers(c, ctx), roundEachTier: c.roundEachTier === true }),
   rate: rateGraduated,

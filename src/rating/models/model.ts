@@ -30,6 +30,17 @@ export type ChargeModel<Name extends string, S extends TObject, P extends Prepar
    */
   levelInput?: boolean;
   /**
+   * True when the amount is a price per day billed (perDay, perUnitPerDay): proportional to the
+   * days as a prorated line is, so a Prepaid advance of it is credited for the days not used
+   * (prepaid.ts), though the model never prorates.
+   */
+  byTheDay?: boolean;
+  /**
+   * The numbers a simulation may solve for (simulate-tariff's solve, src/simulation/solve.ts),
+   * the first the default; a tier's on a tiered model (`tiers`). None: not solvable.
+   */
+  solvable?: readonly ('amount' | 'rate' | 'flat' | 'price' | 'percentage')[];
+  /**
    * Checks what the schema cannot, reporting into ctx.issues with paths under `path`.
    * The fields every component has (category, input, minimum, maximum) are checked by checkTariff.
    */

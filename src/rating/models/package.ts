@@ -108,6 +108,7 @@ export const packageModel = defineModel({
   usesInput: true,
   prorate: 'off',
   lineQuantity: 'measured',
+  solvable: ['price'],
   check: (c, path, ctx) => {
     ctx.number(c.size, `${path}.size`, 'positive');
     ctx.amount(c.price, `${path}.price`, 'nonNegative');

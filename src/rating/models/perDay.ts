@@ -39,7 +39,9 @@ export const perDay = defineModel({
   usesInput: false,
   // The days are its quantity already: never scaled by them again.
   prorate: 'never',
+  byTheDay: true,
   lineQuantity: 'measured',
+  solvable: ['rate'],
   check: (c, path, ctx) => void ctx.amount(c.rate, `${path}.rate`, 'any'),
   prepare: (c, base, ctx): PreparedPerDay => ({ ...base, model: 'perDay', rate: ctx.resolve(c.rate) }),
   rate: ratePerDay,

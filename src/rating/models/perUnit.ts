@@ -28,6 +28,7 @@ export const perUnit = defineModel({
   usesInput: true,
   prorate: 'off',
   lineQuantity: 'measured',
+  solvable: ['rate'],
   check: (c, path, ctx) => void ctx.amount(c.rate, `${path}.rate`, 'any'),
   prepare: (c, base, ctx): PreparedPerUnit => ({ ...base, model: 'perUnit', rate: ctx.resolve(c.rate) }),
   rate: ratePerUnit,

@@ -40,7 +40,9 @@ export const perUnitPerDay = defineModel({
   usesInput: true,
   // The days are in the price: never scaled by them again.
   prorate: 'never',
+  byTheDay: true,
   lineQuantity: 'measured',
+  solvable: ['rate'],
   levelInput: true,
   check: (c, path, ctx) => {
     ctx.amount(c.rate, `${path}.rate`, 'any');

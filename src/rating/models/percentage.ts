@@ -49,6 +49,7 @@ export const percentage = defineModel({
   usesInput: false,
   prorate: 'never',
   lineQuantity: 'base',
+  solvable: ['percentage'],
   check: (c, path, ctx) => {
     ctx.amount(c.percentage, `${path}.percentage`, 'any');
     checkOf(c.of, c.code, path, ctx, 'a component cannot be a percentage of itself');

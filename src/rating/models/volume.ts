@@ -64,6 +64,7 @@ export const volume = defineModel({
   usesInput: true,
   prorate: 'off',
   lineQuantity: 'measured',
+  solvable: ['rate', 'flat'],
   check: (c, path, ctx) => checkTiers(c, path, ctx, 'any'),
   prepare: (c, base, ctx): PreparedVolume => ({ ...base, model: 'volume', ...prepareTiers(c, ctx) }),
   rate: rateVolume,

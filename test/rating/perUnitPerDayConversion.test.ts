@@ -1,4 +1,4 @@
-// Review of 3066482 (perUnitPerDay): a demand register with a conversion (read in W, billed
+// A reviewer's finding (perUnitPerDay): a demand register with a conversion (read in W, billed
 // in kW) priced per kW per day, in a term spanning a version change. Each segment prices the
 // whole demand converted (52400 W x 0.001 = 52.4 kW) for its days; the amounts are right, but
 // the level branch of rateSegments.ts converts the demand (billedQuantity) and keeps the

@@ -1,4 +1,4 @@
-// Review of 3066482 (perUnitPerDay): a Prepaid template bills a capacity per kVA per day in
+// A reviewer's finding (perUnitPerDay): a Prepaid template bills a capacity per kVA per day in
 // advance for the coming period; when the subscription ends inside that period the days
 // paid and not used must be credited, as docs/templates.md promises for a charge billed by
 // the day ("a credit for the days paid in advance that the subscription did not use"), and
@@ -42,5 +42,20 @@ describe('perUnitPerDay on a Prepaid template', () => {
       ['credit capacity -529.20'],
     );
     assert.equal(dec.total, '-529.20');
+  });
+
+  test('a daily standing charge (perDay) paid in advance is credited the same way', () => {
+    const standing: Tariff = { meteredInputs: [], components: [{ code: 'standing', name: 'Standing charge', model: 'perDay', rate: '0.58' }] };
+    // December in advance: 31 x 0.58 = 17.98; ended 10/12: 21 days back, 17.98 x 21/31 = 12.18.
+    const nov = ratePrepaidBill(
+      { tariff: standing, term: { start: '2026-11-01', end: '2026-11-30' }, subscription: { startDate: '2020-01-01' }, minorUnits: 2 },
+      { cycleMonths: 1, advanceTariff: standing, prepaid: [] },
+    );
+    assert.deepEqual(nov.prepaid.advance!.lines.map((l) => l.amount), ['17.98']);
+    const dec = ratePrepaidBill(
+      { tariff: standing, term: { start: '2026-12-01', end: '2026-12-31' }, subscription: { startDate: '2020-01-01', endDate: '2026-12-10' }, minorUnits: 2 },
+      { cycleMonths: 1, advanceTariff: standing, prepaid: [{ ...nov.prepaid.advance!, billId: '7', billNumber: '1007' }] },
+    );
+    assert.deepEqual(dec.lines.map((l) => `${l.trace.prepaid?.basis} ${l.componentCode} ${l.amount}`), ['credit standing -12.18']);
   });
 });

@@ -1,4 +1,4 @@
-// Review of 3066482 (perUnitPerDay): simulate-tariff's solve of a draft's rate. A
+// A reviewer's finding (perUnitPerDay): simulate-tariff's solve of a draft's rate. A
 // perUnitPerDay component is priced by one number, its `rate` (per kW or kVA per day), as a
 // perUnit component is; revenue grows with it (quantity x days x rate), so a revenue-neutral
 // solve of a new demand rate is what a tariff officer asks. solve.ts's DEFAULT_PARAMETER and
