@@ -3,7 +3,7 @@
 // rates a stored bill again from exactly this, through the same rateRoster. Both
 // directions live here so that they cannot drift apart.
 import type { RatedBill, RoundingMode } from '../rating/index.ts';
-import { meterReadingsOf, type RosterInput, type RunContext } from './rateRoster.ts';
+import { meterReadingsOf, type ReadingsRow, type RosterInput, type RunContext } from './rateRoster.ts';
 import { prepaidSource, type PrepaidSource } from './prepaid.ts';
 
 export type BillSource = {
@@ -19,7 +19,7 @@ export type BillSource = {
   rounding: RoundingMode;
   minorUnits: number;
   /** Per metered input, the reading rows used (ids; rows are never changed or deleted). */
-  readings: Record<string, { previous: string; current: string | null; highest?: string }>;
+  readings: Record<string, { previous: string; current: string | null; highest?: string; ratchet?: Record<string, string | null> }>;
   /** A term spanning a version change: the readings dated on a change date, by input and date (they split the consumption). */
   changeReadings?: Record<string, Record<string, string>>;
   /** A Prepaid term's bill: the earlier advances it was rated with, the days of them it settled, what it billed in advance. */
@@ -84,7 +84,18 @@ export function inputOfSource(
     const prev = row(code, 'previous', ids.previous);
     const cur = ids.current === null ? undefined : row(code, 'current', ids.current);
     const high = ids.highest === undefined ? undefined : row(code, 'highest', ids.highest);
-    if (prev === undefined || (ids.current !== null && cur === undefined) || (ids.highest !== undefined && high === undefined)) continue;
+    // A ratchet's history: by months, the reading it was held to, or null when none was read.
+    let ratchet: NonNullable<ReadingsRow['ratchet']> | undefined;
+    let ratchetMissing = false;
+    if (ids.ratchet !== undefined) {
+      ratchet = {};
+      for (const [months, id] of Object.entries(ids.ratchet)) {
+        const h = id === null ? null : row(code, `ratchet.${months}`, id);
+        if (h === undefined) ratchetMissing = true;
+        else ratchet[months] = h === null ? null : { id: h.reading_id, date: h.reading_date, value: h.value, kind: h.kind };
+      }
+    }
+    if (prev === undefined || (ids.current !== null && cur === undefined) || (ids.highest !== undefined && high === undefined) || ratchetMissing) continue;
     input.readings[code] = meterReadingsOf({
       subscription_id: bill.subscriptionId,
       code,
@@ -97,6 +108,7 @@ export function inputOfSource(
       cur_kind: cur?.kind ?? null,
       cur_id: cur?.reading_id ?? null,
       ...(high === undefined ? {} : { high_id: high.reading_id, high_date: high.reading_date, high_value: high.value, high_kind: high.kind }),
+      ...(ratchet === undefined ? {} : { ratchet }),
     });
   }
   return { input, missing };

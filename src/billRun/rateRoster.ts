@@ -48,7 +48,27 @@ export type RunContext = {
   later?: NearTerm[];
   /** The term has credit notes: a bill of it was cancelled, maybe without a rebill, and the run does not bill that again. */
   corrected?: true;
+  /**
+   * The demand ratchets of the tariffs rated (ratchetsOf): by meter code, the months each looks
+   * back over; the run reads each meter's highest demand in them (withRatchetHighs). Absent: none.
+   */
+  ratchets?: Record<string, number[]>;
 };
+
+/** By demand register, the months the tariffs' ratchets look back over (components' `ratchet`); empty when none has one. */
+export function ratchetsOf(tariffs: readonly Tariff[]): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const t of tariffs) {
+    for (const c of t.components ?? []) {
+      const r = (c as { ratchet?: { months: number }; input?: string }).ratchet;
+      const code = (c as { input?: string }).input;
+      if (r === undefined || code === undefined) continue;
+      const list = (out[code] ??= []);
+      if (!list.includes(r.months)) list.push(r.months);
+    }
+  }
+  return out;
+}
 
 export type RosterInput = {
   subscriptionId: string;
@@ -66,7 +86,7 @@ export type RosterInput = {
   /** With versions: effective readings dated on a change date, by input code and date (they split the consumption). */
   changeReadings?: Record<string, Record<string, string>>;
   /** The ids of the reading rows behind `readings`, recorded on the bill (its source) for verify-bill. */
-  readingIds?: Record<string, { previous: string; current: string | null }>;
+  readingIds?: Record<string, { previous: string; current: string | null; highest?: string; ratchet?: Record<string, string | null> }>;
   /** A Prepaid term: the advances earlier bills billed that reach into the term or its coming period. */
   prepaid?: PrepaidAdvance[];
   /** Set when a bill of a later term billed its consumption in this one already (meterChain.ts): it fails, naming that bill. */
@@ -110,6 +130,8 @@ export async function runContext(db: Queryable, term: TermRow, watermark: string
     rounding: term.rounding_mode as RoundingMode,
   };
   if (versions.length > 1) ctx.versions = versions;
+  const ratchets = ratchetsOf(versions.map((v) => v.tariff));
+  if (Object.keys(ratchets).length > 0) ctx.ratchets = ratchets;
   const prepaid = await prepaidContext(db, term.service_version_id);
   if (prepaid !== undefined) ctx.prepaid = prepaid;
   if ((await db.query('SELECT 1 FROM credit_note WHERE term_id = $1 LIMIT 1', [term.term_id])).rowCount !== 0) ctx.corrected = true;
@@ -227,12 +249,14 @@ export async function loadRosterInputs(
   const chained = demand.size === 0 ? rows : rows.filter((r) => !demand.has(r.code));
   await chainToEarlierBills(db, ctx.earlier, byId, chained);
   await withDemandHighs(db, ctx.watermark, rows, demand);
+  await withRatchetHighs(db, ctx, rows);
   for (const r of rows) {
     const input = byId.get(r.subscription_id)!;
     input.readings[r.code] = meterReadingsOf(r);
     if (r.prev_id !== null) {
       const ids: BillSource['readings'][string] = { previous: r.prev_id, current: r.cur_id };
       if (r.high_id != null && r.high_id !== r.cur_id) ids.highest = r.high_id;
+      if (r.ratchet !== undefined) ids.ratchet = Object.fromEntries(Object.entries(r.ratchet).map(([months, h]) => [months, h === null ? null : h.id]));
       (input.readingIds ??= {})[r.code] = ids;
     }
     if (r.change != null) (input.changeReadings ??= {})[r.code] = r.change;
@@ -315,6 +339,8 @@ export type ReadingsRow = {
   high_date?: string | null;
   high_value?: string | null;
   high_kind?: string | null;
+  /** A ratchet's history (withRatchetHighs): by months, the highest reading in them before the term, or null. */
+  ratchet?: Record<string, { id: string; date: string; value: string; kind: string } | null>;
 };
 
 /** The rating core's readings of one meter from a READINGS_SQL row (the run's check reads them the same way). */
@@ -324,7 +350,42 @@ export function meterReadingsOf(r: ReadingsRow): MeterReadings | LastReadingOnly
   if (r.cur_date === null) return { previous };
   const readings: MeterReadings = { previous, current: readingPoint(r.cur_date, r.cur_value as string, r.cur_kind), estimated: r.cur_kind === 'estimated' || r.prev_kind === 'estimated' };
   if (r.high_id != null && r.high_id !== r.cur_id) readings.highest = readingPoint(r.high_date as string, r.high_value as string, r.high_kind ?? null);
+  if (r.ratchet !== undefined) {
+    const ratchet: Record<string, ReadingPoint | null> = {};
+    for (const [months, h] of Object.entries(r.ratchet)) ratchet[months] = h === null ? null : readingPoint(h.date, h.value, h.kind);
+    readings.ratchet = ratchet;
+  }
   return readings;
+}
+
+/**
+ * Each ratcheted demand register's highest effective reading (up to the watermark) dated in
+ * the months before the term's start its ratchets look back over (RunContext.ratchets), on the
+ * rows (`ratchet`, by months; null when it has none there). One statement for the chunk's rows
+ * of such meters; none when no tariff of the term has a ratchet.
+ */
+export async function withRatchetHighs(db: Queryable, ctx: Pick<RunContext, 'watermark' | 'start' | 'ratchets'>, rows: ReadingsRow[]): Promise<void> {
+  const ratchets = ctx.ratchets;
+  if (ratchets === undefined) return;
+  const asked: { row: ReadingsRow; months: number }[] = [];
+  for (const row of rows) for (const months of ratchets[row.code] ?? []) asked.push({ row, months });
+  if (asked.length === 0) return;
+  const found = await db.query<{ n: number; reading_id: string; reading_date: string; value: string; kind: string }>(
+    `SELECT x.n, h.reading_id, h.reading_date, h.value, h.kind
+       FROM unnest($1::bigint[], $2::text[], $3::int[]) WITH ORDINALITY AS x(sub, code, months, n)
+       JOIN LATERAL (
+         SELECT r.reading_id, r.reading_date, r.value, r.kind FROM reading r
+          WHERE r.subscription_id = x.sub AND r.input_code = x.code
+            AND r.reading_date >= ($4::date - make_interval(months => x.months))::date AND r.reading_date < $4::date
+            AND r.reading_id <= $5::bigint AND ${effectiveSql('r', '$5::bigint')}
+          ORDER BY r.value DESC, r.reading_date DESC, r.reading_id DESC LIMIT 1) h ON true`,
+    [asked.map((a) => a.row.subscription_id), asked.map((a) => a.row.code), asked.map((a) => a.months), ctx.start, ctx.watermark ?? NO_MARK],
+  );
+  for (const a of asked) (a.row.ratchet ??= {})[String(a.months)] = null;
+  for (const h of found.rows) {
+    const a = asked[Number(h.n) - 1]!;
+    (a.row.ratchet as NonNullable<ReadingsRow['ratchet']>)[String(a.months)] = { id: h.reading_id, date: h.reading_date, value: h.value, kind: h.kind };
+  }
 }
 
 /**

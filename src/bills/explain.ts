@@ -4,7 +4,7 @@
 import { Dec, explainModel, explainPrepaid, type RatedLine, type RoundingMode } from '../rating/index.ts';
 import type { ConversionTrace } from '../rating/trace.ts';
 import { explainShare } from '../rating/inputShare.ts';
-import { explainBound } from '../rating/levelBound.ts';
+import { explainBound, explainRatchet } from '../rating/levelBound.ts';
 import { formatDate as day } from '../calendar/calendar.ts';
 
 /**
@@ -78,6 +78,7 @@ export function explainLine(line: RatedLine): string {
   }
   if (t.share) parts.push(`priced on ${explainShare(t.share, line.unit ?? '')}`);
   if (t.input) parts.push(`${t.input.input} ${t.input.value}${t.input.source === 'default' ? ' (the default)' : ''}`);
+  if (t.ratchet) parts.push(explainRatchet(t.ratchet, line.unit ?? '', day));
   if (t.bound) parts.push(explainBound(t.bound, line.unit ?? ''));
   parts.push(explainModel(t));
   if (t.proration) {

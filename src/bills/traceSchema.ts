@@ -98,6 +98,20 @@ const ReadingTrace = named(
 
 const SuspendedPeriod = Type.Object({ start: Day, end: Day });
 
+/** What a quantity held to a threshold keeps (levelBound.ts): the threshold, the quantity before and after, and in a segment the bill's threshold and this part's share of it. */
+const HELD = {
+  threshold: Text,
+  of: Text,
+  quantity: Text,
+  whole: Type.Optional(Text),
+  share: Type.Optional(
+    Type.Object(
+      { by: Type.Union([Type.Literal('quantity'), Type.Literal('days')]), part: Text, of: Text },
+      { description: "a segment's share of the bill's threshold: by its part of the bill's quantity, or by billed days when nothing was measured" },
+    ),
+  ),
+};
+
 const COMMON = {
   reading: Type.Optional(ReadingTrace),
   share: Type.Optional(
@@ -106,6 +120,23 @@ const COMMON = {
       Type.Object(
         { of: Text, percentage: Text, share: Text, maximum: Type.Optional(Text), quantity: Text },
         { description: "a component priced on a share of its meter's consumption (inputShare): of the consumption, the percentage, the share, the maximum and the quantity priced" },
+      ),
+    ),
+  ),
+  ratchet: Type.Optional(
+    named(
+      'RatchetTrace',
+      Type.Object(
+        {
+          months: Type.Integer(),
+          percentage: Text,
+          highest: Type.Union([Type.Object({ date: Day, value: Text, estimated: Type.Optional(Type.Literal(true)) }), Type.Null()]),
+          ...HELD,
+        },
+        {
+          description:
+            "a demand ratchet (a component's ratchet): the months looked back over, the percentage, the highest demand read in them (null: none), the threshold (a segment's share of it when the quantity is a segment's part), the quantity before and the quantity priced",
+        },
       ),
     ),
   ),
@@ -118,9 +149,7 @@ const COMMON = {
           input: Type.String(),
           level: Text,
           percentage: Text,
-          threshold: Text,
-          of: Text,
-          quantity: Text,
+          ...HELD,
         },
         {
           description:

@@ -157,6 +157,16 @@ export function checkTariff(tariff: Tariff, root = 'service'): Issue[] {
         }
         amount(b.percentage, `${path}.${k}.percentage`, 'positive');
       }
+      // A ratchet looks back over a demand register's readings (levelBound.ts).
+      const ratchet = (c as { ratchet?: { percentage?: Amount } }).ratchet;
+      if (ratchet !== undefined) {
+        const m = metered.find((x) => x.code === input);
+        if (typeof input === 'string' && inputCodes.has(input) && m?.register !== 'maximum') {
+          issues.push({ path: `${path}.ratchet`, message: `a ratchet looks back over a demand register's readings; '${input}' is ${m === undefined ? 'an unmetered input' : 'a cumulative meter'}` });
+        }
+        if ((c as { excessOver?: unknown }).excessOver !== undefined) issues.push({ path: `${path}.ratchet`, message: 'a ratchet holds a quantity up, not with an excessOver' });
+        amount(ratchet.percentage, `${path}.ratchet.percentage`, 'positive');
+      }
     }
     model.check(c as never, path, ctx);
     const min = amount(c.minimum, `${path}.minimum`, 'any');

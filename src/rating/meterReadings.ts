@@ -23,6 +23,12 @@ export type MeterReadings = {
    * billed; `current` still ends the period (the next one starts after it).
    */
   highest?: ReadingPoint;
+  /**
+   * A demand register's history for a component's ratchet (levelBound.ts): by the months
+   * looked back over ("11"), its highest reading dated in them before the period, or null
+   * when it has none there. Given by the run for every ratchet its tariffs have.
+   */
+  ratchet?: Readonly<Record<string, ReadingPoint | null>>;
   /** True when either reading is an estimate; shown on the line's trace and the bill. */
   estimated?: boolean;
 };
@@ -67,7 +73,7 @@ export function forEachMeter<M extends { code: string }>(meters: readonly M[], c
   }
 }
 
-function readingValue(meter: PreparedMeteredInput, point: ReadingPoint | undefined, which: string): Dec {
+export function readingValue(meter: PreparedMeteredInput, point: ReadingPoint | undefined, which: string): Dec {
   const path = `readings.${meter.code}.${which}`;
   const fail = (message: string): never => {
     throw new RatingError('INVALID_READING', `${meter.code} ${which} reading ${message}`, [{ path, message }]);

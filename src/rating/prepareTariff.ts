@@ -130,6 +130,7 @@ function build(tariff: Tariff): PreparedTariff {
 
   const ctx: PrepareContext = { resolve, indexOf };
   // The level a quantity is held against is read like any unmetered input: needed, so the bill reads it.
+  const ratchetOf = (c: { ratchet?: { percentage: Amount; months: number } }) => (c.ratchet === undefined ? null : { percentage: resolve(c.ratchet.percentage), months: c.ratchet.months });
   const boundOf = (c: { floor?: LevelBoundGiven; excessOver?: LevelBoundGiven }): PreparedBound | null => {
     const [kind, given] = c.floor !== undefined ? (['floor', c.floor] as const) : c.excessOver !== undefined ? (['excessOver', c.excessOver] as const) : [null, null];
     if (kind === null) return null;
@@ -151,6 +152,7 @@ function build(tariff: Tariff): PreparedTariff {
       input: model.usesInput ? inputOf((c as { input: string }).input) : null,
       levelInput: model.levelInput === true,
       bound: boundOf(c as { floor?: LevelBoundGiven; excessOver?: LevelBoundGiven }),
+      ratchet: ratchetOf(c as { ratchet?: { percentage: Amount; months: number } }),
       inputShare: shareOf((c as { inputShare?: { percentage: Amount; maximum?: Amount } }).inputShare),
       dependsOn: (model.dependsOn?.codes(c as never) ?? []).map((code) => indexOf.get(code) as number),
     };

@@ -1,4 +1,4 @@
-import { boundByLevel } from './levelBound.ts';
+import { boundByLevel, ratchetByHistory, ratchetHistory } from './levelBound.ts';
 import { shareOfConsumption } from './inputShare.ts';
 import { apiDate, dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
@@ -213,8 +213,13 @@ export function rateBill(input: RateBillInput): RatedBill {
         quantity = unmeteredQuantities[inp.slot] as Dec;
         source = { input: unmeteredTraces[inp.slot] as InputTrace };
       }
+      if (c.ratchet !== null && inp.kind === 'metered') {
+        const held = ratchetByHistory(c.ratchet, quantity, ratchetHistory(inp, input.readings?.[inp.code], c.ratchet.months), context, undefined);
+        quantity = held.quantity;
+        source.ratchet = held.trace;
+      }
       if (c.bound !== null) {
-        const held = boundByLevel(c.bound, quantity, unmeteredQuantities[c.bound.input.slot] as Dec, context, false);
+        const held = boundByLevel(c.bound, quantity, unmeteredQuantities[c.bound.input.slot] as Dec, context, undefined);
         quantity = held.quantity;
         source.bound = held.trace;
       }

@@ -5,7 +5,7 @@ import { partOfBill, partsOf } from './models/billShare.ts';
 import type { ModelContext, SegmentContext } from './models/context.ts';
 import { chargeModel, type Dispatch } from './models/registry.ts';
 import type { PreparedComponent } from './prepareTariff.ts';
-import type { BoundTrace, InputTrace, LimitTrace, LineTrace, ModelResult, ReadingTrace, SegmentTrace, ShareTrace } from './trace.ts';
+import type { BoundTrace, InputTrace, RatchetTrace, LimitTrace, LineTrace, ModelResult, ReadingTrace, SegmentTrace, ShareTrace } from './trace.ts';
 
 export type RatedLine = {
   componentCode: string;
@@ -38,7 +38,7 @@ export function rateLine(
   quantity: Dec,
   context: ModelContext,
   settings: LineSettings,
-  source: { reading?: ReadingTrace; share?: ShareTrace; bound?: BoundTrace; input?: InputTrace; unit?: string; decimals?: number; segment?: SegmentTrace },
+  source: { reading?: ReadingTrace; share?: ShareTrace; ratchet?: RatchetTrace; bound?: BoundTrace; input?: InputTrace; unit?: string; decimals?: number; segment?: SegmentTrace },
 ): { line: RatedLine; amount: Dec; minor: bigint } {
   const core = lineCore(component, quantity, context, settings, source.decimals);
   // A line that reads nothing of its bill's own (no reading, no input: a flat fee, a
@@ -61,6 +61,7 @@ function newLine(component: PreparedComponent, core: LineCore, settings: LineSet
   const trace = { ...core.modelTrace } as LineTrace;
   if (source.reading !== undefined) trace.reading = source.reading;
   if (source.share !== undefined) trace.share = source.share;
+  if (source.ratchet !== undefined) trace.ratchet = source.ratchet;
   if (source.bound !== undefined) trace.bound = source.bound;
   if (source.input !== undefined) trace.input = source.input;
   if (core.proration !== undefined) trace.proration = core.proration;

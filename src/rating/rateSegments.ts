@@ -2,7 +2,7 @@
 // in force over the subscription's part of the term (segments.ts splits the days and the
 // consumption), each segment's lines by its own version, in date order.
 import { shareOfConsumption } from './inputShare.ts';
-import { boundByLevel } from './levelBound.ts';
+import { boundByLevel, type PartOfQuantity, ratchetByHistory, ratchetHistory } from './levelBound.ts';
 import { dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
 import { checkAmountLimit, type Dec, formatMinorUnits, parseDecimal, ZERO } from './money.ts';
@@ -146,11 +146,38 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
   let tax = 0n;
   let daysBefore = 0;
   const sub = input.subscription;
-  // Each converted meter's parts so far (billedQuantity): a part is rounded on the running total.
-  const converted = new Map<string, ConvertedSoFar>();
+  // Each meter's part of every segment as its lines price it (billedQuantity, by the segment's
+  // version): converted parts rounded on the running total. Worked out before any line, since a
+  // part held against a level is held to the share of the threshold its part is of the whole
+  // (partOf): a threshold shared by days missed parts split by the change date's readings or
+  // rounded by a conversion (a reviewer: an identical version billed 180.00 for 140.00).
+  const billedParts = new Map<string, (ReturnType<typeof billedQuantity> | undefined)[]>();
+  {
+    const converted = new Map<string, ConvertedSoFar>();
+    segments.forEach((seg, index) => {
+      if (seg.days === 0) return;
+      for (const m of (prepared.get(seg.version) as PreparedTariff).meteredNeeded) {
+        const billed = billedQuantity(m, seg.consumption[m.code]?.quantity ?? ZERO, converted.get(m.code));
+        if (billed.soFar !== undefined) converted.set(m.code, billed.soFar);
+        let parts = billedParts.get(m.code);
+        if (parts === undefined) billedParts.set(m.code, (parts = []));
+        parts[index] = billed;
+      }
+    });
+  }
+  /** A meter's part in a segment, the parts before it and the bill's total, in the units its lines price. */
+  const partOf = (code: string, index: number): PartOfQuantity => {
+    const parts = billedParts.get(code) ?? [];
+    let before = ZERO;
+    let total = ZERO;
+    parts.forEach((b, i) => {
+      if (b === undefined) return;
+      if (i < index) before = before.plus(b.quantity);
+      total = total.plus(b.quantity);
+    });
+    return { part: parts[index]?.quantity ?? ZERO, before, total };
+  };
   segments.forEach((seg, index) => {
-    // Converted once a segment, whichever of its lines asks first.
-    const billedHere = new Map<string, ReturnType<typeof billedQuantity>>();
     billSegments.push({ version: seg.version, start: seg.start, end: seg.end, days: seg.days, suspendedDays: seg.suspendedDays });
     if (seg.days === 0) return; // suspended throughout: nothing billed in it
     const tariff = prepared.get(seg.version) as PreparedTariff;
@@ -194,12 +221,7 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
         // A part shared by days has up to SPLIT_DECIMALS: shown as it is priced, at least to the meter's decimals.
         const partDecimals = Math.max(inp.decimals, consumption.decimalPlaces());
         // Converted by the segment's own version (a factor that changes with the version).
-        let billed = billedHere.get(inp.code);
-        if (billed === undefined) {
-          billed = billedQuantity(inp, consumption, converted.get(inp.code));
-          if (billed.soFar !== undefined) converted.set(inp.code, billed.soFar);
-          billedHere.set(inp.code, billed);
-        }
+        const billed = (billedParts.get(inp.code) as ReturnType<typeof billedQuantity>[])[index] as ReturnType<typeof billedQuantity>;
         const shared = shareOfConsumption(c.inputShare, billed.quantity, context);
         quantity = shared.quantity;
         const decimals = Math.max(billed.conversion === undefined ? partDecimals : billed.decimals, quantity.decimalPlaces());
@@ -216,11 +238,18 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
         quantity = u.quantity;
         source = { input: u.trace, segment };
       } else source = { segment };
+      if (c.ratchet !== null && inp !== null && inp.kind === 'metered') {
+        // Held to the demand of the months before; a part shared by days to the same part of it.
+        const held = ratchetByHistory(c.ratchet, quantity, ratchetHistory(inp, input.readings?.[inp.code], c.ratchet.months), context, c.levelInput ? undefined : partOf(inp.code, index));
+        quantity = held.quantity;
+        source.ratchet = held.trace;
+        if (source.decimals !== undefined) source.decimals = Math.max(source.decimals, quantity.decimalPlaces());
+      }
       if (c.bound !== null && inp !== null) {
         // The level in force over the segment; a metered part shared with the bill's other
         // segments is held to the same part of it (levelBound.ts).
         const level = unmeteredQuantity(c.bound.input, (seg.unmetered ?? sub.unmetered)?.[c.bound.input.code]).quantity;
-        const held = boundByLevel(c.bound, quantity, level, context, inp.kind === 'metered' && !c.levelInput);
+        const held = boundByLevel(c.bound, quantity, level, context, inp.kind === 'metered' && !c.levelInput ? partOf(inp.code, index) : undefined);
         quantity = held.quantity;
         source.bound = held.trace;
         if (source.decimals !== undefined) source.decimals = Math.max(source.decimals, quantity.decimalPlaces());

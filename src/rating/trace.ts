@@ -137,12 +137,45 @@ export type ShareTrace = { of: string; percentage: string; share: string; maximu
  * the unmetered input and its value, the percentage, the threshold (a segment's share of it
  * when the quantity is a segment's part), the quantity before and the quantity priced.
  */
-export type BoundTrace = { kind: 'floor' | 'excessOver'; input: string; level: string; percentage: string; threshold: string; of: string; quantity: string };
+/**
+ * A demand ratchet (levelBound.ts): the months looked back over, the percentage, the highest
+ * demand read in them (null: none), the threshold (a segment's share of it when the quantity
+ * is a segment's part), the quantity before and the quantity priced.
+ */
+/** A segment's share of a bill's threshold (levelBound.ts): by its part of the quantity, or by billed days when nothing was measured. */
+export type ThresholdShare = { by: 'quantity' | 'days'; part: string; of: string };
+
+export type RatchetTrace = {
+  months: number;
+  percentage: string;
+  highest: { date: string; value: string; estimated?: true } | null;
+  threshold: string;
+  of: string;
+  quantity: string;
+  /** In a segment: the bill's threshold, of which `threshold` is this part's share. */
+  whole?: string;
+  share?: ThresholdShare;
+};
+
+export type BoundTrace = {
+  kind: 'floor' | 'excessOver';
+  input: string;
+  level: string;
+  percentage: string;
+  threshold: string;
+  of: string;
+  quantity: string;
+  /** In a segment: the bill's threshold, of which `threshold` is this part's share. */
+  whole?: string;
+  share?: ThresholdShare;
+};
 
 export type LineTrace = ModelTrace & {
   reading?: ReadingTrace;
   /** The share of the reading's consumption the line prices (inputShare). */
   share?: ShareTrace;
+  /** The quantity held up by the demand read in the months before (a ratchet), before any floor. */
+  ratchet?: RatchetTrace;
   /** The quantity held against a level of the subscription (floor, excessOver). */
   bound?: BoundTrace;
   input?: InputTrace;

@@ -11,7 +11,7 @@ import { inTransaction, type Queryable } from '../db/pool.ts';
 import { attempt, Dec, prepareTariff, type Tariff } from '../rating/index.ts';
 import { moneyText } from '../rating/money.ts';
 import { readTerm } from '../billRun/termStore.ts';
-import { loadRosterInputs, rateRoster, runContext, type RosterInput, type RunContext } from '../billRun/rateRoster.ts';
+import { loadRosterInputs, ratchetsOf, rateRoster, runContext, type RosterInput, type RunContext } from '../billRun/rateRoster.ts';
 import { rosterSlices } from '../billRun/roster.ts';
 import { draftContext, rateBothWays } from './compare.ts';
 import { locateRate, solveRate, withRate, type RateAddress } from './solve.ts';
@@ -31,7 +31,9 @@ export async function simulationContext(db: Queryable, sim: SimulationRow): Prom
   const prepared = attempt(() => prepareTariff(draft));
   const codes = new Set(ctx.meteredCodes);
   if (prepared.ok) for (const m of prepared.value.meteredNeeded) codes.add(m.code);
-  return { ctx: { ...ctx, meteredCodes: [...codes] }, draft };
+  // A draft's ratchets read their meters' history too (rateRoster.ts, withRatchetHighs).
+  const ratchets = ratchetsOf([...(ctx.inForce ?? [{ tariff: ctx.tariff }]).map((v) => v.tariff), draft]);
+  return { ctx: { ...ctx, meteredCodes: [...codes], ...(Object.keys(ratchets).length > 0 ? { ratchets } : {}) }, draft };
 }
 
 /** Every roster subscription's inputs, slice by slice (the solve rates them many times). */

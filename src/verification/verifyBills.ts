@@ -226,6 +226,7 @@ export async function verifyBills(db: Queryable, bills: StoredBill[]): Promise<B
       ids.add(r.previous);
       if (r.current !== null) ids.add(r.current);
       if (r.highest !== undefined) ids.add(r.highest);
+      for (const id of Object.values(r.ratchet ?? {})) if (id !== null) ids.add(id);
     }
   }
   const readings = new Map<string, SourceReading>();

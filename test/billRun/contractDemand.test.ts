@@ -18,7 +18,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { startRun } from '../terms/fixtures.ts';
-import { billTerm, capture, customer, ok } from './publishedBills.ts';
+import { billTerm, capture, customer, envelope, ok, simulate } from './publishedBills.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
 
 const lowVoltage = (): ServiceDefinition =>
@@ -112,5 +112,60 @@ describe("a demand held to the customer's contract and notified demand, through 
     const components = got.body.data.services.find((x: any) => x.serviceCode === 'BIZLV').components;
     assert.deepEqual(components[1].floor, { input: 'CONTRACT', percentage: { value: 'FLOOR' } });
     assert.deepEqual(components[2].excessOver, { input: 'NMD' });
+  });
+
+  // A ratchet (docs/rating.md, "A level the quantity is held to"): billing demand not less than
+  // 75% of the highest demand read in the 11 months before the period. Worked by hand:
+  //   R-1, read monthly since January, its highest before November 90.0 kVA on 30/06/2026;
+  //   November 40.0: 75% of 90 = 67.5: 67.5 x 45.00 = 3037.50.
+  //   R-2, connected on 01/11/2026 (its opening 0 is dated in the term): no history, 40.0 x 45.00 = 1800.00.
+  //   A draft at 50.00 a kVA, simulated: R-1 67.5 x 50 = 3375.00, R-2 40 x 50 = 2000.00.
+  test("a ratchet holds each customer's demand to its own last eleven months, verify-bill and a simulation agreeing", async () => {
+    const ratcheted = (rate: string): ServiceDefinition =>
+      ({
+        ...lowVoltage(),
+        code: 'BIZR',
+        name: 'Business demand with a ratchet',
+        batches: ['B-R'],
+        meteredInputs: [{ code: 'DEMAND', label: 'Maximum demand', unit: 'kVA', decimals: 1, register: 'maximum' }],
+        unmeteredInputs: [],
+        values: [],
+        components: [{ code: 'DEMAND', name: 'Demand charge', model: 'perUnit', input: 'DEMAND', rate, ratchet: { percentage: '75', months: 11 } }],
+      }) as ServiceDefinition;
+    await ok(h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: ratcheted('45.00') }), 'make-service');
+    const r1 = await customer(h, { accountNumber: 'R-1', serviceCode: 'BIZR', batchCode: 'B-R', startDate: '01/01/2026', openingReadings: { DEMAND: 0 } });
+    const r2 = await customer(h, { accountNumber: 'R-2', serviceCode: 'BIZR', batchCode: 'B-R', startDate: '01/11/2026', openingReadings: { DEMAND: 0 } });
+    const months = ['31/01/2026', '28/02/2026', '31/03/2026', '30/04/2026', '31/05/2026', '30/06/2026', '31/07/2026', '31/08/2026', '30/09/2026', '31/10/2026'];
+    const values = ['50.0', '55.0', '60.0', '58.0', '70.0', '90.0', '85.0', '80.0', '60.0', '50.0'];
+    await capture(h, months.map((d, i) => [r1, 'DEMAND', d, values[i]!] as [number, string, string, string]));
+    await capture(h, [
+      [r1, 'DEMAND', '30/11/2026', '40.0'],
+      [r2, 'DEMAND', '30/11/2026', '40.0'],
+    ]);
+    const nov = await billTerm(h, { serviceCode: 'BIZR', batchCode: 'B-R', billingPeriodID: 202611, startDate: '01/11/2026', endDate: '30/11/2026' });
+    const billOf = (sub: number) => nov.bills.find((x: any) => x.subscriptionID === sub);
+    const line = (sub: number) => billOf(sub).lines[0];
+    assert.deepEqual([line(r1).quantity, line(r1).amount], ['67.5', '3037.50']);
+    assert.deepEqual(line(r1).trace.ratchet, { months: 11, percentage: '75', highest: { date: '2026-06-30', value: '90' }, threshold: '67.5', of: '40', quantity: '67.5' });
+    assert.match(line(r1).explanation, /at least 75% of the highest demand of the 11 month\(s\) before, 90 on 30\/06\/2026, = 67\.5 kVA: 67\.5 kVA priced, not 40; 67\.5 x 45; amount 3037\.50\.$/);
+    assert.deepEqual([line(r2).quantity, line(r2).amount, line(r2).trace.ratchet.highest], ['40.0', '1800.00', null]);
+    assert.equal(nov.validated.previewBills.find((p: any) => p.subscriptionID === r1).total, '3037.50');
+    for (const sub of [r1, r2]) {
+      const v = await h.post('/billing/bills/verify-bill', { method: 'Retrieve', action: 'Verify Bill', apiVersion: 'v2', data: { billID: billOf(sub).billID } });
+      assert.equal(v.status, 200, JSON.stringify(v.body));
+      assert.equal(v.body.data.matches, true, JSON.stringify(v.body.data));
+    }
+    // A reading of the history corrected after the bill: verify-bill re-rates from the reading it recorded, and still matches.
+    const june = await h.db.query(`SELECT reading_id FROM reading WHERE subscription_id = $1 AND reading_date = '2026-06-30'`, [r1]);
+    await ok(h.post('/billing/readings/correct-reading', envelope('Update', 'Correct Reading', { readingID: Number(june.rows[0].reading_id), value: '70.0', note: 'misread' })), 'correct-reading');
+    const again = await h.post('/billing/bills/verify-bill', { method: 'Retrieve', action: 'Verify Bill', apiVersion: 'v2', data: { billID: billOf(r1).billID } });
+    assert.equal(again.body.data.matches, true, JSON.stringify(again.body.data));
+
+    // A draft of the same template at 50.00 a kVA: the simulation reads the same history.
+    const { record, results } = await simulate(h, { termID: nov.termID, label: 'demand 50', draft: { meteredInputs: ratcheted('50.00').meteredInputs, components: ratcheted('50.00').components } });
+    assert.equal(record.status, 'Done', JSON.stringify(record));
+    const drafted = (sub: number) => results.find((x: any) => x.subscriptionID === sub).draft.total;
+    assert.equal(drafted(r1), '3375.00');
+    assert.equal(drafted(r2), '2000.00');
   });
 });

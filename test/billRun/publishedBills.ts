@@ -63,3 +63,17 @@ export function componentTotal(bill: any, code: string): string {
   const s = cents.toString().padStart(3, '0');
   return `${s.slice(0, -2)}.${s.slice(-2)}`;
 }
+
+/** A simulation through the API (simulate-tariff), waited for: its record when Done or Failed, and its results. */
+export async function simulate(h: Harness, data: Record<string, unknown>): Promise<{ record: any; results: any[] }> {
+  const sim = await ok(h.post('/billing/simulations/simulate-tariff', envelope('Create', 'Simulate Tariff', data)), 'simulate-tariff');
+  const simulationID = sim.body.data.simulation.simulationID;
+  let record: any;
+  for (let i = 0; i < 200; i++) {
+    record = (await ok(h.post('/billing/simulations/get-simulations', envelope('Retrieve', 'Retrieve Simulations', { simulationID })), 'get-simulations')).body.data.simulations[0];
+    if (record.status === 'Done' || record.status === 'Failed') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const results = (await ok(h.post('/billing/simulations/get-simulation-results', envelope('Retrieve', 'Retrieve Simulation Results', { simulationID })), 'get-simulation-results')).body.data.results;
+  return { record, results };
+}

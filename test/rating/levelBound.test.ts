@@ -136,3 +136,90 @@ describe('a quantity held against a level of the subscription', () => {
     assert.deepEqual(on({ floor: { input: 'contract' }, excessOver: { input: 'nmd' } }), [['service.components[0].excessOver', 'a component is held to a floor or priced on an excess, not both']]);
   });
 });
+
+describe('a demand ratchet: at least a share of the highest demand of the months before', () => {
+  // Demand charge 12.50 a kW, billing demand not less than 75% of the highest of the last 11 months.
+  const ratcheted = (rate = '12.50', floor = false): Tariff => ({
+    meteredInputs: [{ code: 'demand', label: 'Maximum demand', unit: 'kW', decimals: 1, register: 'maximum' }],
+    unmeteredInputs: [{ code: 'contract', label: 'Contract demand (kW)', default: 100 }],
+    components: [
+      { code: 'demand', name: 'Demand charge', model: 'perUnit', input: 'demand', rate, ratchet: { percentage: '75', months: 11 }, ...(floor ? { floor: { input: 'contract', percentage: '50' } } : {}) },
+    ],
+  });
+  const history = (value: string | null, date = '2026-07-31') => (value === null ? { '11': null } : { '11': { date, value } });
+  const rated = (demand: string, hist: Record<string, { date: string; value: string } | null> | undefined, over: Partial<RateBillInput> = {}) =>
+    rateBill({
+      tariff: ratcheted(),
+      term: NOVEMBER,
+      subscription: { startDate: '2020-01-01' },
+      readings: { demand: { previous: { date: '2026-10-31', value: '41.2' }, current: { date: '2026-11-30', value: demand }, ...(hist === undefined ? {} : { ratchet: hist }) } },
+      minorUnits: 2,
+      ...over,
+    });
+
+  const cases: [string, string, string | null, string, string][] = [
+    // 40.0 kW after a summer peak of 80.0: 75% of 80 = 60: 60 x 12.50 = 750.00
+    ['a quiet month after a summer peak', '40.0', '80.0', '60.0', '750.00'],
+    // 70.0 kW above 60: 70 x 12.50 = 875.00
+    ['a month above the ratchet', '70.0', '80.0', '70.0', '875.00'],
+    // no demand read in the 11 months (a new connection): as read, 40 x 12.50 = 500.00
+    ['no history', '40.0', null, '40.0', '500.00'],
+    // 75% of 53.3 = 39.975: 40.0 is above it
+    ['just above', '40.0', '53.3', '40.0', '500.00'],
+    // 75% of 53.4 = 40.05: 40.05 x 12.50 = 500.625 -> 500.63
+    ['a threshold with more decimals than the meter', '40.0', '53.4', '40.05', '500.63'],
+  ];
+  for (const [what, demand, highest, billed, amount] of cases) {
+    test(`${what}: ${demand} kW, the highest before ${highest ?? 'none'}`, () => {
+      const [l] = rated(demand, history(highest)).lines;
+      assert.deepEqual([l!.quantity, l!.amount], [billed, amount]);
+    });
+  }
+
+  test('the trace and the words say the months, the reading and the threshold', () => {
+    const [l] = rated('40.0', history('80.0')).lines;
+    assert.deepEqual(l!.trace.ratchet, { months: 11, percentage: '75', highest: { date: '2026-07-31', value: '80' }, threshold: '60', of: '40', quantity: '60' });
+    assert.match(explainLine(l!), /at least 75% of the highest demand of the 11 month\(s\) before, 80 on 31\/07\/2026, = 60 kW: 60 kW priced, not 40; 60 x 12\.5; amount 750\.00\.$/);
+  });
+
+  test('with a floor, the greater of both', () => {
+    const both = (demand: string, highest: string) =>
+      rateBill({
+        tariff: ratcheted('12.50', true),
+        term: NOVEMBER,
+        subscription: { startDate: '2020-01-01', unmetered: { contract: 100 } },
+        readings: { demand: { previous: { date: '2026-10-31', value: '41.2' }, current: { date: '2026-11-30', value: demand }, ratchet: history(highest) } },
+        minorUnits: 2,
+      }).lines[0]!;
+    // ratchet 75% of 60 = 45, floor 50% of 100 = 50: 50 x 12.50 = 625.00
+    assert.deepEqual([both('40.0', '60.0').quantity, both('40.0', '60.0').amount], ['50.0', '625.00']);
+    // ratchet 75% of 80 = 60 above the floor's 50: 750.00
+    assert.deepEqual([both('40.0', '80.0').quantity, both('40.0', '80.0').amount], ['60.0', '750.00']);
+  });
+
+  test('a history not given is a missing reading, never billed as none', () => {
+    assert.throws(() => rated('40.0', undefined), (e: any) => e.code === 'MISSING_READING' && e.details[0].path === 'readings.demand.ratchet.11');
+  });
+
+  test('across a version change the threshold is shared by days as the demand is', () => {
+    // 40.0 kW, threshold 60 over 15 + 15 days: 30 at 12.50 = 375.00 and 30 at 14.00 = 420.00
+    const versions: TariffVersion[] = [
+      { version: 1, from: '2026-11-01', tariff: ratcheted() },
+      { version: 2, from: '2026-11-16', tariff: ratcheted('14.00') },
+    ];
+    const b = rated('40.0', history('80.0'), { versions });
+    assert.deepEqual(b.lines.map((l) => [l.quantity, l.amount, l.trace.ratchet?.threshold]), [
+      ['30.0', '375.00', '30'],
+      ['30.0', '420.00', '30'],
+    ]);
+  });
+
+  test('saved only on a demand register, not with an excess', () => {
+    const on = (input: string, extra: Record<string, unknown> = {}) =>
+      checkTariff({ ...ratcheted(), meteredInputs: [...ratcheted().meteredInputs!, { code: 'energy', label: 'Energy', unit: 'kWh', decimals: 0 }], components: [{ code: 'x', name: 'X', model: 'perUnit', input, rate: '1', ratchet: { percentage: '75', months: 11 }, ...extra } as never] }).map((i) => [i.path, i.message]);
+    assert.deepEqual(on('demand'), []);
+    assert.deepEqual(on('energy'), [['service.components[0].ratchet', "a ratchet looks back over a demand register's readings; 'energy' is a cumulative meter"]]);
+    assert.deepEqual(on('contract'), [['service.components[0].ratchet', "a ratchet looks back over a demand register's readings; 'contract' is an unmetered input"]]);
+    assert.deepEqual(on('demand', { excessOver: { input: 'contract' } }), [['service.components[0].ratchet', 'a ratchet holds a quantity up, not with an excessOver']]);
+  });
+});

@@ -1,4 +1,4 @@
-// Review of 7b9702a (floor / excessOver): on a converted meter (m3 billed in kWh) across a
+// A reviewer's finding (floor / excessOver): on a converted meter (m3 billed in kWh) across a
 // version change, each segment's part is converted and rounded to the conversion's decimals
 // on the running total (263 + 262 kWh), but boundByLevel shares the threshold by days to
 // SPLIT_DECIMALS (262.5 + 262.5). The parts and the thresholds no longer split alike, so a

@@ -1,4 +1,4 @@
-// Review of 7b9702a (floor / excessOver): in a segment of a bill spanning a version change the
+// A reviewer's finding (floor / excessOver): in a segment of a bill spanning a version change the
 // bound's threshold is the segment's share of the bill's (levelBound.ts, by billed days), but
 // explainBound writes it as if it were the percentage of the level itself:
 //   "at least 60% of contract 100 = 30 kW: 30 kW priced, not 20"
@@ -8,7 +8,7 @@
 // Worked by hand. November, 30 days; demand 40.0 kW; contract 100, floor 60%: 60 kW for the
 // bill. Version 2 from 16/11: each half 15 of the 30 days, its share of the floor
 // 60 x 15/30 = 30 kW, of the demand 20.0 kW. The explanation must not say "60% of contract
-// 100 = 30"; it should give 60 and the days' share (15/30) that makes 30.
+// 100 = 30"; it should give 60 and the share of it (its part of the demand) that makes 30.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { rateBill } from '../../src/rating/rateBill.ts';
@@ -40,6 +40,7 @@ describe("a segment's floor in the bill's explanation", () => {
     // fails: "... at least 60% of contract 100 = 30 kW: 30 kW priced, not 20; 30 x 12.5; ..."
     assert.doesNotMatch(text, /60% of contract 100 = 30 kW/, text);
     assert.match(text, /60% of contract 100 = 60 kW/, text);
-    assert.match(text, /15\/30/, text);
+    // The part's share of the bill's floor: its part of the demand, 20 of 40 kW (shared by days here).
+    assert.match(text, /= 60 kW for the bill, 30 kW of it in this part \(20 of the bill's 40 kW\): 30 kW priced, not 20/, text);
   });
 });

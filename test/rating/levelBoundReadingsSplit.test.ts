@@ -1,4 +1,4 @@
-// Review of 7b9702a (floor / excessOver): across a version change, a meter read on the change
+// A reviewer's finding (floor / excessOver): across a version change, a meter read on the change
 // date splits its consumption between the segments BY READINGS, but boundByLevel still shares
 // the threshold BY DAYS (rateSegments.ts passes shared = true for every metered part;
 // levelBound.ts shares it with shareOfBill by billed days). The greater of two parts is then

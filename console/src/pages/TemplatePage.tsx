@@ -52,10 +52,11 @@ const shareText = (x: { percentage: unknown; maximum?: unknown }) => {
 };
 
 /** "at least 60% of CONTRACT", "the part above 100% of NMD": a component's floor or excessOver in words. */
-const boundText = (kind: 'floor' | 'excessOver', x: { input: string; percentage?: unknown }) => {
-  const pct = x.percentage === undefined ? '100' : typeof x.percentage === 'object' && x.percentage !== null && 'value' in x.percentage ? `value ${String((x.percentage as { value: unknown }).value)}` : String(x.percentage);
-  return kind === 'floor' ? `at least ${pct}% of ${x.input}` : `the part above ${pct}% of ${x.input}`;
-};
+const pctOf = (v: unknown) => (v === undefined ? '100' : typeof v === 'object' && v !== null && 'value' in v ? `value ${String((v as { value: unknown }).value)}` : String(v));
+const boundText = (kind: 'floor' | 'excessOver', x: { input: string; percentage?: unknown }) =>
+  kind === 'floor' ? `at least ${pctOf(x.percentage)}% of ${x.input}` : `the part above ${pctOf(x.percentage)}% of ${x.input}`;
+/** "at least 75% of the highest demand of the 11 month(s) before": a component's ratchet in words. */
+const ratchetText = (x: { percentage: unknown; months: number }) => `at least ${pctOf(x.percentage)}% of the highest demand of the ${x.months} month(s) before`;
 
 export function TemplatePage() {
   const code = useParams().code!;
@@ -231,6 +232,7 @@ export function TemplatePage() {
               {c.kept.inputShare !== undefined && ` · ${shareText(c.kept.inputShare as { percentage: unknown; maximum?: unknown })}`}
               {c.kept.floor !== undefined && ` · ${boundText('floor', c.kept.floor as { input: string; percentage?: unknown })}`}
               {c.kept.excessOver !== undefined && ` · ${boundText('excessOver', c.kept.excessOver as { input: string; percentage?: unknown })}`}
+              {c.kept.ratchet !== undefined && ` · ${ratchetText(c.kept.ratchet as { percentage: unknown; months: number })}`}
               {c.roundEachTier && ' · each tier rounded to the cent'}
               {c.minimum && ` · minimum ${c.minimum}`}
               {c.maximum && ` · maximum ${c.maximum}`}

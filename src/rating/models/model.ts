@@ -136,6 +136,8 @@ export type PreparedBase = {
   inputShare: { percentage: Dec; maximum: Dec | null } | null;
   /** The quantity held against a level of the subscription (levelBound.ts); null: as measured. */
   bound: PreparedBound | null;
+  /** A demand ratchet (levelBound.ts): at least percentage% of the highest demand read in `months` before the period; null: none. */
+  ratchet: { percentage: Dec; months: number } | null;
   /** Indexes of the components this one is computed from (rated before it). */
   dependsOn: number[];
 };
@@ -196,6 +198,16 @@ export const levelBoundFields = {
   excessOver: Type.Optional(
     LevelBound(
       'The quantity priced is only what is above percentage (default 100) percent of the subscription\'s level, 0 when not above: the demand above the notified maximum demand, at a penalty rate',
+    ),
+  ),
+  ratchet: Type.Optional(
+    Type.Object(
+      { percentage: Amount, months: Type.Integer({ minimum: 1, maximum: 36, description: 'how many months before the period the demand history is read over' }) },
+      {
+        additionalProperties: false,
+        description:
+          'A demand ratchet, on a demand register (register maximum): the quantity priced is at least percentage percent of the highest demand read in the months before the period (a billing demand not less than 75% of the highest of the last eleven months). With a floor, the greater of both',
+      },
     ),
   ),
 };

@@ -36,7 +36,7 @@ export type ComponentV = {
    * component's description, and a tiered model's tierProration. Saved from the form, a
    * template lost its tier proration unasked.
    */
-  kept: { description?: string; tierProration?: unknown; inputShare?: unknown; floor?: unknown; excessOver?: unknown };
+  kept: { description?: string; tierProration?: unknown; inputShare?: unknown; floor?: unknown; excessOver?: unknown; ratchet?: unknown };
 };
 export type BankV = { bankName: string; accountName: string; accountNumber: string; branch: string; swift: string };
 export const emptyBank = (): BankV => ({ bankName: '', accountName: '', accountNumber: '', branch: '', swift: '' });
@@ -172,6 +172,7 @@ function keptOf(c: ApiComponent): ComponentV['kept'] {
   // A quantity held against the subscription's level (a floor of 60% of the contract demand, the excess over a notified demand): kept the same way.
   if ('floor' in c && c.floor !== undefined) kept.floor = c.floor;
   if ('excessOver' in c && c.excessOver !== undefined) kept.excessOver = c.excessOver;
+  if ('ratchet' in c && c.ratchet !== undefined) kept.ratchet = c.ratchet;
   return kept;
 }
 
@@ -186,7 +187,11 @@ function toComponent(c: ComponentV): ApiComponent {
   };
   const prorate = { prorate: c.prorate };
   const share = c.kept.inputShare !== undefined ? { inputShare: c.kept.inputShare as never } : {};
-  const bound = { ...(c.kept.floor !== undefined ? { floor: c.kept.floor as never } : {}), ...(c.kept.excessOver !== undefined ? { excessOver: c.kept.excessOver as never } : {}) };
+  const bound = {
+    ...(c.kept.floor !== undefined ? { floor: c.kept.floor as never } : {}),
+    ...(c.kept.excessOver !== undefined ? { excessOver: c.kept.excessOver as never } : {}),
+    ...(c.kept.ratchet !== undefined ? { ratchet: c.kept.ratchet as never } : {}),
+  };
   switch (c.model) {
     case 'flat':
       return { ...common, ...prorate, model: 'flat', amount: dec(c.amount) };
