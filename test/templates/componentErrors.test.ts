@@ -27,6 +27,8 @@ const cases: { model: string; component: Record<string, unknown>; path: string; 
   { model: 'commitment', component: { code: 'X', name: 'X', model: 'commitment', amount: '100', of: ['X'], prorate: 1 }, path: 'prorate', message: 'must be boolean' },
   // A daily charge counts days, never prorates by them.
   { model: 'perDay', component: { code: 'X', name: 'X', model: 'perDay', rate: '0.58', prorate: true }, path: 'prorate', message: 'is not a known field' },
+  // A ratchet looks back at most three years.
+  { model: 'perUnitPerDay', component: { code: 'X', name: 'X', model: 'perUnitPerDay', input: 'METER', rate: '0.45', ratchet: { percentage: '75', months: 40 } }, path: 'ratchet.months', message: 'must be <= 36' },
   { model: 'totalRounding', component: { code: 'X', name: 'X', model: 'totalRounding', increment: '1', of: ['X'], rounding: 'nearest' }, path: 'rounding', message: 'must be one of "halfUp", "halfEven", "halfDown", "up", "down", "ceil", "floor"' },
 ];
 
