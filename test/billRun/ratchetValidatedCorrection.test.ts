@@ -1,0 +1,74 @@
+// Review of ba055f6 (a demand ratchet): a Validated term reads the ratchet's history (the
+// highest demand dated in the 11 months before the term, rateRoster.ts withRatchetHighs), but
+// correct-reading sends a Validated term back to Loaded only when the corrected reading is
+// one of the term's own period (correctReading.ts, refuseIntoFrozenTerm: dates from the last
+// reading before the term). A history reading corrected after validation leaves the term
+// Validated with a preview the run will not bill: the officer approves 3037.50 and the run
+// (its watermark taken at approval, after the correction) bills 2868.75.
+//
+// Worked by hand (the template of test/billRun/contractDemand.test.ts's ratchet):
+//   demand 45.00 a kVA, at least 75% of the highest demand of the 11 months before.
+//   Read monthly since January, June 90.0, November 40.0.
+//   Validated: 75% of 90 = 67.5 kVA x 45.00 = 3037.50 (the preview).
+//   June corrected to 70.0 (a misread): highest before November now 85.0 (31/07):
+//   75% of 85 = 63.75 kVA x 45.00 = 2868.75: what the run bills.
+//   The term must go back to Loaded (to be validated again), as it does for a corrected
+//   reading of its own period.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Harness } from '../support/harness.ts';
+import { makeTerm, startRun, step, termOf, waitForStatus } from '../terms/fixtures.ts';
+import { capture, customer, envelope, ok } from './publishedBills.ts';
+import type { ServiceDefinition } from '../../src/templates/schemas.ts';
+
+const ratcheted = (): ServiceDefinition =>
+  ({
+    code: 'BIZR',
+    name: 'Business demand with a ratchet',
+    serviceType: 'Sale',
+    chargingType: 'Postpaid',
+    postType: 'Post Subscription',
+    billingCycle: 1,
+    dueDateOffset: 14,
+    batches: ['B-R'],
+    meteredInputs: [{ code: 'DEMAND', label: 'Maximum demand', unit: 'kVA', decimals: 1, register: 'maximum' }],
+    components: [{ code: 'DEMAND', name: 'Demand charge', model: 'perUnit', input: 'DEMAND', rate: '45.00', ratchet: { percentage: '75', months: 11 } }],
+  }) as ServiceDefinition;
+
+describe('a ratchet history reading corrected while the term is Validated', () => {
+  let h: Harness;
+  let close: () => Promise<void>;
+  before(async () => {
+    ({ h, close } = await startRun({}, []));
+  });
+  after(() => close());
+
+  test('the term goes back to Loaded, so its preview is the bills', async () => {
+    await ok(h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: ratcheted() }), 'make-service');
+    const r1 = await customer(h, { accountNumber: 'R-1', serviceCode: 'BIZR', batchCode: 'B-R', startDate: '01/01/2026', openingReadings: { DEMAND: 0 } });
+    const months = ['31/01/2026', '28/02/2026', '31/03/2026', '30/04/2026', '31/05/2026', '30/06/2026', '31/07/2026', '31/08/2026', '30/09/2026', '31/10/2026', '30/11/2026'];
+    const values = ['50.0', '55.0', '60.0', '58.0', '70.0', '90.0', '85.0', '80.0', '60.0', '50.0', '40.0'];
+    await capture(h, months.map((d, i) => [r1, 'DEMAND', d, values[i]!] as [number, string, string, string]));
+
+    const termID = await makeTerm(h, { serviceCode: 'BIZR', batchCode: 'B-R', billingPeriodID: 202611, startDate: '01/11/2026', endDate: '30/11/2026' });
+    await ok(step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID }), 'load-subscriptions');
+    const validated = (await ok(step(h, 'validate-term', 'Validate Term', { termID }), 'validate-term')).body.data;
+    assert.equal(validated.previewBills.find((p: any) => p.subscriptionID === r1).total, '3037.50');
+
+    const june = await h.db.query(`SELECT reading_id FROM reading WHERE subscription_id = $1 AND reading_date = '2026-06-30'`, [r1]);
+    await ok(h.post('/billing/readings/correct-reading', envelope('Update', 'Correct Reading', { readingID: Number(june.rows[0].reading_id), value: '70.0', note: 'misread' })), 'correct-reading');
+
+    // fails: still 'Validated' (the corrected reading is dated before the term's last reading before it)
+    const t = await termOf(h, { termID });
+    assert.equal(t.status, 'Loaded', 'a Validated term whose ratchet history changed must be validated again');
+
+    // What approving that preview gives: the run bills from the corrected history.
+    if (t.status === 'Validated') {
+      await ok(step(h, 'approve-term', 'Approve Term', { termID }), 'approve-term');
+      await ok(step(h, 'process-term', 'Process Term', { termID }), 'process-term');
+      await waitForStatus(h, termID, ['Processed', 'Failed']);
+      const bills = (await ok(h.post('/billing/bills/get-bills', envelope('Retrieve', 'Retrieve Bills', { termID })), 'get-bills')).body.data.bills;
+      assert.equal(bills[0].total, '3037.50', `the approved preview said 3037.50; the run billed ${bills[0].total}`);
+    }
+  });
+});
