@@ -45,8 +45,8 @@ export function billSource(ctx: RunContext, input: RosterInput, bill?: RatedBill
   return s;
 }
 
-/** A reading row as verification reads it back by id. */
-export type SourceReading = { reading_id: string; subscription_id: string; input_code: string; reading_date: string; value: string; kind: string };
+/** A reading row as verification reads it back by id, with its subscription's account. */
+export type SourceReading = { reading_id: string; subscription_id: string; account_id: string; input_code: string; reading_date: string; value: string; kind: string };
 
 /**
  * The run's input of a recorded bill: the same conversion of reading rows to the rating
@@ -72,9 +72,10 @@ export function inputOfSource(
   if (source.changeReadings !== undefined) input.changeReadings = source.changeReadings;
   if (source.prepaid !== undefined) input.prepaid = source.prepaid.advances;
   const missing: { path: string; id: string }[] = [];
-  const row = (code: string, which: string, id: string): SourceReading | undefined => {
+  // A ratchet's reading may be of a subscription this one was moved from (withRatchetHighs): of the same account.
+  const row = (code: string, which: string, id: string, ofAccount = false): SourceReading | undefined => {
     const r = rows.get(id);
-    if (r === undefined || r.subscription_id !== bill.subscriptionId || r.input_code !== code) {
+    if (r === undefined || (ofAccount ? r.account_id !== bill.accountId : r.subscription_id !== bill.subscriptionId) || r.input_code !== code) {
       missing.push({ path: `readings.${code}.${which}`, id });
       return undefined;
     }
@@ -90,7 +91,7 @@ export function inputOfSource(
     if (ids.ratchet !== undefined) {
       ratchet = {};
       for (const [months, id] of Object.entries(ids.ratchet)) {
-        const h = id === null ? null : row(code, `ratchet.${months}`, id);
+        const h = id === null ? null : row(code, `ratchet.${months}`, id, true);
         if (h === undefined) ratchetMissing = true;
         else ratchet[months] = h === null ? null : { id: h.reading_id, date: h.reading_date, value: h.value, kind: h.kind };
       }

@@ -361,7 +361,10 @@ export function meterReadingsOf(r: ReadingsRow): MeterReadings | LastReadingOnly
 /**
  * Each ratcheted demand register's highest effective reading (up to the watermark) dated in
  * the months before the term's start its ratchets look back over (RunContext.ratchets), on the
- * rows (`ratchet`, by months; null when it has none there). One statement for the chunk's rows
+ * rows (`ratchet`, by months; null when it has none there). A subscription moved from another
+ * (move-subscription: the same account and meter) reads the meter's readings of those it was
+ * moved from too: a move to another route is not a new customer (a reviewer: the carried
+ * reading alone was its history). One statement for the chunk's rows
  * of such meters; none when no tariff of the term has a ratchet.
  */
 export async function withRatchetHighs(db: Queryable, ctx: Pick<RunContext, 'watermark' | 'start' | 'ratchets'>, rows: ReadingsRow[]): Promise<void> {
@@ -374,8 +377,13 @@ export async function withRatchetHighs(db: Queryable, ctx: Pick<RunContext, 'wat
     `SELECT x.n, h.reading_id, h.reading_date, h.value, h.kind
        FROM unnest($1::bigint[], $2::text[], $3::int[]) WITH ORDINALITY AS x(sub, code, months, n)
        JOIN LATERAL (
+         -- The meter's history follows a move: the subscriptions it was moved from (moved_from_subscription_id), same account and meter.
+         WITH RECURSIVE chain(id) AS (
+           SELECT x.sub
+           UNION ALL
+           SELECT s.moved_from_subscription_id FROM subscription s JOIN chain ON s.subscription_id = chain.id WHERE s.moved_from_subscription_id IS NOT NULL)
          SELECT r.reading_id, r.reading_date, r.value, r.kind FROM reading r
-          WHERE r.subscription_id = x.sub AND r.input_code = x.code
+          WHERE r.subscription_id IN (SELECT id FROM chain) AND r.input_code = x.code
             AND r.reading_date >= ($4::date - make_interval(months => x.months))::date AND r.reading_date < $4::date
             AND r.reading_id <= $5::bigint AND ${effectiveSql('r', '$5::bigint')}
           ORDER BY r.value DESC, r.reading_date DESC, r.reading_id DESC LIMIT 1) h ON true`,

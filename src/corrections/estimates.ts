@@ -127,7 +127,7 @@ async function planOf(db: Queryable, appCode: number, subscriptionId: number): P
 /**
  * A demand register's part of the cascade: the posted estimated bills of the subscription that
  * billed an estimated demand since replaced by another reading (correct-reading: the actual
- * read for that day), which a rebill reads. An estimate still in force is left as it is.
+ * read for that day), or were held by a ratchet to one, which a rebill reads. An estimate still in force is left as it is.
  */
 async function demandReplaced(db: Queryable, appCode: number, subscriptionId: number, code: string): Promise<EstimatedBill[]> {
   const replaced = await db.query<{ reading_id: string }>(
@@ -147,7 +147,11 @@ async function demandReplaced(db: Queryable, appCode: number, subscriptionId: nu
   return b.rows
     .filter((x) => {
       const read = x.source === null ? undefined : decodeStored<BillSource>(x.source).readings?.[code];
-      return read !== undefined && ((read.current !== null && ids.has(read.current)) || (read.highest !== undefined && ids.has(read.highest)));
+      // The demand billed, or the estimated demand a ratchet held it to (a reviewer: a bill held to an estimated June was never listed).
+      return (
+        read !== undefined &&
+        ((read.current !== null && ids.has(read.current)) || (read.highest !== undefined && ids.has(read.highest)) || Object.values(read.ratchet ?? {}).some((id) => id !== null && ids.has(id)))
+      );
     })
     .map(({ source: _, ...x }) => x);
 }

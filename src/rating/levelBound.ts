@@ -5,7 +5,7 @@
 // penalty rate); or a share of the highest demand read in the months before the period (a
 // `ratchet`: not less than 75% of the highest of the last eleven months). Business
 // electricity tariffs bill demand so. Pure.
-import { type Dec, roundMoney, ZERO } from './money.ts';
+import { type Dec, roundMoney, type RoundingMode, ZERO } from './money.ts';
 import type { ModelContext } from './models/context.ts';
 import { shareOfBill } from './models/billShare.ts';
 import type { PreparedMeteredInput, PreparedUnmeteredInput } from './prepareTariff.ts';
@@ -16,8 +16,12 @@ import type { BoundTrace, RatchetTrace, ThresholdShare } from './trace.ts';
 
 export type PreparedBound = { kind: 'floor' | 'excessOver'; input: PreparedUnmeteredInput; percentage: Dec };
 
-/** A segment's part of a metered quantity the bill shares among its segments, the parts before it and the bill's total (the units its lines price). */
-export type PartOfQuantity = { part: Dec; before: Dec; total: Dec };
+/**
+ * A segment's part of a meter's consumption, the parts before it and the bill's total (as
+ * read), and how its priced part is rounded: a conversion's decimals and rule, or
+ * SPLIT_DECIMALS half up.
+ */
+export type PartOfQuantity = { part: Dec; before: Dec; total: Dec; decimals: number; rounding: RoundingMode };
 
 /**
  * The threshold a line is held to: the bill's (`whole`), or, for a segment's part of a metered
@@ -35,7 +39,8 @@ function thresholdOf(whole: Dec, split: PartOfQuantity | undefined, context: Mod
   if (split.total.isZero()) {
     return { threshold: shareOfBill(whole, seg.billDays, seg.billDays, context, SPLIT_DECIMALS, 'halfUp'), share: { by: 'days', part: String(context.activeDays), of: String(seg.billDays) } };
   }
-  const upTo = (x: Dec) => roundMoney(whole.times(x).div(split.total), SPLIT_DECIMALS, 'halfUp');
+  // The threshold's share up to a point, rounded as the priced parts are (on their running total).
+  const upTo = (x: Dec) => roundMoney(whole.times(x).div(split.total), split.decimals, split.rounding);
   return { threshold: upTo(split.before.plus(split.part)).minus(upTo(split.before)), share: { by: 'quantity', part: split.part.toFixed(), of: split.total.toFixed() } };
 }
 
@@ -117,7 +122,8 @@ export function ratchetHistory(meter: PreparedMeteredInput, readings: MeterReadi
 /** " for the bill, 30 kW of it in this part (20 of the bill's 40 kW)": a segment's share of a bill's threshold in words. */
 function partWords(t: { threshold: string; share?: ThresholdShare }, u: string): string {
   if (t.share === undefined) return '';
-  const of = t.share.by === 'days' ? `${t.share.part} of the bill's ${t.share.of} days` : `${t.share.part} of the bill's ${t.share.of}${u}`;
+  // The part and the whole as read (a converted meter's in its own unit): the share of the consumption, no unit said.
+  const of = t.share.by === 'days' ? `${t.share.part} of the bill's ${t.share.of} days` : `its part of the consumption, ${t.share.part} of ${t.share.of}`;
   return ` for the bill, ${t.threshold}${u} of it in this part (${of})`;
 }
 

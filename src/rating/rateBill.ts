@@ -217,6 +217,8 @@ export function rateBill(input: RateBillInput): RatedBill {
         const held = ratchetByHistory(c.ratchet, quantity, ratchetHistory(inp, input.readings?.[inp.code], c.ratchet.months), context, undefined);
         quantity = held.quantity;
         source.ratchet = held.trace;
+        // Held up by an estimated demand: the bill rests on an estimate (the cascade lists it when the estimate is replaced).
+        if (held.trace.highest?.estimated === true && held.trace.quantity !== held.trace.of) estimated = true;
       }
       if (c.bound !== null) {
         const held = boundByLevel(c.bound, quantity, unmeteredQuantities[c.bound.input.slot] as Dec, context, undefined);

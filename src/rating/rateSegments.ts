@@ -11,7 +11,7 @@ import { billedQuantity, type ConvertedSoFar, forEachMeter, meterConsumption } f
 import { type PreparedMeteredInput, type PreparedTariff, prepareTariff } from './prepareTariff.ts';
 import { type BillSegment, type RateBillInput, type RatedBill, readingDays, unmeteredQuantity, usesReadingPeriod } from './rateBill.ts';
 import { type LineSettings, type RatedLine, rateLine } from './rateLine.ts';
-import { type SplitMeter, splitSegmentDays, type TariffVersion, type VersionDays, type VersionPiece } from './segments.ts';
+import { SPLIT_DECIMALS, type SplitMeter, splitSegmentDays, type TariffVersion, type VersionDays, type VersionPiece } from './segments.ts';
 import type { LineTrace, ReadingTrace, SegmentTrace, SuspendedPeriod } from './trace.ts';
 
 export type BillDays = {
@@ -146,38 +146,31 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
   let tax = 0n;
   let daysBefore = 0;
   const sub = input.subscription;
-  // Each meter's part of every segment as its lines price it (billedQuantity, by the segment's
-  // version): converted parts rounded on the running total. Worked out before any line, since a
-  // part held against a level is held to the share of the threshold its part is of the whole
-  // (partOf): a threshold shared by days missed parts split by the change date's readings or
-  // rounded by a conversion (a reviewer: an identical version billed 180.00 for 140.00).
-  const billedParts = new Map<string, (ReturnType<typeof billedQuantity> | undefined)[]>();
-  {
-    const converted = new Map<string, ConvertedSoFar>();
-    segments.forEach((seg, index) => {
-      if (seg.days === 0) return;
-      for (const m of (prepared.get(seg.version) as PreparedTariff).meteredNeeded) {
-        const billed = billedQuantity(m, seg.consumption[m.code]?.quantity ?? ZERO, converted.get(m.code));
-        if (billed.soFar !== undefined) converted.set(m.code, billed.soFar);
-        let parts = billedParts.get(m.code);
-        if (parts === undefined) billedParts.set(m.code, (parts = []));
-        parts[index] = billed;
-      }
-    });
-  }
-  /** A meter's part in a segment, the parts before it and the bill's total, in the units its lines price. */
-  const partOf = (code: string, index: number): PartOfQuantity => {
-    const parts = billedParts.get(code) ?? [];
+  // Each converted meter's parts so far (billedQuantity): a part is rounded on the running total.
+  const converted = new Map<string, ConvertedSoFar>();
+  /**
+   * A meter's part of the consumption in a segment, the parts before it and the bill's, over
+   * every segment (a version that does not price the meter still has its part of the days): a
+   * part held against a threshold is held to the same share of it (levelBound.ts). Rounded as
+   * the part is priced: to a conversion's decimals by its rule, so a customer exactly on the
+   * threshold is on it in every part; else to SPLIT_DECIMALS. (A reviewer: shared by days, a
+   * part split by the change date's readings or rounded by a conversion was held wrongly, and
+   * counted over the priced segments alone, a half month was held to the whole month's.)
+   */
+  const partOf = (meter: PreparedMeteredInput, index: number): PartOfQuantity => {
     let before = ZERO;
     let total = ZERO;
-    parts.forEach((b, i) => {
-      if (b === undefined) return;
-      if (i < index) before = before.plus(b.quantity);
-      total = total.plus(b.quantity);
+    segments.forEach((s, i) => {
+      const q = s.consumption[meter.code]?.quantity ?? ZERO;
+      if (i < index) before = before.plus(q);
+      total = total.plus(q);
     });
-    return { part: parts[index]?.quantity ?? ZERO, before, total };
+    const part = segments[index]?.consumption[meter.code]?.quantity ?? ZERO;
+    const c = meter.conversion;
+    return c === null ? { part, before, total, decimals: SPLIT_DECIMALS, rounding: 'halfUp' } : { part, before, total, decimals: c.decimals, rounding: c.rounding };
   };
   segments.forEach((seg, index) => {
+    const billedHere = new Map<string, ReturnType<typeof billedQuantity>>();
     billSegments.push({ version: seg.version, start: seg.start, end: seg.end, days: seg.days, suspendedDays: seg.suspendedDays });
     if (seg.days === 0) return; // suspended throughout: nothing billed in it
     const tariff = prepared.get(seg.version) as PreparedTariff;
@@ -221,7 +214,13 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
         // A part shared by days has up to SPLIT_DECIMALS: shown as it is priced, at least to the meter's decimals.
         const partDecimals = Math.max(inp.decimals, consumption.decimalPlaces());
         // Converted by the segment's own version (a factor that changes with the version).
-        const billed = (billedParts.get(inp.code) as ReturnType<typeof billedQuantity>[])[index] as ReturnType<typeof billedQuantity>;
+        // Converted once a segment, whichever of its lines asks first.
+        let billed = billedHere.get(inp.code);
+        if (billed === undefined) {
+          billed = billedQuantity(inp, consumption, converted.get(inp.code));
+          if (billed.soFar !== undefined) converted.set(inp.code, billed.soFar);
+          billedHere.set(inp.code, billed);
+        }
         const shared = shareOfConsumption(c.inputShare, billed.quantity, context);
         quantity = shared.quantity;
         const decimals = Math.max(billed.conversion === undefined ? partDecimals : billed.decimals, quantity.decimalPlaces());
@@ -240,16 +239,18 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
       } else source = { segment };
       if (c.ratchet !== null && inp !== null && inp.kind === 'metered') {
         // Held to the demand of the months before; a part shared by days to the same part of it.
-        const held = ratchetByHistory(c.ratchet, quantity, ratchetHistory(inp, input.readings?.[inp.code], c.ratchet.months), context, c.levelInput ? undefined : partOf(inp.code, index));
+        const held = ratchetByHistory(c.ratchet, quantity, ratchetHistory(inp, input.readings?.[inp.code], c.ratchet.months), context, c.levelInput ? undefined : partOf(inp, index));
         quantity = held.quantity;
         source.ratchet = held.trace;
+        // Held up by an estimated demand: the bill rests on an estimate (the cascade lists it when the estimate is replaced).
+        if (held.trace.highest?.estimated === true && held.trace.quantity !== held.trace.of) estimated = true;
         if (source.decimals !== undefined) source.decimals = Math.max(source.decimals, quantity.decimalPlaces());
       }
       if (c.bound !== null && inp !== null) {
         // The level in force over the segment; a metered part shared with the bill's other
         // segments is held to the same part of it (levelBound.ts).
         const level = unmeteredQuantity(c.bound.input, (seg.unmetered ?? sub.unmetered)?.[c.bound.input.code]).quantity;
-        const held = boundByLevel(c.bound, quantity, level, context, inp.kind === 'metered' && !c.levelInput ? partOf(inp.code, index) : undefined);
+        const held = boundByLevel(c.bound, quantity, level, context, inp.kind === 'metered' && !c.levelInput ? partOf(inp, index) : undefined);
         quantity = held.quantity;
         source.bound = held.trace;
         if (source.decimals !== undefined) source.decimals = Math.max(source.decimals, quantity.decimalPlaces());

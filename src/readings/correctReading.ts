@@ -88,4 +88,19 @@ async function refuseIntoFrozenTerm(tx: Queryable, subscriptionId: string, input
     );
   }
   for (const t of r.rows) await markTariffDated(tx, t.term_id, moveTerm(t.status, 'invalidate'), by);
+  // A reading dated in the months a ratchet of the term's template looks back over (before the
+  // term) changes the demand it holds to: a Validated term's preview is stale, so it goes back
+  // to Loaded too (a reviewer: the approved preview said 3037.50, the run billed 2868.75). An
+  // approved term is not refused: its run reads the history as it was at approval (the watermark).
+  const history = await tx.query<{ term_id: string; status: TermStatus }>(
+    `SELECT t.term_id, t.status
+       FROM term t JOIN term_subscription ts ON ts.term_id = t.term_id AND ts.subscription_id = $1
+      WHERE t.status = 'Validated' AND NOT (t.term_id = ANY($4::bigint[]))
+        AND EXISTS (SELECT 1 FROM service_version v, jsonb_array_elements(v.definition->'components') c, unnest($3::date[]) AS d(day)
+                     WHERE v.service_id = t.service_id AND c->>'input' = $2 AND jsonb_typeof(c->'ratchet') = 'object'
+                       AND d.day < t.start_date AND d.day >= t.start_date - make_interval(months => (c->'ratchet'->>'months')::int))
+      ORDER BY t.term_id FOR UPDATE OF t`,
+    [subscriptionId, inputCode, dates, r.rows.map((t) => t.term_id)],
+  );
+  for (const t of history.rows) await markTariffDated(tx, t.term_id, moveTerm(t.status, 'invalidate'), by);
 }

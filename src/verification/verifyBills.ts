@@ -232,7 +232,8 @@ export async function verifyBills(db: Queryable, bills: StoredBill[]): Promise<B
   const readings = new Map<string, SourceReading>();
   if (ids.size > 0) {
     const r = await db.query<SourceReading>(
-      'SELECT reading_id, subscription_id, input_code, reading_date, value, kind FROM reading WHERE reading_id = ANY($1::bigint[])',
+      `SELECT r.reading_id, r.subscription_id, s.account_id, r.input_code, r.reading_date, r.value, r.kind
+         FROM reading r JOIN subscription s ON s.subscription_id = r.subscription_id WHERE r.reading_id = ANY($1::bigint[])`,
       [[...ids]],
     );
     for (const row of r.rows) readings.set(row.reading_id, row);

@@ -1,4 +1,4 @@
-// Review of ba055f6 (a demand ratchet): an estimate in the history counts (docs/rating.md:
+// A reviewer's finding (a demand ratchet): an estimate in the history counts (docs/rating.md:
 // "an estimate counts, and is named as one"), and the bill records its id in its source
 // (readings[code].ratchet[months]). But the cascade from estimates (src/corrections/
 // estimates.ts, demandReplaced) looks for a replaced demand estimate only in a bill's

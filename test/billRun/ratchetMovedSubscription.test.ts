@@ -1,4 +1,4 @@
-// Review of ba055f6 (a demand ratchet): the history is read by subscription_id only
+// A reviewer's finding (a demand ratchet): the history is read by subscription_id only
 // (rateRoster.ts, withRatchetHighs). A move (move-subscription: another batch or template,
 // the same account and meter, docs/accounts.md "Move") makes a new subscription that has one
 // reading before its start, the copy of the old one's last (source 'move'). Its ratchet then

@@ -1,4 +1,4 @@
-// Review of ba055f6 (a demand ratchet): a Validated term reads the ratchet's history (the
+// A reviewer's finding (a demand ratchet): a Validated term reads the ratchet's history (the
 // highest demand dated in the 11 months before the term, rateRoster.ts withRatchetHighs), but
 // correct-reading sends a Validated term back to Loaded only when the corrected reading is
 // one of the term's own period (correctReading.ts, refuseIntoFrozenTerm: dates from the last

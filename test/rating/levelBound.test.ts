@@ -197,6 +197,13 @@ describe('a demand ratchet: at least a share of the highest demand of the months
     assert.deepEqual([both('40.0', '80.0').quantity, both('40.0', '80.0').amount], ['60.0', '750.00']);
   });
 
+  test('held up by an estimated demand, the bill is estimated; above it, it is not', () => {
+    const estimated = { '11': { date: '2026-07-31', value: '80.0', estimated: true as const } };
+    assert.equal(rated('40.0', estimated).estimated, true, '60 kVA billed on an estimate of July');
+    assert.equal(rated('70.0', estimated).estimated, false, 'the demand read is billed: the estimate held nothing');
+    assert.equal(rated('40.0', history('80.0')).estimated, false);
+  });
+
   test('a history not given is a missing reading, never billed as none', () => {
     assert.throws(() => rated('40.0', undefined), (e: any) => e.code === 'MISSING_READING' && e.details[0].path === 'readings.demand.ratchet.11');
   });

@@ -41,6 +41,6 @@ describe("a segment's floor in the bill's explanation", () => {
     assert.doesNotMatch(text, /60% of contract 100 = 30 kW/, text);
     assert.match(text, /60% of contract 100 = 60 kW/, text);
     // The part's share of the bill's floor: its part of the demand, 20 of 40 kW (shared by days here).
-    assert.match(text, /= 60 kW for the bill, 30 kW of it in this part \(20 of the bill's 40 kW\): 30 kW priced, not 20/, text);
+    assert.match(text, /= 60 kW for the bill, 30 kW of it in this part \(its part of the consumption, 20 of 40\): 30 kW priced, not 20/, text);
   });
 });

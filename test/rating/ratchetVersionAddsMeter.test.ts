@@ -1,4 +1,4 @@
-// Review of ba055f6 (ratchet; a segment's part held to its share of the threshold by its part
+// A reviewer's finding (ratchet; a segment's part held to its share of the threshold by its part
 // of the quantity): thresholdOf shares the bill's threshold by part / total, where `total`
 // (rateSegments.ts, partOf) adds only the parts of the segments whose version meters the
 // input (billedParts is filled from each version's meteredNeeded). The demand itself is
