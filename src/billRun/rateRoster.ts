@@ -249,7 +249,7 @@ export async function loadRosterInputs(
   const chained = demand.size === 0 ? rows : rows.filter((r) => !demand.has(r.code));
   await chainToEarlierBills(db, ctx.earlier, byId, chained);
   await withDemandHighs(db, ctx.watermark, rows, demand);
-  await withRatchetHighs(db, ctx, rows);
+  await withRatchetHighs(db, ctx, rows, (id) => byId.get(id)!.accountId);
   for (const r of rows) {
     const input = byId.get(r.subscription_id)!;
     input.readings[r.code] = meterReadingsOf(r);
@@ -359,15 +359,22 @@ export function meterReadingsOf(r: ReadingsRow): MeterReadings | LastReadingOnly
 }
 
 /**
- * Each ratcheted demand register's highest effective reading (up to the watermark) dated in
- * the months before the term's start its ratchets look back over (RunContext.ratchets), on the
- * rows (`ratchet`, by months; null when it has none there). A subscription moved from another
- * (move-subscription: the same account and meter) reads the meter's readings of those it was
- * moved from too: a move to another route is not a new customer (a reviewer: the carried
- * reading alone was its history). One statement for the chunk's rows
- * of such meters; none when no tariff of the term has a ratchet.
+ * Each ratcheted demand register's highest effective reading (up to the watermark) in the
+ * billing months its ratchets look back over (RunContext.ratchets), on the rows (`ratchet`, by
+ * months; null when it has none there). The months are the subscription's bills: the readings
+ * dated from the start of the period of its N-th bill before the term (the bills not withdrawn
+ * or cancelled whose period ended before the term's start) to the day before the term. A
+ * subscription with fewer bills than that (one migrated with its readings, a new one) takes its
+ * last N readings before the term as its last N months (the readings after the one before
+ * them), and none dated before N calendar months from the term's start. Counted in dates
+ * alone, a read cycle's reading two days late a year ago was in the window though it ended the
+ * twelfth month back (an outside check of a US tariff: 300 kW billed for 200). A subscription moved from another
+ * (move-subscription: the same account and meter) reads the meter's readings and bills of those
+ * it was moved from too: a move to another route is not a new customer (a reviewer: the carried
+ * reading alone was its history). One statement for the chunk's rows of such meters; none when
+ * no tariff of the term has a ratchet.
  */
-export async function withRatchetHighs(db: Queryable, ctx: Pick<RunContext, 'watermark' | 'start' | 'ratchets'>, rows: ReadingsRow[]): Promise<void> {
+export async function withRatchetHighs(db: Queryable, ctx: Pick<RunContext, 'watermark' | 'start' | 'ratchets'>, rows: ReadingsRow[], accountOf: (subscriptionId: string) => string): Promise<void> {
   const ratchets = ctx.ratchets;
   if (ratchets === undefined) return;
   const asked: { row: ReadingsRow; months: number }[] = [];
@@ -375,19 +382,30 @@ export async function withRatchetHighs(db: Queryable, ctx: Pick<RunContext, 'wat
   if (asked.length === 0) return;
   const found = await db.query<{ n: number; reading_id: string; reading_date: string; value: string; kind: string }>(
     `SELECT x.n, h.reading_id, h.reading_date, h.value, h.kind
-       FROM unnest($1::bigint[], $2::text[], $3::int[]) WITH ORDINALITY AS x(sub, code, months, n)
-       JOIN LATERAL (
-         -- The meter's history follows a move: the subscriptions it was moved from (moved_from_subscription_id), same account and meter.
+       FROM unnest($1::bigint[], $2::text[], $3::int[], $6::bigint[]) WITH ORDINALITY AS x(sub, code, months, account, n)
+       CROSS JOIN LATERAL (
          WITH RECURSIVE chain(id) AS (
            SELECT x.sub
            UNION ALL
            SELECT s.moved_from_subscription_id FROM subscription s JOIN chain ON s.subscription_id = chain.id WHERE s.moved_from_subscription_id IS NOT NULL)
+         SELECT ARRAY(SELECT id FROM chain) AS subs,
+                coalesce((SELECT b.period_start FROM bill b
+                           WHERE b.account_id = x.account AND b.subscription_id IN (SELECT id FROM chain)
+                             AND b.status NOT IN ('withdrawn', 'cancelled') AND b.period_end < $4::date
+                           ORDER BY b.period_end DESC, b.bill_id DESC OFFSET x.months - 1 LIMIT 1),
+                         -- No N bills: the N readings before the term are the N months (one a month), not before N calendar months.
+                         greatest(($4::date - make_interval(months => x.months))::date,
+                                  (SELECT p.reading_date + 1 FROM reading p
+                                    WHERE p.subscription_id IN (SELECT id FROM chain) AND p.input_code = x.code AND p.reading_date < $4::date
+                                      AND p.reading_id <= $5::bigint AND ${effectiveSql('p', '$5::bigint')}
+                                    ORDER BY p.reading_date DESC, p.reading_id DESC OFFSET x.months LIMIT 1))) AS since) w
+       JOIN LATERAL (
          SELECT r.reading_id, r.reading_date, r.value, r.kind FROM reading r
-          WHERE r.subscription_id IN (SELECT id FROM chain) AND r.input_code = x.code
-            AND r.reading_date >= ($4::date - make_interval(months => x.months))::date AND r.reading_date < $4::date
+          WHERE r.subscription_id = ANY (w.subs) AND r.input_code = x.code
+            AND r.reading_date >= w.since AND r.reading_date < $4::date
             AND r.reading_id <= $5::bigint AND ${effectiveSql('r', '$5::bigint')}
           ORDER BY r.value DESC, r.reading_date DESC, r.reading_id DESC LIMIT 1) h ON true`,
-    [asked.map((a) => a.row.subscription_id), asked.map((a) => a.row.code), asked.map((a) => a.months), ctx.start, ctx.watermark ?? NO_MARK],
+    [asked.map((a) => a.row.subscription_id), asked.map((a) => a.row.code), asked.map((a) => a.months), ctx.start, ctx.watermark ?? NO_MARK, asked.map((a) => accountOf(a.row.subscription_id))],
   );
   for (const a of asked) (a.row.ratchet ??= {})[String(a.months)] = null;
   for (const h of found.rows) {

@@ -147,10 +147,11 @@ function lineKey(component: PreparedComponent, quantity: Dec, context: ModelCont
   const part = partOfBill(context);
   if (part !== undefined) {
     // What the carry reads, as text: no sums here, where every line of a segment passes
-    // (issue 12: the sums cost a two-segment bill microseconds on every cached line).
-    for (const earlier of earlierLines(component, part)) key += `|c${earlier.trace.unrounded},${earlier.amount.toString()}`;
-    if (component.minimum !== null || component.maximum !== null) key += `|l${limitKey(component, part)}`;
+    // (issue 12: the sums cost a two-segment bill microseconds on every cached line). A line
+    // priced by the day carries nothing (rateCore).
     const model = chargeModel(component.model) as Dispatch;
+    if (model.byTheDay !== true) for (const earlier of earlierLines(component, part)) key += `|c${earlier.trace.unrounded},${earlier.amount.toString()}`;
+    if (component.minimum !== null || component.maximum !== null) key += `|l${limitKey(component, part)}`;
     if (model.segmentKey !== undefined) {
       const read = model.segmentKey(component, context, part);
       if (read !== '') key += `|m${read}`;
@@ -252,10 +253,13 @@ function rateCore(component: PreparedComponent, quantity: Dec, context: ModelCon
   // it once. Rounded alone, each part moved the charge a cent: a standing charge of 100.00
   // over three parts billed 100.01, one unit at 0.333 split in two 0.34, VAT 84.27 for 84.26
   // (a reviewer's finding and an outside check of a UK bill across the price-cap change).
-  // A line held to a limit is that limit, exact, and is not carried.
+  // A line held to a limit is that limit, exact, and is not carried. Nor is a line priced by
+  // the day (perDay, perUnitPerDay): each part is its own days at its own rate, printed as
+  // "130 kVA, 0.2521 x 15 days", which its amount must be (an outside check of a network
+  // tariff across the 1 July price change: 491.59 carried for 491.60).
   // The trace keeps the carry only where it changed the line: elsewhere "rounded to" is
   // the whole truth, and every such field is packed and stored with the bill.
-  const carry = core.limit === undefined ? earlierOfLine(component, context) : undefined;
+  const carry = core.limit === undefined && model.byTheDay !== true ? earlierOfLine(component, context) : undefined;
   let rounded = roundMoney(amount, settings.minorUnits, settings.rounding);
   if (carry !== undefined) {
     const carried = roundOnTotal(amount, { exact: carry.unrounded, billed: carry.rounded }, settings.minorUnits, settings.rounding);

@@ -98,7 +98,8 @@ async function refuseIntoFrozenTerm(tx: Queryable, subscriptionId: string, input
       WHERE t.status = 'Validated' AND NOT (t.term_id = ANY($4::bigint[]))
         AND EXISTS (SELECT 1 FROM service_version v, jsonb_array_elements(v.definition->'components') c, unnest($3::date[]) AS d(day)
                      WHERE v.service_id = t.service_id AND c->>'input' = $2 AND jsonb_typeof(c->'ratchet') = 'object'
-                       AND d.day < t.start_date AND d.day >= t.start_date - make_interval(months => (c->'ratchet'->>'months')::int))
+                       -- a month more than the ratchet's: its window is the subscription's last bills, whose periods drift by days
+                       AND d.day < t.start_date AND d.day >= t.start_date - make_interval(months => (c->'ratchet'->>'months')::int + 1))
       ORDER BY t.term_id FOR UPDATE OF t`,
     [subscriptionId, inputCode, dates, r.rows.map((t) => t.term_id)],
   );

@@ -168,4 +168,36 @@ describe("a demand held to the customer's contract and notified demand, through 
     assert.equal(drafted(r1), '3375.00');
     assert.equal(drafted(r2), '2000.00');
   });
+
+  // The ratchet's months are the customer's bills once it has as many (docs/rating.md): a check
+  // read does not take a month's place. 100% of the highest of the last 2 months, 10.00 a kW:
+  //   October billed 90.0 (read 31/10); November read 50.0 on 15/11 (a check read) and 60.0 on
+  //   30/11, held to October's 90; December 40.0: its 2 months are October's and November's bills
+  //   (01/10 to 30/11), so 90: 900.00. Counted as its last 2 readings (15/11 and 30/11) it would
+  //   have been held to 60 only.
+  test("a ratchet's months are the customer's last bills: a check read does not take a month's place", async () => {
+    const service = {
+      ...lowVoltage(),
+      code: 'BIZR2',
+      name: 'Two-month ratchet',
+      batches: ['B-R2'],
+      meteredInputs: [{ code: 'DEMAND', label: 'Maximum demand', unit: 'kW', decimals: 1, register: 'maximum' }],
+      unmeteredInputs: [],
+      values: [],
+      components: [{ code: 'DEMAND', name: 'Demand charge', model: 'perUnit', input: 'DEMAND', rate: '10.00', ratchet: { percentage: '100', months: 2 } }],
+    } as ServiceDefinition;
+    await ok(h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service }), 'make-service');
+    const sub = await customer(h, { accountNumber: 'R2-1', serviceCode: 'BIZR2', batchCode: 'B-R2', startDate: '01/10/2026', openingReadings: { DEMAND: 0 } });
+    const month = async (id: number, start: string, end: string) => (await billTerm(h, { serviceCode: 'BIZR2', batchCode: 'B-R2', billingPeriodID: id, startDate: start, endDate: end })).bills[0];
+    await capture(h, [[sub, 'DEMAND', '31/10/2026', '90.0']]);
+    assert.equal((await month(202610, '01/10/2026', '31/10/2026')).total, '900.00');
+    await capture(h, [
+      [sub, 'DEMAND', '15/11/2026', '50.0'],
+      [sub, 'DEMAND', '30/11/2026', '60.0'],
+    ]);
+    assert.equal((await month(202611, '01/11/2026', '30/11/2026')).total, '900.00');
+    await capture(h, [[sub, 'DEMAND', '31/12/2026', '40.0']]);
+    const dec = await month(202612, '01/12/2026', '31/12/2026');
+    assert.deepEqual([dec.lines[0].quantity, dec.total, dec.lines[0].trace.ratchet.highest], ['90.0', '900.00', { date: '2026-10-31', value: '90' }]);
+  });
 });

@@ -112,6 +112,27 @@ describe('perUnitPerDay', () => {
     );
   });
 
+  test('each part is its own days at its own rate, rounded alone (an outside check across the 1 July price change)', () => {
+    // 130 kVA; 16/06 to 30/06 at 0.24563: 130 x 15 x 0.24563 = 478.9785 -> 478.98;
+    // 01/07 to 15/07 at 0.2521: 130 x 15 x 0.2521 = 491.595 -> 491.60 (carried on the running
+    // total it was 970.5735 -> 970.57 less 478.98 = 491.59, not what "130 x 0.2521 x 15 days" prints).
+    const t = (rate: string): Tariff => ({ unmeteredInputs: [{ code: 'capacity', label: 'kVA' }], components: [{ code: 'capacity', name: 'Capacity', model: 'perUnitPerDay', input: 'capacity', rate }] });
+    const b = rateBill({
+      tariff: t('0.24563'),
+      versions: [
+        { version: 1, from: '2026-06-16', tariff: t('0.24563') },
+        { version: 2, from: '2026-07-01', tariff: t('0.2521') },
+      ],
+      term: { start: '2026-06-16', end: '2026-07-15' },
+      subscription: { startDate: '2020-01-01', unmetered: { capacity: 130 } },
+      minorUnits: 2,
+    });
+    assert.deepEqual(b.lines.map((l) => [l.amount, l.trace.carried]), [
+      ['478.98', undefined],
+      ['491.60', undefined],
+    ]);
+  });
+
   test('a level that changes inside the term: each value for its own days', () => {
     // capacity 100 kVA to 15/10, 250 from 16/10: 100 x 15 x 0.21 = 315.00; 250 x 16 x 0.21 = 840.00
     const b = bill({

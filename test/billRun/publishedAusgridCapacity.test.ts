@@ -157,7 +157,7 @@ describe('Ausgrid EA305-style capacity charge (rolling 12-month kVA, c/kVA/day),
     bill2 = bill;
   });
 
-  // FAILS (a mismatch of one cent). 130 x 15 x 0.25210 = 491.595, printed 491.60 on a retailer's bill.
+  // Found failing by this check (now fixed; a line priced by the day rounds alone). 130 x 15 x 0.25210 = 491.595, printed 491.60 on a retailer's bill.
   // billrun rounds the second line "on the running total" of the component (478.9785 + 491.595 = 970.5735
   // -> 970.57, less the 478.98 already printed = 491.59), so the line printed as "130.0 kVA, 0.2521 x 15
   // days" does not equal its quantity x days x rate, and the bill's charges are 2398.90 (GST 239.89,
