@@ -119,6 +119,32 @@ export function ratchetHistory(meter: PreparedMeteredInput, readings: MeterReadi
   return { date: given.date, value: billedQuantity(meter, value).quantity, ...(given.estimated === true ? { estimated: true } : {}) };
 }
 
+/**
+ * A line's quantity held as its component says (rateBill and rateSegments alike): first to its
+ * ratchet, on a metered input (the history as the run gave it), then to its floor or excess
+ * over the level given. Answers the quantity, the traces, and whether an estimated demand held
+ * it up (the bill then rests on an estimate).
+ */
+export function holdQuantity(
+  c: { ratchet: { percentage: Dec; months: number } | null; bound: PreparedBound | null; input: PreparedMeteredInput | PreparedUnmeteredInput | null },
+  quantity: Dec,
+  o: { readings: MeterReadings | LastReadingOnly | undefined | null; level: () => Dec; context: ModelContext; split: PartOfQuantity | undefined },
+): { quantity: Dec; ratchet?: RatchetTrace; bound?: BoundTrace; onEstimate: boolean } {
+  const out: { quantity: Dec; ratchet?: RatchetTrace; bound?: BoundTrace; onEstimate: boolean } = { quantity, onEstimate: false };
+  if (c.ratchet !== null && c.input?.kind === 'metered') {
+    const held = ratchetByHistory(c.ratchet, out.quantity, ratchetHistory(c.input, o.readings, c.ratchet.months), o.context, o.split);
+    out.quantity = held.quantity;
+    out.ratchet = held.trace;
+    out.onEstimate = held.trace.highest?.estimated === true && held.trace.quantity !== held.trace.of;
+  }
+  if (c.bound !== null) {
+    const held = boundByLevel(c.bound, out.quantity, o.level(), o.context, o.split);
+    out.quantity = held.quantity;
+    out.bound = held.trace;
+  }
+  return out;
+}
+
 /** " for the bill, 30 kW of it in this part (20 of the bill's 40 kW)": a segment's share of a bill's threshold in words. */
 function partWords(t: { threshold: string; share?: ThresholdShare }, u: string): string {
   if (t.share === undefined) return '';

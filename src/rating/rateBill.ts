@@ -1,4 +1,4 @@
-import { boundByLevel, ratchetByHistory, ratchetHistory } from './levelBound.ts';
+import { holdQuantity } from './levelBound.ts';
 import { shareOfConsumption } from './inputShare.ts';
 import { apiDate, dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
@@ -213,17 +213,14 @@ export function rateBill(input: RateBillInput): RatedBill {
         quantity = unmeteredQuantities[inp.slot] as Dec;
         source = { input: unmeteredTraces[inp.slot] as InputTrace };
       }
-      if (c.ratchet !== null && inp.kind === 'metered') {
-        const held = ratchetByHistory(c.ratchet, quantity, ratchetHistory(inp, input.readings?.[inp.code], c.ratchet.months), context, undefined);
+      if (c.ratchet !== null || c.bound !== null) {
+        const bound = c.bound;
+        const held = holdQuantity(c, quantity, { readings: input.readings?.[inp.code], level: () => unmeteredQuantities[bound!.input.slot] as Dec, context, split: undefined });
         quantity = held.quantity;
-        source.ratchet = held.trace;
+        if (held.ratchet !== undefined) source.ratchet = held.ratchet;
+        if (held.bound !== undefined) source.bound = held.bound;
         // Held up by an estimated demand: the bill rests on an estimate (the cascade lists it when the estimate is replaced).
-        if (held.trace.highest?.estimated === true && held.trace.quantity !== held.trace.of) estimated = true;
-      }
-      if (c.bound !== null) {
-        const held = boundByLevel(c.bound, quantity, unmeteredQuantities[c.bound.input.slot] as Dec, context, undefined);
-        quantity = held.quantity;
-        source.bound = held.trace;
+        if (held.onEstimate) estimated = true;
       }
       if (inp.kind === 'metered') source.decimals = Math.max((meterUnits[inp.slot] as { decimals: number }).decimals, quantity.decimalPlaces());
     }

@@ -2,7 +2,7 @@
 // in force over the subscription's part of the term (segments.ts splits the days and the
 // consumption), each segment's lines by its own version, in date order.
 import { shareOfConsumption } from './inputShare.ts';
-import { boundByLevel, type PartOfQuantity, ratchetByHistory, ratchetHistory } from './levelBound.ts';
+import { holdQuantity, type PartOfQuantity } from './levelBound.ts';
 import { dateOfDay, dayNumber } from './days.ts';
 import { RatingError } from './errors.ts';
 import { checkAmountLimit, type Dec, formatMinorUnits, parseDecimal, ZERO } from './money.ts';
@@ -213,8 +213,8 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
         const consumption = part?.quantity ?? ZERO;
         // A part shared by days has up to SPLIT_DECIMALS: shown as it is priced, at least to the meter's decimals.
         const partDecimals = Math.max(inp.decimals, consumption.decimalPlaces());
-        // Converted by the segment's own version (a factor that changes with the version).
-        // Converted once a segment, whichever of its lines asks first.
+        // Converted by the segment's own version (a factor that changes with the version), once
+        // a segment, whichever of its lines asks first.
         let billed = billedHere.get(inp.code);
         if (billed === undefined) {
           billed = billedQuantity(inp, consumption, converted.get(inp.code));
@@ -237,22 +237,21 @@ export function rateSegmentedBill(input: RateBillInput, versions: readonly Tarif
         quantity = u.quantity;
         source = { input: u.trace, segment };
       } else source = { segment };
-      if (c.ratchet !== null && inp !== null && inp.kind === 'metered') {
-        // Held to the demand of the months before; a part shared by days to the same part of it.
-        const held = ratchetByHistory(c.ratchet, quantity, ratchetHistory(inp, input.readings?.[inp.code], c.ratchet.months), context, c.levelInput ? undefined : partOf(inp, index));
-        quantity = held.quantity;
-        source.ratchet = held.trace;
-        // Held up by an estimated demand: the bill rests on an estimate (the cascade lists it when the estimate is replaced).
-        if (held.trace.highest?.estimated === true && held.trace.quantity !== held.trace.of) estimated = true;
-        if (source.decimals !== undefined) source.decimals = Math.max(source.decimals, quantity.decimalPlaces());
-      }
-      if (c.bound !== null && inp !== null) {
+      if ((c.ratchet !== null || c.bound !== null) && inp !== null) {
         // The level in force over the segment; a metered part shared with the bill's other
-        // segments is held to the same part of it (levelBound.ts).
-        const level = unmeteredQuantity(c.bound.input, (seg.unmetered ?? sub.unmetered)?.[c.bound.input.code]).quantity;
-        const held = boundByLevel(c.bound, quantity, level, context, inp.kind === 'metered' && !c.levelInput ? partOf(inp, index) : undefined);
+        // segments is held to the same part of the threshold (levelBound.ts).
+        const bound = c.bound;
+        const held = holdQuantity(c, quantity, {
+          readings: inp.kind === 'metered' ? input.readings?.[inp.code] : undefined,
+          level: () => unmeteredQuantity(bound!.input, (seg.unmetered ?? sub.unmetered)?.[bound!.input.code]).quantity,
+          context,
+          split: inp.kind === 'metered' && !c.levelInput ? partOf(inp, index) : undefined,
+        });
         quantity = held.quantity;
-        source.bound = held.trace;
+        if (held.ratchet !== undefined) source.ratchet = held.ratchet;
+        if (held.bound !== undefined) source.bound = held.bound;
+        // Held up by an estimated demand: the bill rests on an estimate (the cascade lists it when the estimate is replaced).
+        if (held.onEstimate) estimated = true;
         if (source.decimals !== undefined) source.decimals = Math.max(source.decimals, quantity.decimalPlaces());
       }
       const { line, amount, minor } = rateLine(c, quantity, context, settings, source);

@@ -20,6 +20,7 @@ import type { Harness } from '../support/harness.ts';
 import { startRun } from '../terms/fixtures.ts';
 import { billTerm, capture, customer, envelope, ok, simulate } from './publishedBills.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
+import { RATCHET_HISTORY } from '../fixtures/tariffs.ts';
 
 const lowVoltage = (): ServiceDefinition =>
   ({
@@ -135,8 +136,9 @@ describe("a demand held to the customer's contract and notified demand, through 
     await ok(h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: ratcheted('45.00') }), 'make-service');
     const r1 = await customer(h, { accountNumber: 'R-1', serviceCode: 'BIZR', batchCode: 'B-R', startDate: '01/01/2026', openingReadings: { DEMAND: 0 } });
     const r2 = await customer(h, { accountNumber: 'R-2', serviceCode: 'BIZR', batchCode: 'B-R', startDate: '01/11/2026', openingReadings: { DEMAND: 0 } });
-    const months = ['31/01/2026', '28/02/2026', '31/03/2026', '30/04/2026', '31/05/2026', '30/06/2026', '31/07/2026', '31/08/2026', '30/09/2026', '31/10/2026'];
-    const values = ['50.0', '55.0', '60.0', '58.0', '70.0', '90.0', '85.0', '80.0', '60.0', '50.0'];
+    const history = RATCHET_HISTORY;
+    const months = history.map(([d]) => d);
+    const values = history.map(([, v]) => v);
     await capture(h, months.map((d, i) => [r1, 'DEMAND', d, values[i]!] as [number, string, string, string]));
     await capture(h, [
       [r1, 'DEMAND', '30/11/2026', '40.0'],

@@ -21,20 +21,9 @@ import type { Harness } from '../support/harness.ts';
 import { startRun } from '../terms/fixtures.ts';
 import { billTerm, capture, customer, envelope, ok } from './publishedBills.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
+import { ratchetedDemand, RATCHET_HISTORY } from '../fixtures/tariffs.ts';
 
-const ratcheted = (): ServiceDefinition =>
-  ({
-    code: 'BIZR',
-    name: 'Business demand with a ratchet',
-    serviceType: 'Sale',
-    chargingType: 'Postpaid',
-    postType: 'Post Subscription',
-    billingCycle: 1,
-    dueDateOffset: 14,
-    batches: ['B-R', 'B-R2'],
-    meteredInputs: [{ code: 'DEMAND', label: 'Maximum demand', unit: 'kVA', decimals: 1, register: 'maximum' }],
-    components: [{ code: 'DEMAND', name: 'Demand charge', model: 'perUnit', input: 'DEMAND', rate: '45.00', ratchet: { percentage: '75', months: 11 } }],
-  }) as ServiceDefinition;
+const ratcheted = (): ServiceDefinition => ratchetedDemand(['B-R', 'B-R2']);
 
 describe('a ratchet on a subscription moved to another batch', () => {
   let h: Harness;
@@ -46,8 +35,9 @@ describe('a ratchet on a subscription moved to another batch', () => {
 
   test("the customer's demand history on the meter still holds the bill after the move", async () => {
     await ok(h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: ratcheted() }), 'make-service');
-    const months = ['31/01/2026', '28/02/2026', '31/03/2026', '30/04/2026', '31/05/2026', '30/06/2026', '31/07/2026', '31/08/2026', '30/09/2026', '31/10/2026'];
-    const values = ['50.0', '55.0', '60.0', '58.0', '70.0', '90.0', '85.0', '80.0', '60.0', '50.0'];
+    const history = RATCHET_HISTORY;
+    const months = history.map(([d]) => d);
+    const values = history.map(([, v]) => v);
     // The reference: the same readings, not moved.
     const stay = await customer(h, { accountNumber: 'R-1', serviceCode: 'BIZR', batchCode: 'B-R', startDate: '01/01/2026', openingReadings: { DEMAND: 0 } });
     const old = await customer(h, { accountNumber: 'R-2', serviceCode: 'BIZR', batchCode: 'B-R', startDate: '01/01/2026', openingReadings: { DEMAND: 0 } });

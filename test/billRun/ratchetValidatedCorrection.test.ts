@@ -20,20 +20,9 @@ import type { Harness } from '../support/harness.ts';
 import { makeTerm, startRun, step, termOf, waitForStatus } from '../terms/fixtures.ts';
 import { capture, customer, envelope, ok } from './publishedBills.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
+import { ratchetedDemand, RATCHET_HISTORY } from '../fixtures/tariffs.ts';
 
-const ratcheted = (): ServiceDefinition =>
-  ({
-    code: 'BIZR',
-    name: 'Business demand with a ratchet',
-    serviceType: 'Sale',
-    chargingType: 'Postpaid',
-    postType: 'Post Subscription',
-    billingCycle: 1,
-    dueDateOffset: 14,
-    batches: ['B-R'],
-    meteredInputs: [{ code: 'DEMAND', label: 'Maximum demand', unit: 'kVA', decimals: 1, register: 'maximum' }],
-    components: [{ code: 'DEMAND', name: 'Demand charge', model: 'perUnit', input: 'DEMAND', rate: '45.00', ratchet: { percentage: '75', months: 11 } }],
-  }) as ServiceDefinition;
+const ratcheted = (): ServiceDefinition => ratchetedDemand(['B-R']);
 
 describe('a ratchet history reading corrected while the term is Validated', () => {
   let h: Harness;
@@ -46,8 +35,9 @@ describe('a ratchet history reading corrected while the term is Validated', () =
   test('the term goes back to Loaded, so its preview is the bills', async () => {
     await ok(h.post('/billing/services/make-service', { method: 'Create', action: 'Create Package', apiVersion: 'v2', service: ratcheted() }), 'make-service');
     const r1 = await customer(h, { accountNumber: 'R-1', serviceCode: 'BIZR', batchCode: 'B-R', startDate: '01/01/2026', openingReadings: { DEMAND: 0 } });
-    const months = ['31/01/2026', '28/02/2026', '31/03/2026', '30/04/2026', '31/05/2026', '30/06/2026', '31/07/2026', '31/08/2026', '30/09/2026', '31/10/2026', '30/11/2026'];
-    const values = ['50.0', '55.0', '60.0', '58.0', '70.0', '90.0', '85.0', '80.0', '60.0', '50.0', '40.0'];
+    const history: [string, string][] = [...RATCHET_HISTORY, ['30/11/2026', '40.0']];
+    const months = history.map(([d]) => d);
+    const values = history.map(([, v]) => v);
     await capture(h, months.map((d, i) => [r1, 'DEMAND', d, values[i]!] as [number, string, string, string]));
 
     const termID = await makeTerm(h, { serviceCode: 'BIZR', batchCode: 'B-R', billingPeriodID: 202611, startDate: '01/11/2026', endDate: '30/11/2026' });
