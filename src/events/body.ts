@@ -17,10 +17,10 @@ export const eventBodySql = (e: string): string => `CASE
       FROM bill b JOIN account ac ON ac.account_id = b.account_id JOIN app a ON a.app_code = b.app_code
      WHERE b.bill_id = ${e}.source_id)
   WHEN ${e}.type = 'late_charge.made' THEN (
-    SELECT jsonb_build_object('billID', lc.bill_id, 'billNumber', (lc.trace->'bill'->>'billNumber')::bigint,
-                              'accountID', lc.account_id, 'dueDate', lc.trace->'bill'->>'dueDate',
+    SELECT jsonb_build_object('billID', lc.bill_id, 'billNumber', b.bill_number,
+                              'accountID', lc.account_id, 'dueDate', to_char(b.due_date, 'DD/MM/YYYY'),
                               'chargeDate', to_char(lc.charge_date, 'DD/MM/YYYY'),
                               'overdue', round(lc.overdue, a.minor_units)::text, 'amount', round(lc.amount, a.minor_units)::text)
-      FROM late_charge lc JOIN app a ON a.app_code = lc.app_code
+      FROM late_charge lc JOIN bill b ON b.bill_id = lc.bill_id JOIN app a ON a.app_code = lc.app_code
      WHERE lc.bill_id = ${e}.source_id)
 END`;

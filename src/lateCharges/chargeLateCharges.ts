@@ -6,12 +6,13 @@ import { recordBillSourcedEvents } from '../events/record.ts';
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
 import { addLateChargeEntries } from '../ledger/store.ts';
-import { checkLateCharge, type LateChargeTrace, prepareLateCharge, rateLateCharge, type PreparedLateCharge } from '../rating/lateCharge.ts';
+import { checkLateCharge, prepareLateCharge, rateLateCharge, type PreparedLateCharge } from '../rating/lateCharge.ts';
 import { Dec } from '../rating/money.ts';
 import { ROUNDING_MODES, type RoundingMode } from '../rating/money.ts';
 import { apiDate } from '../rating/days.ts';
 import { settleAccounts } from '../settlement/settleAccounts.ts';
 import { lockAccounts } from '../settlement/store.ts';
+import { storedTrace } from './trace.ts';
 import { appRounding, finishDay, insertLateCharges, lastOpenItem, loadRules, lockApp, nextOpenItem, openAmounts, overdueBills, type NewLateCharge } from './store.ts';
 
 export const LATE_CHARGE_USER = 'late-charges';
@@ -26,13 +27,6 @@ export const LATE_CHARGE_PAGE = 20_000;
  * checks and balance update) run on another core. Two, as the worker's machine has.
  */
 export const LATE_CHARGE_LANES = 2;
-
-/** What late_charge.trace holds: the bill, the day, the version whose rule applied, and the core's trace. */
-export type StoredLateChargeTrace = LateChargeTrace & {
-  bill: { billID: number; billNumber: number; dueDate: string };
-  chargeDate: string;
-  serviceVersionID: number;
-};
 
 export type LateChargeRunSummary = { charged: number; amount: string };
 
@@ -95,13 +89,7 @@ export async function chargeLateCharges(
             if (made === null) continue;
             const dueDate = apiDate(b.due_date);
             const amount = made.amount.toFixed();
-            const trace: StoredLateChargeTrace = {
-              bill: { billID: Number(b.bill_id), billNumber: Number(b.bill_number), dueDate },
-              chargeDate: apiDate(chargeDate),
-              serviceVersionID: Number(b.service_version_id),
-              ...made.trace,
-            };
-            rows.push({ bill_id: b.bill_id, account_id: b.account_id, overdue, amount, service_version_id: b.service_version_id, entry_id: '', trace });
+            rows.push({ bill_id: b.bill_id, account_id: b.account_id, overdue, amount, service_version_id: b.service_version_id, entry_id: '', trace: storedTrace(made.trace) });
             entryRows.push({ account_id: b.account_id, bill_id: b.bill_id, amount, description: `Late payment charge on bill ${b.bill_number} (due ${dueDate})` });
             pageTotal = pageTotal.plus(made.amount);
           }

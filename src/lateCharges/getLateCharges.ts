@@ -3,7 +3,7 @@
 import type { Queryable } from '../db/pool.ts';
 import type { Caller } from '../auth/roles.ts';
 import { formatDate } from '../calendar/calendar.ts';
-import type { StoredLateChargeTrace } from './chargeLateCharges.ts';
+import { shownTrace, type StoredLateChargeTrace } from './trace.ts';
 import { findAccount, money, type AccountRef } from '../ledger/common.ts';
 
 export type LateChargeQuery = AccountRef & { billID?: number | undefined; limit?: number | undefined; offset?: number | undefined };
@@ -22,6 +22,8 @@ export async function getLateCharges(db: Queryable, caller: Caller, q: LateCharg
     account_id: string;
     account_number: string;
     charge_date: string;
+    due_date: string;
+    service_version_id: string;
     overdue: string;
     amount: string;
     entry_id: string;
@@ -32,7 +34,7 @@ export async function getLateCharges(db: Queryable, caller: Caller, q: LateCharg
     credit_note_number: string | null;
     reversal_date: string | null;
   }>(
-    `SELECT lc.late_charge_id, lc.bill_id, b.bill_number, lc.account_id, ac.account_number, lc.charge_date, lc.overdue, lc.amount,
+    `SELECT lc.late_charge_id, lc.bill_id, b.bill_number, lc.account_id, ac.account_number, lc.charge_date, b.due_date, lc.service_version_id, lc.overdue, lc.amount,
             lc.entry_id, lc.trace, a.minor_units, r.entry_id AS reversal_entry_id, cn.credit_note_id, cn.credit_note_number,
             cn.credit_date AS reversal_date
        FROM late_charge lc
@@ -58,7 +60,7 @@ export async function getLateCharges(db: Queryable, caller: Caller, q: LateCharg
       overdue: money(x.overdue, x.minor_units),
       amount: money(x.amount, x.minor_units),
       entryID: Number(x.entry_id),
-      trace: x.trace,
+      trace: shownTrace(x),
       reversed:
         x.reversal_entry_id === null
           ? null

@@ -121,6 +121,11 @@ describe('late payment charges', () => {
       computation: { base: '12', unrounded: '12', rounding: 'halfUp', amount: '12.00' },
     });
     assert.equal((await lateCharges(h, { billID: Number(bills.min) }))[0].trace.computation.limit, 'minimum');
+    // The row keeps only what its columns and its bill do not hold (migration 106); the trace above is put back together on read.
+    const storedTrace = async (billId: string) => (await h.db.query('SELECT trace FROM late_charge WHERE bill_id = $1', [billId])).rows[0].trace;
+    const rule = { graceDays: 10, percentage: '2', minimum: '5', maximum: '100' };
+    assert.deepEqual(await storedTrace(bills.part), { rule, base: '12', unrounded: '12', rounding: 'halfUp' });
+    assert.deepEqual(await storedTrace(bills.min), { rule, base: '2', unrounded: '5', rounding: 'halfUp', limit: 'minimum' });
 
     const st = await h.post('/billing/ledger/get-statement', env('Retrieve', 'Retrieve Statement', { accountNumber: 'LC-PART' }), h.tokens.viewer);
     assert.equal(st.status, 200, JSON.stringify(st.body));
