@@ -479,7 +479,6 @@ TABLE event
   data jsonb
   created_at timestamp with time zone NOT NULL DEFAULT now()
   source_id bigint
-  CONSTRAINT event_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT event_body_check CHECK (((data IS NOT NULL) OR ((source_id IS NOT NULL) AND (type = ANY (ARRAY['bill.posted'::text, 'late_charge.made'::text])))))
   CONSTRAINT event_pkey PRIMARY KEY (event_id)
   CREATE INDEX event_app_time ON event (app_code, created_at, event_id)
@@ -1025,11 +1024,13 @@ TABLE worker_heartbeat
   beat_at timestamp with time zone NOT NULL DEFAULT now()
   CONSTRAINT worker_heartbeat_pkey PRIMARY KEY (pool_id)
 
+FUNCTION app_keeps_its_events()
 FUNCTION bill_line_heads(lines json)
 FUNCTION billrun_now(clock_offset interval)
 FUNCTION billrun_session_changed()
 FUNCTION billrun_today(time_zone text)
 FUNCTION billrun_today(time_zone text, clock_offset interval)
+FUNCTION event_app_exists()
 FUNCTION ledger_entry_apply()
 FUNCTION ledger_entry_immutable()
 FUNCTION ledger_entry_open()
