@@ -92,10 +92,18 @@ async function refuseIntoFrozenTerm(tx: Queryable, subscriptionId: string, input
   // term) changes the demand it holds to: a Validated term's preview is stale, so it goes back
   // to Loaded too (a reviewer: the approved preview said 3037.50, the run billed 2868.75). An
   // approved term is not refused: its run reads the history as it was at approval (the watermark).
+  // The subscriptions a move made from this one read its history too (withRatchetHighs follows
+  // the moves): their Validated terms go back as well (a reviewer: they were left Validated).
   const history = await tx.query<{ term_id: string; status: TermStatus }>(
-    `SELECT t.term_id, t.status
-       FROM term t JOIN term_subscription ts ON ts.term_id = t.term_id AND ts.subscription_id = $1
-      WHERE t.status = 'Validated' AND NOT (t.term_id = ANY($4::bigint[]))
+    `WITH RECURSIVE follower(id) AS (
+       SELECT $1::bigint
+        UNION
+       SELECT s.subscription_id FROM subscription s JOIN follower f ON s.moved_from_subscription_id = f.id)
+     SELECT t.term_id, t.status
+       FROM term t
+      WHERE t.status = 'Validated'
+        AND EXISTS (SELECT 1 FROM term_subscription ts WHERE ts.term_id = t.term_id AND ts.subscription_id IN (SELECT id FROM follower))
+        AND NOT (t.term_id = ANY($4::bigint[]))
         AND EXISTS (SELECT 1 FROM service_version v, jsonb_array_elements(v.definition->'components') c, unnest($3::date[]) AS d(day)
                      WHERE v.service_id = t.service_id AND c->>'input' = $2 AND jsonb_typeof(c->'ratchet') = 'object'
                        -- a month more than the ratchet's: its window is the subscription's last bills, whose periods drift by days

@@ -22,7 +22,7 @@ import { capture, customer, envelope, ok } from './publishedBills.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
 import { ratchetedDemand, RATCHET_HISTORY } from '../fixtures/tariffs.ts';
 
-const ratcheted = (): ServiceDefinition => ratchetedDemand(['B-R']);
+const ratcheted = (): ServiceDefinition => ratchetedDemand(['B-R', 'B-R2']);
 
 describe('a ratchet history reading corrected while the term is Validated', () => {
   let h: Harness;
@@ -60,5 +60,27 @@ describe('a ratchet history reading corrected while the term is Validated', () =
       const bills = (await ok(h.post('/billing/bills/get-bills', envelope('Retrieve', 'Retrieve Bills', { termID })), 'get-bills')).body.data.bills;
       assert.equal(bills[0].total, '3037.50', `the approved preview said 3037.50; the run billed ${bills[0].total}`);
     }
+  });
+
+  // The same, for a customer moved to another batch on 01/11/2026 (its history follows the move,
+  // test/billRun/ratchetMovedSubscription.test.ts): June is a reading of the subscription it was
+  // moved from, and the Validated term is the new subscription's (a reviewer: it stayed Validated).
+  test("a reading of the subscription a customer was moved from sends the new one's Validated term back", async () => {
+    const old = await customer(h, { accountNumber: 'R-2', serviceCode: 'BIZR', batchCode: 'B-R', startDate: '01/01/2026', openingReadings: { DEMAND: 0 } });
+    await capture(h, RATCHET_HISTORY.map(([d, v]) => [old, 'DEMAND', d, v] as [number, string, string, string]));
+    const moved = await ok(h.post('/billing/subscriptions/move-subscription', envelope('Update', 'Move Subscription', { subscriptionID: old, date: '01/11/2026', batchCode: 'B-R2' })), 'move-subscription');
+    const now = Number(moved.headers.get('x-billrun-subscription-id'));
+    await capture(h, [[now, 'DEMAND', '30/11/2026', '40.0']]);
+
+    const termID = await makeTerm(h, { serviceCode: 'BIZR', batchCode: 'B-R2', billingPeriodID: 202611, startDate: '01/11/2026', endDate: '30/11/2026' });
+    await ok(step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID }), 'load-subscriptions');
+    const validated = (await ok(step(h, 'validate-term', 'Validate Term', { termID }), 'validate-term')).body.data;
+    assert.equal(validated.previewBills.find((p: any) => p.subscriptionID === now).total, '3037.50');
+
+    const june = await h.db.query(`SELECT reading_id FROM reading WHERE subscription_id = $1 AND reading_date = '2026-06-30'`, [old]);
+    await ok(h.post('/billing/readings/correct-reading', envelope('Update', 'Correct Reading', { readingID: Number(june.rows[0].reading_id), value: '70.0', note: 'misread' })), 'correct-reading');
+    assert.equal((await termOf(h, { termID })).status, 'Loaded', "the moved customer's Validated term read June's 90.0: it must be validated again");
+    const again = (await ok(step(h, 'validate-term', 'Validate Term', { termID }), 'validate-term')).body.data;
+    assert.equal(again.previewBills.find((p: any) => p.subscriptionID === now).total, '2868.75');
   });
 });
