@@ -234,8 +234,9 @@ export async function loadRosterInputs(
   // term (issue 12).
   const params: unknown[] = [ctx.termId, fromId, toId, ctx.start, ctx.end, ctx.watermark ?? NO_MARK, ctx.meteredCodes];
   const onlyIds = o.ids === undefined ? '' : ` AND ts.subscription_id = ANY($${params.push(o.ids)}::bigint[])`;
-  const select = ctx.versions === undefined ? READINGS_SQL : readingsWithChangeSql(`$${params.push(ctx.versions.slice(1).map((v) => v.from))}::date[]`);
-  const readings = await db.query<ReadingsRow & { change?: Record<string, string> | null }>(
+  const changeDates = ctx.versions?.slice(1).map((v) => v.from);
+  const select = changeDates === undefined ? READINGS_SQL : readingsWithChangeSql(`$${params.push(changeDates)}::date[]`, changeDates.length);
+  const readings = await db.query<ReadingsRow & { change?: Record<string, string> | string | null }>(
     `${select}
       WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3${onlyIds}`,
     params,
@@ -259,7 +260,8 @@ export async function loadRosterInputs(
       if (r.ratchet !== undefined) ids.ratchet = Object.fromEntries(Object.entries(r.ratchet).map(([months, h]) => [months, h === null ? null : h.id]));
       (input.readingIds ??= {})[r.code] = ids;
     }
-    if (r.change != null) (input.changeReadings ??= {})[r.code] = r.change;
+    // One change date: the reading's value alone (readingsWithChangeSql).
+    if (r.change != null) (input.changeReadings ??= {})[r.code] = typeof r.change === 'string' ? { [changeDates![0]!]: r.change } : r.change;
   }
   for (const [id, why] of await laterBillOverlaps(db, ctx.later, byId, chained)) byId.get(id)!.laterBillOverlap = why;
   for (const [id, why] of await successorOverlaps(db, ctx.end, byId, chained)) byId.get(id)!.laterBillOverlap ??= why;
@@ -524,7 +526,17 @@ export const READINGS_SQL = READINGS_COLUMNS + READINGS_FROM;
  * segments by the readings (rating/segments.ts). In reading order, so of two on one date
  * the later is kept. A correction replaces what it corrects.
  */
-function readingsWithChangeSql(dates: string): string {
+function readingsWithChangeSql(dates: string, count: number): string {
+  // The usual term has one change date: its reading's value alone, the last of the date, with
+  // no object built per meter (a third of the lookup's cost, issue 12); the caller names it.
+  if (count === 1) {
+    return `${READINGS_COLUMNS}, (
+      SELECT trim_scale(r.value)::text FROM reading r
+       WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
+         AND r.reading_date = (${dates})[1] AND r.reading_id <= $6::bigint
+         AND ${effectiveSql('r', '$6::bigint')}
+       ORDER BY r.reading_id DESC LIMIT 1) AS change${READINGS_FROM}`;
+  }
   return `${READINGS_COLUMNS}, ch.change${READINGS_FROM}
     LEFT JOIN LATERAL (
       SELECT json_object_agg(to_char(r.reading_date, 'YYYY-MM-DD'), trim_scale(r.value)::text ORDER BY r.reading_id) AS change FROM reading r
