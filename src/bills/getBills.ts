@@ -50,8 +50,8 @@ type BillRow = BillColumns & {
 
 /** Bills of the caller's app by term, account, bill id or number, each with its lines and their explanation. */
 export async function getBills(db: Queryable, appCode: number, f: GetBillsData): Promise<BillRecord[]> {
-  if (f.termID === undefined && f.accountID === undefined && f.accountNumber === undefined && f.billID === undefined && f.billNumber === undefined) {
-    throw validationFailed([{ path: 'data', message: 'give termID, accountID, accountNumber, billID or billNumber' }]);
+  if (f.termID === undefined && f.accountID === undefined && f.accountNumber === undefined && f.billID === undefined && f.billNumber === undefined && f.subscriptionID === undefined) {
+    throw validationFailed([{ path: 'data', message: 'give termID, accountID, accountNumber, billID, billNumber or subscriptionID' }]);
   }
   const w = filters('b.app_code = $1', appCode);
   if (f.termID !== undefined) w.add((p) => `b.term_id = ${p}`, f.termID);
@@ -60,6 +60,17 @@ export async function getBills(db: Queryable, appCode: number, f: GetBillsData):
   if (f.accountNumber !== undefined) w.add((p) => `ac.account_number = ${p}`, f.accountNumber);
   if (f.billID !== undefined) w.add((p) => `b.bill_id = ${p}`, f.billID);
   if (f.billNumber !== undefined) w.add((p) => `b.bill_number = ${p}`, f.billNumber);
+  // A subscription keeps its account (a move makes a new subscription of the same account), so
+  // its bills are found among its account's by the account's index; a Post Account bill has no
+  // subscription of its own and names its subscriptions in its groups.
+  if (f.subscriptionID !== undefined) {
+    w.add(
+      (p) =>
+        `b.account_id = (SELECT s.account_id FROM subscription s WHERE s.subscription_id = ${p} AND s.app_code = $1)
+         AND (b.subscription_id = ${p} OR (b.subscription_id IS NULL AND EXISTS (SELECT 1 FROM json_array_elements(b.groups) g WHERE g->>'subscriptionId' = ${p}::text)))`,
+      f.subscriptionID,
+    );
+  }
   if (f.status !== undefined) w.add((p) => `b.status = ${p}`, f.status);
   w.add((p) => `b.bill_id > ${p}`, f.afterBillID ?? 0);
   const text = `SELECT b.bill_id, b.bill_number, b.term_id, b.subscription_id, b.account_id, ac.account_number, ac.name AS account_name, b.bill_date, b.due_date,

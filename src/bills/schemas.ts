@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ACCOUNT_NUMBER, Id, Money } from '../primitives.ts';
+import { ACCOUNT_NUMBER, Id, IdOf, Money } from '../primitives.ts';
 import { named } from '../http/openapi.ts';
 import { Category } from '../rating/fields.ts';
 import './traceSchema.ts';
@@ -21,11 +21,12 @@ export const GetBillsData = Type.Object(
     accountNumber: Type.Optional(Type.String({ ...ACCOUNT_NUMBER, minLength: 1, description: "the account's own number, as get-account and payments take it" })),
     billID: Type.Optional(Id),
     billNumber: Type.Optional(Id),
+    subscriptionID: Type.Optional(IdOf("the subscription's bills: its own (Post Subscription) and its account's bills that group it (Post Account)")),
     status: Type.Optional(Type.Enum(BILL_STATUSES)),
     afterBillID: Type.Optional(Type.Integer({ minimum: 0, maximum: 9007199254740991, description: 'paging: bills with a larger billID' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'default 100' })),
   },
-  { additionalProperties: false, description: 'at least one of termID, accountID, accountNumber, billID, billNumber' },
+  { additionalProperties: false, description: 'at least one of termID, accountID, accountNumber, billID, billNumber, subscriptionID' },
 );
 export type GetBillsData = Static<typeof GetBillsData>;
 

@@ -123,6 +123,9 @@ describe('Post Account: one bill per account', () => {
     });
     assert.match(ba.lines[9].explanation, /read 100 on 31\/10\/2026 and 140 on 30\/11\/2026: 40 used/);
     assert.deepEqual(amounts(bills.find((x) => x.accountID === Number(b.accountId))), B);
+    // get-bills by a subscription finds the account bill that groups it, and no other account's.
+    assert.deepEqual((await getBills(h, { subscriptionID: Number(a.subs[1]) })).map((x) => x.billID), [ba.billID]);
+    assert.deepEqual((await getBills(h, { subscriptionID: Number(b.subs[0]) })).map((x) => x.accountID), [Number(b.accountId)]);
     // The database holds one live account bill per term and account.
     await assert.rejects(
       h.db.query(
