@@ -5,12 +5,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
-import { postAccountCustomer as customer, makeTerm, startRun, step, tariff, waitForStatus } from '../terms/fixtures.ts';
+import { postAccountCustomer as customer, startRun, tariff } from '../terms/fixtures.ts';
+import { billTerm } from '../billRun/publishedBills.ts';
 
-const getBills = async (h: Harness, data: Record<string, unknown>) => {
-  const r = await h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data }, h.tokens.viewer);
-  return r;
-};
+const getBills = (h: Harness, data: Record<string, unknown>) =>
+  h.post('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data }, h.tokens.viewer);
 
 describe('get-bills by subscription', () => {
   let h: Harness;
@@ -22,17 +21,7 @@ describe('get-bills by subscription', () => {
 
   test("the subscription's own bills, not its account's other subscriptions'", async () => {
     const a = await customer(h, 'SUB-A', [25, 5]);
-    const termID = await makeTerm(h);
-    for (const [name, action] of [
-      ['load-subscriptions', 'Load Term Subscriptions'],
-      ['validate-term', 'Validate Term'],
-      ['approve-term', 'Approve Term'],
-      ['process-term', 'Process Term'],
-    ] as const) {
-      const r = await step(h, name, action, { termID });
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-    }
-    await waitForStatus(h, termID, ['Processed']);
+    const { termID } = await billTerm(h, {});
 
     const first = await getBills(h, { subscriptionID: Number(a.subs[0]) });
     assert.equal(first.status, 200, JSON.stringify(first.body));
