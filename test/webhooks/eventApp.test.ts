@@ -1,13 +1,13 @@
-// An event's app exists: checked once per statement (migration 107) in place of a foreign
-// key checked row by row, with the key's rule whole: a row naming no app is refused, the
-// whole statement with it; an app with events is neither deleted nor renumbered, even by a
-// transaction that began before the events were committed.
+// An event's app exists: checked once per statement (migrations 107 and 108) in place of a
+// foreign key checked row by row, with the key's rule whole: a row naming no app is refused,
+// the whole statement with it; an app with events is neither deleted, renumbered nor
+// truncated, even by a transaction that began before the events were committed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { startHarness, type Harness } from '../support/harness.ts';
 
-describe('an event names an existing app (migration 107)', () => {
+describe('an event names an existing app (migrations 107 and 108)', () => {
   let h: Harness;
   before(async () => {
     h = await startHarness();
@@ -75,5 +75,30 @@ describe('an event names an existing app (migration 107)', () => {
       await writer.end();
       await deleter.end();
     }
+  });
+
+  // A reviewer: a REPEATABLE READ transaction's snapshot, older than events committed since,
+  // did not see them, and the app was deleted under them (the key refused it). Migration 108.
+  test('an app is not deleted by a repeatable-read transaction whose snapshot predates its committed events', async () => {
+    const app = await newApp('rr app');
+    const deleter = new pg.Client({ connectionString: h.dbUrl });
+    await deleter.connect();
+    try {
+      await deleter.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await deleter.query('SELECT count(*) FROM app'); // the snapshot is taken here
+      await insertEvents([app]); // committed by another transaction, its lock of the app row released
+      await assert.rejects(deleter.query('DELETE FROM app WHERE app_code = $1', [app]), refusedByKey);
+      await deleter.query('ROLLBACK');
+      assert.equal(await events(app), 1);
+    } finally {
+      await deleter.end();
+    }
+  });
+
+  test('TRUNCATE app is refused while events exist, with every table it would have emptied', async () => {
+    await insertEvents([h.appCode]);
+    const apps = Number((await h.db.query('SELECT count(*) AS n FROM app')).rows[0].n);
+    await assert.rejects(h.db.query('TRUNCATE app CASCADE'), refusedByKey);
+    assert.equal(Number((await h.db.query('SELECT count(*) AS n FROM app')).rows[0].n), apps);
   });
 });
