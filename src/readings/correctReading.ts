@@ -106,8 +106,18 @@ async function refuseIntoFrozenTerm(tx: Queryable, subscriptionId: string, input
         AND NOT (t.term_id = ANY($4::bigint[]))
         AND EXISTS (SELECT 1 FROM service_version v, jsonb_array_elements(v.definition->'components') c, unnest($3::date[]) AS d(day)
                      WHERE v.service_id = t.service_id AND c->>'input' = $2 AND jsonb_typeof(c->'ratchet') = 'object'
-                       -- a month more than the ratchet's: its window is the subscription's last bills, whose periods drift by days
-                       AND d.day < t.start_date AND d.day >= t.start_date - make_interval(months => (c->'ratchet'->>'months')::int + 1))
+                       -- The ratchet's window is the subscription's last bills (withRatchetHighs), else
+                       -- its calendar months: from the earlier of the months' start (a month more: bill
+                       -- periods drift by days) and the start of the last bills' periods (a template billed
+                       -- every two months reaches twice as far back: a reviewer). A move keeps the account:
+                       -- the bills are read through its index.
+                       AND d.day < t.start_date
+                       AND d.day >= least(t.start_date - make_interval(months => (c->'ratchet'->>'months')::int + 1),
+                                          (SELECT b.period_start FROM bill b
+                                            WHERE b.account_id = (SELECT s.account_id FROM subscription s WHERE s.subscription_id = $1)
+                                              AND b.subscription_id IN (SELECT id FROM follower) AND b.period_start < t.start_date
+                                              AND b.status NOT IN ('withdrawn', 'cancelled')
+                                            ORDER BY b.period_start DESC OFFSET (c->'ratchet'->>'months')::int - 1 LIMIT 1)))
       ORDER BY t.term_id FOR UPDATE OF t`,
     [subscriptionId, inputCode, dates, r.rows.map((t) => t.term_id)],
   );

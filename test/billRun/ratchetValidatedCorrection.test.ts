@@ -18,7 +18,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Harness } from '../support/harness.ts';
 import { makeTerm, startRun, step, termOf, waitForStatus } from '../terms/fixtures.ts';
-import { capture, customer, envelope, ok } from './publishedBills.ts';
+import { billTerm, capture, customer, envelope, ok } from './publishedBills.ts';
 import type { ServiceDefinition } from '../../src/templates/schemas.ts';
 import { ratchetedDemand, RATCHET_HISTORY } from '../fixtures/tariffs.ts';
 
@@ -82,5 +82,46 @@ describe('a ratchet history reading corrected while the term is Validated', () =
     assert.equal((await termOf(h, { termID })).status, 'Loaded', "the moved customer's Validated term read June's 90.0: it must be validated again");
     const again = (await ok(step(h, 'validate-term', 'Validate Term', { termID }), 'validate-term')).body.data;
     assert.equal(again.previewBills.find((p: any) => p.subscriptionID === now).total, '2868.75');
+  });
+
+  // A reviewer: the ratchet's months are the customer's last bills, which on a template billed
+  // every two months reach twice as far back as the calendar months the correction looked at.
+  // A ratchet of 2 months (bills) on a two-monthly template, 75%, 45.00 a kVA:
+  //   read 28/02 60.0, a check read 20/03 100.0, 30/04 55.0, 30/06 50.0, 31/08 40.0;
+  //   billed January-February, March-April and May-June; July-August Validated:
+  //   its window is the last 2 bills' periods, from 01/03: highest 100.0, 75 kVA x 45.00 = 3375.00.
+  //   20/03 corrected to 58.0: highest 58.0, 43.5 kVA x 45.00 = 1957.50. 20/03 is before
+  //   01/04 (the term's start less 2 + 1 calendar months), so the term stayed Validated.
+  test('a reading in the window of the last bills, further back than the calendar months, sends the term back', async () => {
+    await ok(
+      h.post('/billing/services/make-service', {
+        method: 'Create',
+        action: 'Create Package',
+        apiVersion: 'v2',
+        service: ratchetedDemand(['B-Q'], {
+          code: 'BIZQ',
+          billingCycle: 2,
+          components: [{ code: 'DEMAND', name: 'Demand charge', model: 'perUnit', input: 'DEMAND', rate: '45.00', ratchet: { percentage: '75', months: 2 } }],
+        } as Partial<ServiceDefinition>),
+      }),
+      'make-service',
+    );
+    const q = await customer(h, { accountNumber: 'Q-1', serviceCode: 'BIZQ', batchCode: 'B-Q', startDate: '01/01/2026', openingReadings: { DEMAND: 0 } });
+    const read: [string, string][] = [['28/02/2026', '60.0'], ['20/03/2026', '100.0'], ['30/04/2026', '55.0'], ['30/06/2026', '50.0'], ['31/08/2026', '40.0']];
+    await capture(h, read.map(([d, v]) => [q, 'DEMAND', d, v] as [number, string, string, string]));
+    const term = (id: number, start: string, end: string) => ({ serviceCode: 'BIZQ', batchCode: 'B-Q', billingPeriodID: id, startDate: start, endDate: end });
+    await billTerm(h, term(202602, '01/01/2026', '28/02/2026'));
+    await billTerm(h, term(202604, '01/03/2026', '30/04/2026'));
+    await billTerm(h, term(202606, '01/05/2026', '30/06/2026'));
+    const termID = await makeTerm(h, term(202608, '01/07/2026', '31/08/2026'));
+    await ok(step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID }), 'load-subscriptions');
+    const validated = (await ok(step(h, 'validate-term', 'Validate Term', { termID }), 'validate-term')).body.data;
+    assert.equal(validated.previewBills.find((p: any) => p.subscriptionID === q).total, '3375.00');
+
+    const check = await h.db.query(`SELECT reading_id FROM reading WHERE subscription_id = $1 AND reading_date = '2026-03-20'`, [q]);
+    await ok(h.post('/billing/readings/correct-reading', envelope('Update', 'Correct Reading', { readingID: Number(check.rows[0].reading_id), value: '58.0', note: 'misread' })), 'correct-reading');
+    assert.equal((await termOf(h, { termID })).status, 'Loaded', "the term's ratchet read 20/03's 100.0: it must be validated again");
+    const again = (await ok(step(h, 'validate-term', 'Validate Term', { termID }), 'validate-term')).body.data;
+    assert.equal(again.previewBills.find((p: any) => p.subscriptionID === q).total, '1957.50');
   });
 });
