@@ -5,18 +5,14 @@
 // Chromium against a real server, PostgreSQL and worker.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { openBrowser, withoutChromium } from './browser.ts';
 import { PASSWORD, type Harness } from '../support/harness.ts';
 import { addReadings, makeTemplate, makeTerm, processTerm, startRun, step, subscriptions, tariff, waitForStatus } from '../terms/fixtures.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must install it (apt-get install -y chromium)`);
-
 const update = (service: unknown, effectiveFrom?: string) => ({ method: 'Update', action: 'Update Package', apiVersion: 'v2', ...(effectiveFrom ? { effectiveFrom } : {}), service });
 
-describe('the console in cases the walk does not cover', { skip: haveChromium ? false : `no ${CHROMIUM}: apt-get update && apt-get install -y chromium` }, () => {
+describe('the console in cases the walk does not cover', { skip: withoutChromium }, () => {
   let h: Harness;
   let close: () => Promise<void>;
   let browser: Browser;
@@ -24,12 +20,7 @@ describe('the console in cases the walk does not cover', { skip: haveChromium ? 
 
   before(async () => {
     ({ h, close } = await startRun());
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
-    page.setDefaultTimeout(10_000);
+    ({ browser, page } = await openBrowser());
   });
   after(async () => {
     await browser?.close();

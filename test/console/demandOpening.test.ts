@@ -6,15 +6,12 @@
 // subscription is made without one and its first bill run still fails for it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { openBrowser, withoutChromium } from './browser.ts';
 import { PASSWORD, type Harness } from '../support/harness.ts';
 import { makeTemplate, startRun, tariff } from '../terms/fixtures.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-
-describe('review 2: a demand register opened from the new subscription form', { skip: haveChromium ? false : `no ${CHROMIUM}` }, () => {
+describe('review 2: a demand register opened from the new subscription form', { skip: withoutChromium }, () => {
   let h: Harness;
   let close: () => Promise<void>;
   let browser: Browser;
@@ -22,12 +19,7 @@ describe('review 2: a demand register opened from the new subscription form', { 
 
   before(async () => {
     ({ h, close } = await startRun());
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
-    page.setDefaultTimeout(10_000);
+    ({ browser, page } = await openBrowser());
   });
   after(async () => {
     await browser?.close();

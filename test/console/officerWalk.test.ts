@@ -6,17 +6,13 @@
 // worker. Each fails on the console as it was walked and passes once the defect is fixed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { openBrowser, withoutChromium } from './browser.ts';
 import { PASSWORD, type Harness } from '../support/harness.ts';
 import { makeTemplate, makeTerm, startRun, step, subscriptions, tariff, waitForStatus } from '../terms/fixtures.ts';
 import { envelope } from '../corrections/support.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must install it (apt-get install -y chromium)`);
-
-describe("an officer's walk: what the console shows", { skip: haveChromium ? false : `no ${CHROMIUM}: apt-get update && apt-get install -y chromium` }, () => {
+describe("an officer's walk: what the console shows", { skip: withoutChromium }, () => {
   let h: Harness;
   let close: () => Promise<void>;
   let browser: Browser;
@@ -24,12 +20,7 @@ describe("an officer's walk: what the console shows", { skip: haveChromium ? fal
 
   before(async () => {
     ({ h, close } = await startRun());
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
-    page.setDefaultTimeout(10_000);
+    ({ browser, page } = await openBrowser());
   });
   after(async () => {
     await browser?.close();

@@ -157,6 +157,27 @@ function AccountPayments({ accountID }: { accountID: number }) {
   );
 }
 
+/** The account's bills, or one subscription's (an account with several meters: get-bills by subscriptionID). */
+function AccountBills({ accountID, subscriptions }: { accountID: number; subscriptions: Subscription[] }) {
+  const [chosen, setChosen] = useState<string | null>(null);
+  return (
+    <Stack>
+      {subscriptions.length > 1 && (
+        <Select
+          label="Subscription"
+          placeholder="every subscription"
+          clearable
+          w={320}
+          data={subscriptions.map((s) => ({ value: String(s.subscriptionID), label: `${s.subscriptionID} · ${s.serviceCode} · ${s.batchCode}` }))}
+          value={chosen}
+          onChange={setChosen}
+        />
+      )}
+      <BillsTable key={chosen ?? 'all'} filter={chosen === null ? { accountID } : { accountID, subscriptionID: Number(chosen) }} />
+    </Stack>
+  );
+}
+
 function Subscriptions({ accountID, account, subscriptions, canEdit }: { accountID: number; account: Data<'/billing/accounts/get-account'>['account']; subscriptions: Subscription[]; canEdit: boolean }) {
   const [adding, setAdding] = useState(false);
   const [changing, setChanging] = useState<{ id: number; change: Change } | null>(null);
@@ -335,7 +356,7 @@ export function AccountPage() {
           {subscriptions.length ? <Readings subscriptions={subscriptions} /> : <Text c="dimmed">No subscription.</Text>}
         </Tabs.Panel>
         <Tabs.Panel value="bills" pt="sm">
-          <BillsTable filter={{ accountID }} />
+          <AccountBills accountID={accountID} subscriptions={subscriptions} />
         </Tabs.Panel>
         <Tabs.Panel value="statement" pt="sm">
           <Statement accountID={accountID} />

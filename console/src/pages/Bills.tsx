@@ -57,7 +57,11 @@ function PaidMark({ bill, open }: { bill: Bill; open: Map<number, OpenBill> | un
   );
 }
 
-export function BillsTable({ filter }: { filter: { termID?: number; accountID?: number; accountNumber?: string; billNumber?: number; status?: 'draft' | 'posted' | 'withdrawn' | 'cancelled' } }) {
+export function BillsTable({
+  filter,
+}: {
+  filter: { termID?: number; accountID?: number; accountNumber?: string; billNumber?: number; subscriptionID?: number; status?: 'draft' | 'posted' | 'withdrawn' | 'cancelled' };
+}) {
   const navigate = useNavigate();
   // The first bill id of each page seen, to go back: get-bills pages forward only.
   const [afters, setAfters] = useState<number[]>([0]);
