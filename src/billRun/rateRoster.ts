@@ -391,10 +391,7 @@ export async function withRatchetHighs(db: Queryable, ctx: Pick<RunContext, 'wat
            UNION ALL
            SELECT s.moved_from_subscription_id FROM subscription s JOIN chain ON s.subscription_id = chain.id WHERE s.moved_from_subscription_id IS NOT NULL)
          SELECT ARRAY(SELECT id FROM chain) AS subs,
-                coalesce((SELECT b.period_start FROM bill b
-                           WHERE b.account_id = x.account AND b.subscription_id IN (SELECT id FROM chain)
-                             AND b.status NOT IN ('withdrawn', 'cancelled') AND b.period_end < $4::date
-                           ORDER BY b.period_end DESC, b.bill_id DESC OFFSET x.months - 1 LIMIT 1),
+                coalesce(${ratchetBillsSinceSql('x.account', 'SELECT id FROM chain', '$4::date', 'x.months')},
                          -- No N bills: the N readings before the term are the N months (one a month), not before N calendar months.
                          greatest(($4::date - make_interval(months => x.months))::date,
                                   (SELECT p.reading_date + 1 FROM reading p
@@ -467,6 +464,19 @@ export async function withDemandHighs(db: Queryable, watermark: string | null, r
     r.high_kind = h.kind;
   }
 }
+
+/**
+ * SQL: the start of the period of the N-th bill before a term (`months` of a ratchet), of the
+ * subscriptions `subs` (a subquery) of the account `account`, among the bills not withdrawn or
+ * cancelled whose period ended before the term's `start`; null with fewer bills. Where a
+ * ratchet's billing months begin: the run (withRatchetHighs) and a reading's correction
+ * (readings/correctReading.ts) read them alike.
+ */
+export const ratchetBillsSinceSql = (account: string, subs: string, start: string, months: string): string =>
+  `(SELECT b.period_start FROM bill b
+     WHERE b.account_id = ${account} AND b.subscription_id IN (${subs})
+       AND b.status NOT IN ('withdrawn', 'cancelled') AND b.period_end < ${start}
+     ORDER BY b.period_end DESC, b.bill_id DESC OFFSET ${months} - 1 LIMIT 1)`;
 
 /** Each end says whether it is an estimate, so the bill says which was (`estimated` above: either). */
 function readingPoint(date: string, value: string, kind: string | null): ReadingPoint {

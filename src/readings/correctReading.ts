@@ -8,6 +8,7 @@ import { effectiveSql, lockReading } from './store.ts';
 import type { Queryable } from '../db/pool.ts';
 import { formatDate, parseRecordDate } from '../calendar/calendar.ts';
 import { markTariffDated } from '../billRun/termStore.ts';
+import { ratchetBillsSinceSql } from '../billRun/rateRoster.ts';
 import { moveTerm, type TermStatus } from '../billRun/termStates.ts';
 import { lockSubscriptions, writeReadings } from './write.ts';
 
@@ -113,11 +114,7 @@ async function refuseIntoFrozenTerm(tx: Queryable, subscriptionId: string, input
                        -- the bills are read through its index.
                        AND d.day < t.start_date
                        AND d.day >= least(t.start_date - make_interval(months => (c->'ratchet'->>'months')::int + 1),
-                                          (SELECT b.period_start FROM bill b
-                                            WHERE b.account_id = (SELECT s.account_id FROM subscription s WHERE s.subscription_id = $1)
-                                              AND b.subscription_id IN (SELECT id FROM follower) AND b.period_start < t.start_date
-                                              AND b.status NOT IN ('withdrawn', 'cancelled')
-                                            ORDER BY b.period_start DESC OFFSET (c->'ratchet'->>'months')::int - 1 LIMIT 1)))
+                                          ${ratchetBillsSinceSql('(SELECT s.account_id FROM subscription s WHERE s.subscription_id = $1)', 'SELECT id FROM follower', 't.start_date', "(c->'ratchet'->>'months')::int")}))
       ORDER BY t.term_id FOR UPDATE OF t`,
     [subscriptionId, inputCode, dates, r.rows.map((t) => t.term_id)],
   );
