@@ -27,7 +27,6 @@ TABLE account
   delivery_preference text NOT NULL DEFAULT 'print'::text
   CONSTRAINT account_app_code_account_id_key UNIQUE (app_code, account_id)
   CONSTRAINT account_app_code_account_number_key UNIQUE (app_code, account_number)
-  CONSTRAINT account_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT account_delivery_preference_check CHECK ((delivery_preference = ANY (ARRAY['email'::text, 'print'::text, 'both'::text, 'none'::text])))
   CONSTRAINT account_pkey PRIMARY KEY (account_id)
   CONSTRAINT account_status_check CHECK ((status = ANY (ARRAY['active'::text, 'closed'::text])))
@@ -577,7 +576,6 @@ TABLE ledger_entry
   description text NOT NULL DEFAULT ''::text
   created_at timestamp with time zone NOT NULL DEFAULT now()
   created_by text NOT NULL
-  CONSTRAINT ledger_entry_app_account_fkey FOREIGN KEY (app_code, account_id) REFERENCES account(app_code, account_id)
   CONSTRAINT ledger_entry_kind_check CHECK ((kind = ANY (ARRAY['bill'::text, 'bill_reversal'::text, 'payment'::text, 'payment_reversal'::text, 'adjustment'::text, 'opening_balance'::text, 'deposit'::text, 'deposit_release'::text, 'deposit_refund'::text])))
   CONSTRAINT ledger_entry_pkey PRIMARY KEY (entry_id)
   CONSTRAINT ledger_entry_reverses_entry_id_fkey FOREIGN KEY (reverses_entry_id) REFERENCES ledger_entry(entry_id)
@@ -679,11 +677,9 @@ TABLE reading
   note text
   created_at timestamp with time zone NOT NULL DEFAULT now()
   created_by text NOT NULL
-  CONSTRAINT reading_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
   CONSTRAINT reading_corrects_reading_id_fkey FOREIGN KEY (corrects_reading_id) REFERENCES reading(reading_id)
   CONSTRAINT reading_kind_check CHECK ((kind = ANY (ARRAY['actual'::text, 'estimated'::text])))
   CONSTRAINT reading_pkey PRIMARY KEY (reading_id)
-  CONSTRAINT reading_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES subscription(subscription_id)
   CONSTRAINT reading_value_check CHECK ((value >= (0)::numeric))
   CREATE INDEX reading_correction_subscription_idx ON reading (subscription_id, reading_id) WHERE (corrects_reading_id IS NOT NULL)
   CREATE INDEX reading_history_idx ON reading (subscription_id, input_code, reading_date)
@@ -800,13 +796,9 @@ TABLE subscription
   modified_at timestamp with time zone NOT NULL DEFAULT now()
   modified_by text NOT NULL
   moved_from_subscription_id bigint
-  CONSTRAINT subscription_account_id_fkey FOREIGN KEY (account_id) REFERENCES account(account_id)
-  CONSTRAINT subscription_app_code_fkey FOREIGN KEY (app_code) REFERENCES app(app_code)
-  CONSTRAINT subscription_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batch(batch_id)
   CONSTRAINT subscription_check CHECK (((end_date IS NULL) OR (end_date >= start_date)))
   CONSTRAINT subscription_moved_from_subscription_id_fkey FOREIGN KEY (moved_from_subscription_id) REFERENCES subscription(subscription_id)
   CONSTRAINT subscription_pkey PRIMARY KEY (subscription_id)
-  CONSTRAINT subscription_service_id_fkey FOREIGN KEY (service_id) REFERENCES service(service_id)
   CONSTRAINT subscription_status_check CHECK ((status = ANY (ARRAY['active'::text, 'suspended'::text, 'terminated'::text])))
   CREATE INDEX subscription_account_idx ON subscription (account_id)
   CREATE INDEX subscription_app_batch_idx ON subscription (app_code, batch_id, subscription_id)
@@ -1024,6 +1016,7 @@ TABLE worker_heartbeat
   beat_at timestamp with time zone NOT NULL DEFAULT now()
   CONSTRAINT worker_heartbeat_pkey PRIMARY KEY (pool_id)
 
+FUNCTION account_parents_exist()
 FUNCTION app_keeps_its_events()
 FUNCTION bill_line_heads(lines json)
 FUNCTION billrun_now(clock_offset interval)
@@ -1034,3 +1027,8 @@ FUNCTION event_app_exists()
 FUNCTION ledger_entry_apply()
 FUNCTION ledger_entry_immutable()
 FUNCTION ledger_entry_open()
+FUNCTION parent_keeps_children()
+FUNCTION reading_parents_exist()
+FUNCTION refuse_missing_parent(child text, constraint_name text, parent text, key text)
+FUNCTION row_has_parent()
+FUNCTION subscription_parents_exist()

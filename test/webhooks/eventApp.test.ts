@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { startHarness, type Harness } from '../support/harness.ts';
+import { waitUntilBlocked } from '../support/locks.ts';
 
 describe('an event names an existing app (migrations 107 and 108)', () => {
   let h: Harness;
@@ -62,12 +63,7 @@ describe('an event names an existing app (migrations 107 and 108)', () => {
         (e: unknown) => (refusedByKey(e) ? 'refused' : `failed: ${String(e)}`),
       );
       // The delete waits on the writer's lock of the app's row.
-      for (let i = 0; ; i++) {
-        const w = await h.db.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [deleterPid]);
-        if (w.rowCount === 1) break;
-        assert.ok(i < 200, 'the delete waits for the events being written');
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await waitUntilBlocked(h.db, deleterPid, 'the delete waits for the events being written');
       await writer.query('COMMIT');
       assert.equal(await deleting, 'refused');
       assert.equal(await events(app), 1);
