@@ -164,8 +164,12 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
         writing = refs.then((r) => readingsChunk(ctx, rows, r));
       } else {
         const { good, found } = checkAccountRows(ctx, o.kind, rows);
+        // A subscriptions import writes no account, so the pool sees the accounts its own
+        // transaction would, and the chunk's are looked up while the chunk before is written.
+        const accounts = o.kind === 'subscriptions' ? findAccounts(db, ctx.appCode, good) : undefined;
+        accounts?.catch(() => {}); // awaited by its chunk
         await writing;
-        writing = writeAccountRows(ctx, o.kind, good, found);
+        writing = writeAccountRows(ctx, o.kind, good, found, accounts);
       }
       // Observed now, awaited later: a failed write must not count as an unhandled rejection.
       writing.catch(() => {});
@@ -293,15 +297,15 @@ function checkAccountRows(ctx: Context, kind: ImportKind, rows: ImportRow[]): { 
  * a failed COPY per chunk. Subscriptions always look their accounts up: they need the
  * ids, and whether each account is closed.
  */
-async function writeAccountRows(ctx: Context, kind: ImportKind, good: GoodRow[], found: Found[]): Promise<void> {
-  await writeGoodRows(ctx, kind, good, found);
+async function writeAccountRows(ctx: Context, kind: ImportKind, good: GoodRow[], found: Found[], accounts?: Promise<AccountsByNumber>): Promise<void> {
+  await writeGoodRows(ctx, kind, good, found, accounts);
   // The chunk's problems in the file's order, those of its checks and its write together
   // (a taken number is known only once its chunk is written).
   found.sort((a, b) => a.row.row - b.row.row);
   for (const f of found) ctx.report(f.row, f.issue);
 }
 
-async function writeGoodRows(ctx: Context, kind: ImportKind, good: GoodRow[], found: Found[]): Promise<void> {
+async function writeGoodRows(ctx: Context, kind: ImportKind, good: GoodRow[], found: Found[], accounts?: Promise<AccountsByNumber>): Promise<void> {
   if (good.length === 0) return;
   if (kind === 'accounts' && ctx.optimistic) {
     await ctx.client.query('SAVEPOINT chunk');
@@ -315,7 +319,18 @@ async function writeGoodRows(ctx: Context, kind: ImportKind, good: GoodRow[], fo
       ctx.optimistic = false;
     }
   }
-  await copyAccountRows(ctx, kind, await checkAgainstDatabase(ctx, kind, good, found));
+  await copyAccountRows(ctx, kind, checkAgainstDatabase(kind, good, found, await (accounts ?? findAccounts(ctx.client, ctx.appCode, good))));
+}
+
+type AccountsByNumber = Map<string, { account_id: string; status: string }>;
+
+/** The chunk's accounts that exist, by number: on the import's connection for an accounts import, which sees its own earlier chunks. */
+async function findAccounts(db: Queryable, appCode: number, good: GoodRow[]): Promise<AccountsByNumber> {
+  const r = await db.query<{ account_number: string; account_id: string; status: string }>(
+    'SELECT account_number, account_id, status FROM account WHERE app_code = $1 AND account_number = ANY($2::text[])',
+    [appCode, good.map((g) => g.accountNumber)],
+  );
+  return new Map(r.rows.map((x) => [x.account_number, x]));
 }
 
 /** PostgreSQL refused a row because its account number is in the app already. */
@@ -323,12 +338,7 @@ const isTakenNumber = (err: unknown) =>
   (err as { code?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'account_app_code_account_number_key';
 
 /** The precise check: numbers taken (accounts), or accounts missing or closed (subscriptions), each reported at its row. */
-async function checkAgainstDatabase(ctx: Context, kind: ImportKind, good: GoodRow[], found: Found[]): Promise<Writable[]> {
-  const accounts = await ctx.client.query<{ account_number: string; account_id: string; status: string }>(
-    'SELECT account_number, account_id, status FROM account WHERE app_code = $1 AND account_number = ANY($2::text[])',
-    [ctx.appCode, good.map((g) => g.accountNumber)],
-  );
-  const existing = new Map(accounts.rows.map((r) => [r.account_number, r]));
+function checkAgainstDatabase(kind: ImportKind, good: GoodRow[], found: Found[], existing: AccountsByNumber): Writable[] {
   const writable: Writable[] = [];
   for (const g of good) {
     const e = existing.get(g.accountNumber);
