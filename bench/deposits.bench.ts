@@ -46,12 +46,12 @@ try {
   const batchId = batch.rows[0].batch_id;
   await db.query(`INSERT INTO account (app_code, account_number, name, created_by, modified_by) SELECT $1, 'A' || g, 'Customer ' || g, 'b', 'b' FROM generate_series(1, $2) g`, [appCode, N]);
   const subscribe = async (serviceId: string) => {
-    const r = await db.query<{ subscription_id: string }>(
+    const r = await db.query<{ subscription_id: string; account_id: string }>(
       `INSERT INTO subscription (app_code, account_id, service_id, batch_id, start_date, created_by, modified_by)
-       SELECT $1, account_id, $2, $3, '2025-01-01', 'b', 'b' FROM account WHERE app_code = $1 ORDER BY account_id RETURNING subscription_id`,
+       SELECT $1, account_id, $2, $3, '2025-01-01', 'b', 'b' FROM account WHERE app_code = $1 ORDER BY account_id RETURNING subscription_id, account_id`,
       [appCode, serviceId, batchId],
     );
-    return r.rows.map((x) => x.subscription_id);
+    return r.rows.map((x) => ({ subscriptionId: x.subscription_id, accountId: x.account_id, serviceId }));
   };
   await db.query('VACUUM ANALYZE');
 
@@ -77,8 +77,8 @@ try {
   await db.query(
     `WITH e AS (INSERT INTO ledger_entry (app_code, account_id, entry_date, kind, amount, payment_id, description, created_by)
                 SELECT app_code, account_id, payment_date, 'payment', -amount, payment_id, 'Payment', 'b' FROM payment WHERE app_code = $1 RETURNING entry_id, payment_id, account_id, amount)
-     INSERT INTO allocation (app_code, account_id, credit_entry_id, debit_entry_id, payment_id, amount, method, allocated_by)
-     SELECT $1, e.account_id, e.entry_id, d.charge_entry_id, e.payment_id, -e.amount, 'Chronology', 'b'
+     INSERT INTO allocation (app_code, account_id, credit_entry_id, debit_entry_id, payment_id, amount, method, settlement_method, allocated_by)
+     SELECT $1, e.account_id, e.entry_id, d.charge_entry_id, e.payment_id, -e.amount, 'Chronology', 'Chronology', 'b'
        FROM e JOIN payment p ON p.payment_id = e.payment_id JOIN deposit d ON 'P' || d.deposit_id = p.reference`,
     [appCode],
   );
@@ -88,7 +88,7 @@ try {
      VALUES ($1, $2, $3, $4, 1, 'T', '2026-12-01', '2026-12-31', '2027-01-14', 'Post Subscription', 'Posted', 'b', 'b') RETURNING term_id`,
     [appCode, withDeposit.serviceId, withDeposit.versionId, batchId],
   );
-  const first = ids.slice(0, M);
+  const first = ids.slice(0, M).map((s) => s.subscriptionId);
   await db.query(
     `INSERT INTO bill (app_code, term_id, subscription_id, account_id, bill_number, bill_date, due_date, period_start, period_end,
                        charges, tax, total, balance_brought_forward, total_due, lines, status, posted_at)

@@ -165,11 +165,14 @@ export async function runImport(db: pg.Pool, caller: ImportCaller, o: ImportOpti
       } else {
         const { good, found } = checkAccountRows(ctx, o.kind, rows);
         // A subscriptions import writes no account, so the pool sees the accounts its own
-        // transaction would, and the chunk's are looked up while the chunk before is written.
+        // transaction would, and the chunk's are looked up while the chunk before is written;
+        // so are the chunk's new ids drawn (allocateIds).
         const accounts = o.kind === 'subscriptions' ? findAccounts(db, ctx.appCode, good) : undefined;
         accounts?.catch(() => {}); // awaited by its chunk
+        const ids = chunkIds(db, ctx, o.kind, good);
+        ids.catch(() => {}); // awaited by its chunk
         await writing;
-        writing = writeAccountRows(ctx, o.kind, good, found, accounts);
+        writing = writeAccountRows(ctx, o.kind, good, found, ids, accounts);
       }
       // Observed now, awaited later: a failed write must not count as an unhandled rejection.
       writing.catch(() => {});
@@ -297,20 +300,20 @@ function checkAccountRows(ctx: Context, kind: ImportKind, rows: ImportRow[]): { 
  * a failed COPY per chunk. Subscriptions always look their accounts up: they need the
  * ids, and whether each account is closed.
  */
-async function writeAccountRows(ctx: Context, kind: ImportKind, good: GoodRow[], found: Found[], accounts?: Promise<AccountsByNumber>): Promise<void> {
-  await writeGoodRows(ctx, kind, good, found, accounts);
+async function writeAccountRows(ctx: Context, kind: ImportKind, good: GoodRow[], found: Found[], ids: Promise<ChunkIds>, accounts?: Promise<AccountsByNumber>): Promise<void> {
+  await writeGoodRows(ctx, kind, good, found, await ids, accounts);
   // The chunk's problems in the file's order, those of its checks and its write together
   // (a taken number is known only once its chunk is written).
   found.sort((a, b) => a.row.row - b.row.row);
   for (const f of found) ctx.report(f.row, f.issue);
 }
 
-async function writeGoodRows(ctx: Context, kind: ImportKind, good: GoodRow[], found: Found[], accounts?: Promise<AccountsByNumber>): Promise<void> {
+async function writeGoodRows(ctx: Context, kind: ImportKind, good: GoodRow[], found: Found[], ids: ChunkIds, accounts?: Promise<AccountsByNumber>): Promise<void> {
   if (good.length === 0) return;
   if (kind === 'accounts' && ctx.optimistic) {
     await ctx.client.query('SAVEPOINT chunk');
     try {
-      await copyAccountRows(ctx, kind, good);
+      await copyAccountRows(ctx, kind, good, ids);
       await ctx.client.query('RELEASE SAVEPOINT chunk');
       return;
     } catch (err) {
@@ -319,7 +322,18 @@ async function writeGoodRows(ctx: Context, kind: ImportKind, good: GoodRow[], fo
       ctx.optimistic = false;
     }
   }
-  await copyAccountRows(ctx, kind, checkAgainstDatabase(kind, good, found, await (accounts ?? findAccounts(ctx.client, ctx.appCode, good))));
+  await copyAccountRows(ctx, kind, checkAgainstDatabase(kind, good, found, await (accounts ?? findAccounts(ctx.client, ctx.appCode, good))), ids);
+}
+
+/** Ids for a chunk's good rows: an account's for each of an accounts import, a subscription's for each that has one. */
+type ChunkIds = { accounts: string[]; subscriptions: string[] };
+
+async function chunkIds(db: Queryable, ctx: Context, kind: ImportKind, good: GoodRow[]): Promise<ChunkIds> {
+  const [accounts, subscriptions] = await Promise.all([
+    allocateIds(db, ctx.accountSeq, kind === 'accounts' ? good.length : 0),
+    allocateIds(db, ctx.subscriptionSeq, good.filter((g) => g.sub !== null).length),
+  ]);
+  return { accounts, subscriptions };
 }
 
 type AccountsByNumber = Map<string, { account_id: string; status: string }>;
@@ -356,19 +370,19 @@ function checkAgainstDatabase(kind: ImportKind, good: GoodRow[], found: Found[],
 type Writable = GoodRow & { accountId?: string };
 
 /** COPYs the rows (new accounts get their ids here; subscriptions come with their account's), their subscriptions, opening readings and documents. */
-async function copyAccountRows(ctx: Context, kind: ImportKind, writable: Writable[]): Promise<void> {
+async function copyAccountRows(ctx: Context, kind: ImportKind, writable: Writable[], ids: ChunkIds): Promise<void> {
   const { client, appCode, by } = ctx;
   const accountLines: string[] = [];
   if (kind === 'accounts') {
-    const ids = await allocateIds(client, ctx.accountSeq, writable.length);
+    // The rows written are the chunk's good ones or fewer: the ids drawn for them suffice.
     writable.forEach((g, i) => {
-      g.accountId = ids[i]!;
+      g.accountId = ids.accounts[i]!;
       const a = g.account!;
       accountLines.push(copyLine([g.accountId, appCode, a.accountNumber, a.name, a.email, a.phone, a.address, a.deliveryPreference, by, by]));
     });
   }
   const withSub = writable.filter((g) => g.sub !== null);
-  const subIds = await allocateIds(client, ctx.subscriptionSeq, withSub.length);
+  const subIds = ids.subscriptions;
   const subLines: string[] = [];
   const readingLines: string[] = [];
   const documentLines: string[] = [];
@@ -386,7 +400,7 @@ async function copyAccountRows(ctx: Context, kind: ImportKind, writable: Writabl
   await copyInto(client, 'reading', READING_COLUMNS, readingLines);
   await copyInto(client, 'subscription_document', DOCUMENT_COLUMNS, documentLines);
   // Connected, so their templates' security deposits are charged (src/deposits/).
-  await chargeDeposits(client, appCode, subIds, by);
+  await chargeDeposits(client, appCode, withSub.map((g, i) => ({ subscriptionId: subIds[i]!, accountId: g.accountId!, serviceId: g.sub!.template.serviceId })), by);
   ctx.progress.accounts += accountLines.length;
   ctx.progress.subscriptions += subLines.length;
   ctx.progress.readings += readingLines.length;

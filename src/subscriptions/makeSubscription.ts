@@ -78,7 +78,7 @@ export async function makeSubscription(db: pg.Pool, caller: Caller, data: Subscr
       caller.email,
     );
     await recordDocuments(tx, caller.appCode, id, s.documents, caller.email);
-    await chargeDeposits(tx, caller.appCode, [id], caller.email);
+    await chargeDeposits(tx, caller.appCode, [{ subscriptionId: id, accountId, serviceId: s.template.serviceId }], caller.email);
     return id;
   });
 }
