@@ -7,6 +7,8 @@
 // Then the floor: a plain COPY of the same rows into the same tables of a fresh database,
 // measured in the same run, kind by kind. Prints rows a second, the ratio to COPY and the
 // peak memory (VmHWM) of each import process: it should stay flat as --rows grows.
+// Prints the CPU seconds of each import process and of PostgreSQL beside the floor's, so a
+// ratio says which side it waits for.
 // Flags: --rows N (default 200,000; the issue's figure is --rows 1000000), --cpu-prof
 // (writes a V8 profile of each import process to .data/bench-import-prof/); BENCH_NODE_FLAGS adds
 // Node flags to the import processes.
@@ -26,6 +28,7 @@ import type { Caller } from '../src/auth/roles.ts';
 import { makeService } from '../src/templates/makeService.ts';
 import { waterService } from '../test/fixtures/tariffs.ts';
 import { arg } from './args.ts';
+import { cpuSeconds, databaseCpu } from './cpu.ts';
 
 const N = arg('--rows', 200_000);
 const PROFILE = process.argv.includes('--cpu-prof');
@@ -65,7 +68,8 @@ const customer = (i: number) => {
 /** The two monthly readings of customer i's meter (month 1 or 2), above its opening reading. */
 const monthly = (i: number, month: 1 | 2) => `${(i % 90000) + 10 * month}.5`;
 
-const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-import'), port: 54371, database: 'postgres' });
+const dataDir = path.join(root, '.data/bench-import');
+const server = await startEmbedded({ dataDir, port: 54371, database: 'postgres' });
 const adminUrl = server.url;
 
 async function freshDatabase(name: string): Promise<{ db: pg.Pool; url: string; appCode: number; serviceId: string; batchId: string }> {
@@ -99,12 +103,19 @@ async function writeFile(file: string, count: number, lines: (i: number) => stri
   await once(out, 'finish');
 }
 
-/** One run of the command line: its wall time and its peak resident memory (VmHWM, read while it runs). */
-async function cliImport(url: string, appCode: number, kind: string, file: string): Promise<{ ms: number; peakKb: number; out: string }> {
+type Run = { ms: number; peakKb: number; out: string; cpu: number; dbCpu: number };
+
+/**
+ * One run of the command line: its wall time, its peak resident memory (VmHWM, read while
+ * it runs), and the CPU seconds of its process and of PostgreSQL: which of the two an
+ * import waits for (the process's, read until it exits, misses at most the last 50 ms).
+ */
+async function cliImport(url: string, appCode: number, kind: string, file: string): Promise<Run> {
   const profDir = path.join(root, '.data/bench-import-prof');
   const flags = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${kind}.cpuprofile`] : [];
   // Node flags for the command line's process, as billRun.bench.ts gives its workers.
   if (process.env.BENCH_NODE_FLAGS) flags.push(...process.env.BENCH_NODE_FLAGS.split(' '));
+  const db0 = databaseCpu(dataDir);
   const t0 = performance.now();
   const child = spawn(process.execPath, [...flags, path.join(root, 'src/main.ts'), 'import', '--app', String(appCode), '--kind', kind, '--as', BY, file], {
     env: { PATH: process.env.PATH ?? '', DATABASE_URL: url, LOG_LEVEL: 'silent' },
@@ -114,10 +125,12 @@ async function cliImport(url: string, appCode: number, kind: string, file: strin
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   let peakKb = 0;
+  let cpu = 0;
   const sample = () => {
     try {
       const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'));
       if (m) peakKb = Math.max(peakKb, Number(m[1]));
+      cpu = Math.max(cpu, cpuSeconds(child.pid!, false));
     } catch {
       // gone already
     }
@@ -127,7 +140,7 @@ async function cliImport(url: string, appCode: number, kind: string, file: strin
   clearInterval(sampler);
   const ms = performance.now() - t0;
   if (code !== 0) throw new Error(`import --kind ${kind} exited with ${code}:\n${out}`);
-  return { ms, peakKb, out: out.trim().split('\n').at(-1)! };
+  return { ms, peakKb, out: out.trim().split('\n').at(-1)!, cpu, dbCpu: databaseCpu(dataDir) - db0 };
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'billrun-import-bench-'));
@@ -152,7 +165,7 @@ try {
 
   // ---- the real imports, through the command line
   const a = await freshDatabase('billrun_bench_import');
-  const runs: Record<string, { ms: number; peakKb: number; out: string; rows: number }> = {};
+  const runs: Record<string, Run & { rows: number }> = {};
   for (const kind of ['accounts', 'subscriptions', 'readings'] as const) {
     const r = await cliImport(a.url, a.appCode, kind, files[kind]);
     runs[kind] = { ...r, rows: kind === 'readings' ? 2 * N : N };
@@ -186,24 +199,27 @@ try {
   const client = new pg.Client({ connectionString: b.url });
   await client.connect();
   const copy = async (file: string, sql: string) => pipeline(fs.createReadStream(file), client.query(copyFrom(sql)));
-  const timed = async (work: () => Promise<void>) => {
+  const floorCpu: Record<string, number> = {};
+  const timed = async (kind: string, work: () => Promise<void>) => {
+    const c = databaseCpu(dataDir);
     const t = performance.now();
     await client.query('BEGIN');
     await work();
     await client.query('COMMIT');
+    floorCpu[kind] = databaseCpu(dataDir) - c;
     return performance.now() - t;
   };
   const READING = 'COPY reading (app_code, subscription_id, input_code, reading_date, value, kind, source, note, created_by) FROM STDIN';
   const floor = {
-    accounts: await timed(() => copy(copyFiles.account, 'COPY account (account_id, app_code, account_number, name, email, phone, address, created_by, modified_by) FROM STDIN')),
-    subscriptions: await timed(async () => {
+    accounts: await timed('accounts', () => copy(copyFiles.account, 'COPY account (account_id, app_code, account_number, name, email, phone, address, created_by, modified_by) FROM STDIN')),
+    subscriptions: await timed('subscriptions', async () => {
       await copy(
         copyFiles.subscription,
         'COPY subscription (subscription_id, app_code, account_id, service_id, batch_id, connection_inputs, unmetered_inputs, start_date, end_date, created_by, modified_by) FROM STDIN',
       );
       await copy(copyFiles.opening, READING);
     }),
-    readings: await timed(() => copy(copyFiles.reading, READING)),
+    readings: await timed('readings', () => copy(copyFiles.reading, READING)),
   };
   await client.end();
   await b.db.end();
@@ -216,6 +232,11 @@ try {
     say(
       `${kind.padEnd(14)}${String(r.rows).padStart(9)}${(r.ms / 1000).toFixed(2).padStart(10)}${String(rate).padStart(9)}${(floor[kind] / 1000).toFixed(2).padStart(9)}${ratio.toFixed(2).padStart(7)}${mib(r.peakKb).padStart(10)}  ${rate >= TARGET_RATE ? 'rate met' : 'rate MISSED'}, ${ratio <= TARGET_RATIO ? 'ratio met' : 'ratio MISSED'}`,
     );
+  }
+  // Which side an import waits for: its process near its wall time is the process's work; PostgreSQL's beside the floor's, the database's.
+  for (const kind of ['accounts', 'subscriptions', 'readings'] as const) {
+    const r = runs[kind]!;
+    say(`  ${kind}: CPU of the import process ${r.cpu.toFixed(2)} s, of PostgreSQL ${r.dbCpu.toFixed(2)} s (the COPY's ${floorCpu[kind]!.toFixed(2)} s)`);
   }
   for (const kind of ['accounts', 'subscriptions', 'readings'] as const) say(`  ${kind}: ${runs[kind]!.out}`);
   say(`(the import's time includes starting the command line: Node, its modules, the connection; load average now ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`);
