@@ -329,10 +329,11 @@ async function writeGoodRows(ctx: Context, kind: ImportKind, good: GoodRow[], fo
 type ChunkIds = { accounts: string[]; subscriptions: string[] };
 
 async function chunkIds(db: Queryable, ctx: Context, kind: ImportKind, good: GoodRow[]): Promise<ChunkIds> {
-  const [accounts, subscriptions] = await Promise.all([
-    allocateIds(db, ctx.accountSeq, kind === 'accounts' ? good.length : 0),
-    allocateIds(db, ctx.subscriptionSeq, good.filter((g) => g.sub !== null).length),
-  ]);
+  // One after the other: an import holds its own connection and takes at most one more of
+  // the pool for its ids (beside a subscriptions chunk's accounts), so many imports at once
+  // do not empty the pool the API's requests share.
+  const accounts = await allocateIds(db, ctx.accountSeq, kind === 'accounts' ? good.length : 0);
+  const subscriptions = await allocateIds(db, ctx.subscriptionSeq, good.filter((g) => g.sub !== null).length);
   return { accounts, subscriptions };
 }
 
