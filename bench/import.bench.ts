@@ -9,7 +9,8 @@
 // peak memory (VmHWM) of each import process: it should stay flat as --rows grows.
 // Prints the CPU seconds of each import process and of PostgreSQL beside the floor's, so a
 // ratio says which side it waits for.
-// Flags: --rows N (default 200,000; the issue's figure is --rows 1000000), --cpu-prof
+// Flags: --rows N (default 200,000; the issue's figure is --rows 1000000), --history=K (K past
+// readings a meter before the readings import, in both databases), --cpu-prof
 // (writes a V8 profile of each import process to .data/bench-import-prof/); BENCH_NODE_FLAGS adds
 // Node flags to the import processes.
 import fs from 'node:fs';
@@ -32,6 +33,9 @@ import { cpuSeconds, databaseCpu } from './cpu.ts';
 
 const N = arg('--rows', 200_000);
 const PROFILE = process.argv.includes('--cpu-prof');
+// --history=K: each meter has K readings already (daily, 2 to K+1 January 2025) before the readings import, in both
+// databases, as a utility's meters have their past: the import must not pay for a meter's whole history.
+const HISTORY = arg('--history', 0);
 const root = path.resolve(import.meta.dirname, '..');
 const say = (s: string) => process.stdout.write(s + '\n');
 const mib = (kb: number) => `${(kb / 1024).toFixed(0)} MiB`;
@@ -103,6 +107,20 @@ async function writeFile(file: string, count: number, lines: (i: number) => stri
   await once(out, 'finish');
 }
 
+/** --history: K readings of each meter between its opening reading (01/01/2025) and the file's first (01/02/2025), rising. */
+async function writeHistory(db: pg.Pool | pg.Client): Promise<void> {
+  if (HISTORY === 0) return;
+  const t = performance.now();
+  await db.query(
+    `INSERT INTO reading (app_code, subscription_id, input_code, reading_date, value, kind, source, created_by)
+     SELECT s.app_code, s.subscription_id, 'METER', DATE '2025-01-01' + k, round(r.value + k * 10.0 / ($1 + 1), 1), 'actual', 'history', $2
+       FROM subscription s JOIN reading r ON r.subscription_id = s.subscription_id AND r.reading_date = DATE '2025-01-01', generate_series(1, $1) k`,
+    [HISTORY, BY],
+  );
+  await db.query('VACUUM ANALYZE reading');
+  say(`  (history: ${HISTORY} readings a meter written in ${((performance.now() - t) / 1000).toFixed(1)} s)`);
+}
+
 type Run = { ms: number; peakKb: number; out: string; cpu: number; dbCpu: number };
 
 /**
@@ -147,7 +165,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'billrun-import-bench-'));
 let exitCode = 0;
 try {
   const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
-  say(`# ${N} accounts, ${N} subscriptions (each with an opening reading), ${2 * N} readings; load average ${load}`);
+  say(`# ${N} accounts, ${N} subscriptions (each with an opening reading), ${2 * N} readings${HISTORY > 0 ? `, ${HISTORY} readings of history a meter` : ''}; load average ${load}`);
   const files = { accounts: path.join(dir, 'accounts.csv'), subscriptions: path.join(dir, 'subscriptions.csv'), readings: path.join(dir, 'readings.csv') };
   await writeFile(files.accounts, N, (i) => {
     const c = customer(i);
@@ -167,6 +185,7 @@ try {
   const a = await freshDatabase('billrun_bench_import');
   const runs: Record<string, Run & { rows: number }> = {};
   for (const kind of ['accounts', 'subscriptions', 'readings'] as const) {
+    if (kind === 'readings') await writeHistory(a.db);
     const r = await cliImport(a.url, a.appCode, kind, files[kind]);
     runs[kind] = { ...r, rows: kind === 'readings' ? 2 * N : N };
     // Said at once: at a million rows on a busy machine a run is long, and a figure seen is worth keeping.
@@ -177,7 +196,7 @@ try {
   );
   await a.db.end();
   const c1 = counted.rows[0]!;
-  if (Number(c1.a) !== N || Number(c1.s) !== N || Number(c1.r) !== 3 * N) throw new Error(`the imports wrote ${JSON.stringify(c1)}, expected ${N} accounts and subscriptions, ${3 * N} readings`);
+  if (Number(c1.a) !== N || Number(c1.s) !== N || Number(c1.r) !== (3 + HISTORY) * N) throw new Error(`the imports wrote ${JSON.stringify(c1)}, expected ${N} accounts and subscriptions, ${(3 + HISTORY) * N} readings`);
 
   // ---- the floor: plain COPY of the same rows into the same tables of a fresh database
   const b = await freshDatabase('billrun_bench_copy');
@@ -210,17 +229,19 @@ try {
     return performance.now() - t;
   };
   const READING = 'COPY reading (app_code, subscription_id, input_code, reading_date, value, kind, source, note, created_by) FROM STDIN';
-  const floor = {
-    accounts: await timed('accounts', () => copy(copyFiles.account, 'COPY account (account_id, app_code, account_number, name, email, phone, address, created_by, modified_by) FROM STDIN')),
-    subscriptions: await timed('subscriptions', async () => {
-      await copy(
-        copyFiles.subscription,
-        'COPY subscription (subscription_id, app_code, account_id, service_id, batch_id, connection_inputs, unmetered_inputs, start_date, end_date, created_by, modified_by) FROM STDIN',
-      );
-      await copy(copyFiles.opening, READING);
-    }),
-    readings: await timed('readings', () => copy(copyFiles.reading, READING)),
-  };
+  const floorAccounts = await timed('accounts', () =>
+    copy(copyFiles.account, 'COPY account (account_id, app_code, account_number, name, email, phone, address, created_by, modified_by) FROM STDIN'),
+  );
+  const floorSubscriptions = await timed('subscriptions', async () => {
+    await copy(
+      copyFiles.subscription,
+      'COPY subscription (subscription_id, app_code, account_id, service_id, batch_id, connection_inputs, unmetered_inputs, start_date, end_date, created_by, modified_by) FROM STDIN',
+    );
+    await copy(copyFiles.opening, READING);
+  });
+  // The meters' history is in place before the floor's readings too, outside its time.
+  await writeHistory(client);
+  const floor = { accounts: floorAccounts, subscriptions: floorSubscriptions, readings: await timed('readings', () => copy(copyFiles.reading, READING)) };
   await client.end();
   await b.db.end();
 

@@ -11,16 +11,16 @@ import { checkAccount, type AccountFields } from '../accounts/rules.ts';
 import { checkSubscription, type CheckedSubscription, type Issue } from '../subscriptions/check.ts';
 import { loadBatchCodes, loadTemplates, type TemplateContext } from '../templates/context.ts';
 import { carryAgain } from '../readings/carry.ts';
-import { futureReading, lockSubscriptions, writeReadings, type MeterSubscription, type ReadingWrite } from '../readings/write.ts';
+import { futureReading, lockSubscriptions, writeReadings, type LockedSubscriptions, type MeterSubscription, type ReadingWrite } from '../readings/write.ts';
 import { NOTE_MAX, READING_KINDS, SOURCE } from '../readings/rules.ts';
-import { effectiveReadings, READING_COLUMNS } from '../readings/store.ts';
+import { effectiveReadingsSince, READING_COLUMNS, type MeterSince } from '../readings/store.ts';
 import { analyzeTables } from '../db/statistics.ts';
 import { allocateIds, copyInto, copyLine, identitySequence, startCopy } from '../db/copy.ts';
 import { SourceError, type ImportRow } from './rows.ts';
 import { finishJob, insertJob, updateProgress, type ImportKind, type Progress, type RowError } from './store.ts';
 import type { Queryable } from '../db/pool.ts';
 import { recordEvent } from '../events/record.ts';
-import { appToday } from '../calendar/calendar.ts';
+import { appToday, parseRecordDate } from '../calendar/calendar.ts';
 import { chargeDeposits } from '../deposits/deposits.ts';
 
 /**
@@ -490,7 +490,7 @@ async function readingsChunk(ctx: Context, rows: ImportRow[], refs: MeterRefs): 
   // chunk's readings written first).
   const today = await appToday(client, appCode);
   if (ctx.pendingReadings !== null && [...subs.keys()].some((id) => ctx.pendingSubscriptions.has(id))) await writePendingReadings(ctx);
-  const history = effectiveReadings(client, [...subs.keys()]);
+  const history = effectiveReadingsSince(client, metersSince(rows, refs, subs));
   history.catch(() => {}); // awaited by writeReadings
   const previous = await startPendingReadings(ctx);
   const writes: ReadingWrite[] = [];
@@ -560,6 +560,30 @@ async function readingsChunk(ctx: Context, rows: ImportRow[], refs: MeterRefs): 
   // In the order of the file, each row's problems in the order they were found.
   found.sort((a, b) => a.row.row - b.row.row);
   for (const f of found) ctx.report(f.row, f.issue);
+}
+
+/**
+ * The meters a readings chunk writes, each with the day of its earliest reading in the chunk:
+ * the history they are fitted against starts before it (effectiveReadingsSince). A row whose
+ * date cannot be read is refused, not fitted; a row naming an account's template is counted
+ * for each of its subscriptions that the lock found (one of them is the row's, or none).
+ */
+function metersSince(rows: ImportRow[], refs: MeterRefs, subs: LockedSubscriptions): MeterSince[] {
+  const since = new Map<string, MeterSince>();
+  for (const row of rows) {
+    const ref = refs.refOf.get(row);
+    const inputCode = row.get('inputCode');
+    const from = ref === undefined || typeof inputCode !== 'string' ? null : parseRecordDate(row.get('readingDate'));
+    if (from === null) continue;
+    for (const subscriptionId of ref!.id !== undefined ? [ref!.id] : (refs.byPair.get(ref!.pair!) ?? [])) {
+      if (!subs.has(subscriptionId)) continue;
+      const key = `${subscriptionId}|${inputCode}`;
+      const m = since.get(key);
+      if (m === undefined) since.set(key, { subscriptionId, inputCode: inputCode as string, from });
+      else if (from < m.from) m.from = from;
+    }
+  }
+  return [...since.values()];
 }
 
 /** Starts the COPY of the readings the last chunk left (readingsChunk), counting them once written. */

@@ -68,6 +68,40 @@ export async function effectiveReadings(db: Queryable, subscriptionIds: string[]
   return r.rows;
 }
 
+/** A meter whose new readings are dated on or after `from`. */
+export type MeterSince = { subscriptionId: string; inputCode: string; from: string };
+
+/**
+ * What fitReadings (rules.ts) reads of these meters' histories for new readings dated on or
+ * after each one's `from`: its effective readings from the last effective actual reading
+ * before `from` on (all of them when it has none), oldest first. A new actual reading is
+ * fitted after the nearest actual reading before it, a new estimate after the nearest reading
+ * of any kind, and a reading after it or on its day binds it: none of them is older than that
+ * actual reading. Without a correction among the new readings only: a reading it corrects
+ * leaves the chain, and the one before it may be older (writeReadings' callers that correct
+ * read the whole history, effectiveReadings). An import asks for this, not the whole history:
+ * a utility's meter has years of readings, and an import read all of them for each chunk's meters
+ * (400,000 readings of meters with 24 readings each: 18.6 s, 9.1 s now; docs/accounts.md).
+ */
+export async function effectiveReadingsSince(db: Queryable, meters: readonly MeterSince[]): Promise<EffectiveReading[]> {
+  if (meters.length === 0) return [];
+  const r = await db.query<EffectiveReading>(
+    `SELECT r.reading_id, r.subscription_id, r.input_code, r.reading_date, trim_scale(r.value) AS value, r.kind
+       FROM unnest($1::bigint[], $2::text[], $3::date[]) AS m(subscription_id, input_code, from_date)
+       LEFT JOIN LATERAL (
+             SELECT b.reading_date FROM reading b
+              WHERE b.subscription_id = m.subscription_id AND b.input_code = m.input_code
+                AND b.reading_date < m.from_date AND b.kind = 'actual' AND ${effectiveSql('b')}
+              ORDER BY b.reading_date DESC LIMIT 1) w ON true
+       JOIN reading r ON r.subscription_id = m.subscription_id AND r.input_code = m.input_code
+                     AND r.reading_date >= COALESCE(w.reading_date, '-infinity'::date)
+      WHERE ${effectiveSql('r')}
+      ORDER BY r.subscription_id, r.input_code, r.reading_date, r.reading_id`,
+    [meters.map((m) => m.subscriptionId), meters.map((m) => m.inputCode), meters.map((m) => m.from)],
+  );
+  return r.rows;
+}
+
 export type ReadingRow = {
   reading_id: string;
   subscription_id: string;

@@ -82,9 +82,11 @@ export type WriteOptions = {
   /** The app's today (appToday), when the caller has just asked for it: an import asks before its last chunk's COPY, which a query here would wait for. */
   today?: string;
   /**
-   * The effective readings of the locked subscriptions, when the caller has asked for them
-   * already (effectiveReadings, after the lock): an import asks before its last chunk's
-   * COPY and checks this chunk while the database writes that one.
+   * The effective readings the fit needs, when the caller has asked for them already (after
+   * the lock): an import asks before its last chunk's COPY and checks this chunk while the
+   * database writes that one, and asks only for the meters it writes, from before their
+   * earliest new reading (effectiveReadingsSince), which holds while no reading corrects
+   * another. Else every effective reading of the subscriptions is read (effectiveReadings).
    */
   history?: Promise<EffectiveReading[]>;
 };
@@ -138,6 +140,7 @@ export async function writeReadings(
 
   // Each meter's new readings fitted among its effective ones.
   const history = new Map<string, ChainPoint[]>();
+  if (o.history !== undefined && writes.some((w) => w.corrects !== undefined)) throw new Error('a reading that corrects another is fitted against the whole history, not a given one');
   const eff = await (o.history ?? effectiveReadings(tx, [...new Set(checked.map((c) => c.subscriptionId))]));
   for (const r of eff) {
     const key = `${r.subscription_id}|${r.input_code}`;
