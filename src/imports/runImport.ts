@@ -573,13 +573,14 @@ function metersSince(rows: ImportRow[], refs: MeterRefs, subs: LockedSubscriptio
   for (const row of rows) {
     const ref = refs.refOf.get(row);
     const inputCode = row.get('inputCode');
-    const from = ref === undefined || typeof inputCode !== 'string' ? null : parseRecordDate(row.get('readingDate'));
+    if (ref === undefined || typeof inputCode !== 'string') continue;
+    const from = parseRecordDate(row.get('readingDate'));
     if (from === null) continue;
-    for (const subscriptionId of ref!.id !== undefined ? [ref!.id] : (refs.byPair.get(ref!.pair!) ?? [])) {
+    for (const subscriptionId of ref.id !== undefined ? [ref.id] : (refs.byPair.get(ref.pair!) ?? [])) {
       if (!subs.has(subscriptionId)) continue;
       const key = `${subscriptionId}|${inputCode}`;
       const m = since.get(key);
-      if (m === undefined) since.set(key, { subscriptionId, inputCode: inputCode as string, from });
+      if (m === undefined) since.set(key, { subscriptionId, inputCode, from });
       else if (from < m.from) m.from = from;
     }
   }
