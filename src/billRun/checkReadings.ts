@@ -3,7 +3,7 @@
 // readings from that history. The rules are the rating core's (meterReadings.ts,
 // readingHistory.ts); here is the SQL that feeds them.
 import type pg from 'pg';
-import type { Queryable } from '../db/pool.ts';
+import { inTransaction, type Queryable } from '../db/pool.ts';
 import { consumptionBetween, Dec, estimateReading, meterConsumption, prepareTariff, RatingError, unusualConsumption as unusual, unusualDemand, UNUSUAL_FACTOR, type MeterHistory } from '../rating/index.ts';
 import { demandCodes, meterReadingsOf, READINGS_SQL, withDemandHighs, withLastPeriodDemand, type FailedEntry, type ReadingsRow, type RunContext } from './rateRoster.ts';
 import type { TermException } from './schemas.ts';
@@ -15,6 +15,19 @@ const NO_MARK = '9223372036854775807';
 /** How far back the history reaches from the previous reading. */
 const HISTORY_DAYS = 366;
 const EFFECTIVE = (alias: string) => effectiveSql(alias, '$5::bigint');
+
+/**
+ * Switches PostgreSQL's Memoize off until the transaction ends, for the statements over a
+ * whole roster. Each looks a meter's readings up by its subscription and code, a key no other
+ * roster row has; once the roster has statistics (autovacuum analyzes term_subscription after
+ * a large load, so a validation or a retried plan finds them), the planner put a Memoize over
+ * each lookup, which never hit: a fifth to a quarter of the statement (200,000 meters: the
+ * run's check 2.83 to 3.41 s against 2.06 to 2.65 s; unusual consumption's history 3.14 to
+ * 3.76 s against 2.13 to 3.03 s; issue 15, docs/bill-run.md).
+ */
+export async function withoutMemoize(tx: Queryable): Promise<void> {
+  await tx.query('SET LOCAL enable_memoize = off');
+}
 
 /** The metered inputs the term's tariff uses: of every version in force when the term spans a change (the first definition of each code). */
 function meters(ctx: RunContext) {
@@ -118,18 +131,21 @@ export async function blockingExceptions(db: pg.Pool, ctx: RunContext, limit = 1
 }
 
 /** The blocking exceptions of the roster subscriptions with ids in [fromId, toId], in id order. */
-async function exceptionsIn(db: Queryable, ctx: RunContext, fromId: string, toId: string): Promise<TermException[]> {
+async function exceptionsIn(db: pg.Pool, ctx: RunContext, fromId: string, toId: string): Promise<TermException[]> {
   // Only the meters in doubt are joined to their subscription (OFFSET 0 keeps the filter
   // inside): joined first, every roster row cost an index probe of subscription, a fifth
   // of the check (issue 15, docs/bill-run.md).
-  const r = await db.query<ReadingsRow & { account_id: string; active_start: string; active_end: string }>(
-    `SELECT x.*, s.account_id, greatest($4::date, s.start_date) AS active_start, least($5::date, s.end_date) AS active_end
-       FROM (SELECT * FROM (${READINGS_SQL} WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3) y
-              WHERE y.cur_date IS NULL OR y.prev_date IS NULL OR y.cur_value < y.prev_value OFFSET 0) x
-       JOIN subscription s ON s.subscription_id = x.subscription_id
-      ORDER BY x.subscription_id, x.code`,
-    [ctx.termId, fromId, toId, ctx.start, ctx.end, ctx.watermark ?? NO_MARK, ctx.meteredCodes],
-  );
+  const r = await inTransaction(db, async (tx) => {
+    await withoutMemoize(tx);
+    return tx.query<ReadingsRow & { account_id: string; active_start: string; active_end: string }>(
+      `SELECT x.*, s.account_id, greatest($4::date, s.start_date) AS active_start, least($5::date, s.end_date) AS active_end
+         FROM (SELECT * FROM (${READINGS_SQL} WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3) y
+                WHERE y.cur_date IS NULL OR y.prev_date IS NULL OR y.cur_value < y.prev_value OFFSET 0) x
+         JOIN subscription s ON s.subscription_id = x.subscription_id
+        ORDER BY x.subscription_id, x.code`,
+      [ctx.termId, fromId, toId, ctx.start, ctx.end, ctx.watermark ?? NO_MARK, ctx.meteredCodes],
+    );
+  });
   const byCode = meters(ctx);
   const out: TermException[] = [];
   for (const row of r.rows) {

@@ -6,7 +6,7 @@ import type { Caller } from '../auth/roles.ts';
 import { moveTerm } from '../billRun/termStates.ts';
 import { lockTerm, markValidated, withAccountNumbers } from '../billRun/termStore.ts';
 import { runContext } from '../billRun/rateRoster.ts';
-import { countReadings, estimateMissing, meterKey, unusualConsumption } from '../billRun/checkReadings.ts';
+import { countReadings, estimateMissing, meterKey, unusualConsumption, withoutMemoize } from '../billRun/checkReadings.ts';
 import { dryRun } from '../billRun/dryRun.ts';
 import type { TermWarning } from './schemas.ts';
 import type { TermException } from '../billRun/schemas.ts';
@@ -58,6 +58,8 @@ export async function validateTerm(
     if (!term) throw notFound('term', 'data.termID');
     const status = moveTerm(term.status, 'validate');
     const ctx = await runContext(tx, term, null);
+    // Every statement below reads the whole roster meter by meter.
+    await withoutMemoize(tx);
     const estimates = opts.estimateMissing ? await estimateMissing(tx, ctx, caller.email) : { estimated: 0, notEstimated: new Map<string, string>() };
     const estimated = estimates.estimated;
     const run = await dryRun(tx, ctx, { chunkSize: opts.chunkSize, previewLimit: opts.previewLimit ?? 100, postAccount: isPostAccount(term) });
