@@ -43,14 +43,8 @@ import { processTerm } from '../src/terms/processTerm.ts';
 import { BILL_COPY_COLUMNS } from '../src/bills/store.ts';
 import { raisedWater, waterService } from '../test/fixtures/tariffs.ts';
 import { cpuSeconds, databaseCpu as serverCpu } from './cpu.ts';
+import { arg } from './args.ts';
 
-// `--n=20000` (bench/run.ts passes on only arguments that start with a dash) or `--n 20000`.
-const arg = (name: string, fallback: number) => {
-  const eq = process.argv.find((a) => a.startsWith(`${name}=`));
-  if (eq) return Number(eq.slice(name.length + 1));
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const N = process.argv.includes('--million') ? 1_000_000 : arg('--n', 100_000);
 const WORKERS = arg('--workers', 1);
 const CONCURRENCY = arg('--concurrency', 1);

@@ -27,11 +27,8 @@ import { queueTermDeliveries } from '../src/delivery/store.ts';
 import { sendDelivery } from '../src/delivery/sendDelivery.ts';
 import { closeMailers } from '../src/delivery/mailer.ts';
 import { tariff } from '../test/terms/fixtures.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const eq = process.argv.find((a) => a.startsWith(`${name}=`));
-  return eq ? Number(eq.slice(name.length + 1)) : fallback;
-};
 const say = (s: string) => process.stdout.write(s + '\n');
 const root = path.resolve(import.meta.dirname, '..');
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;

@@ -12,11 +12,8 @@ import { migrate } from '../src/db/migrate.ts';
 import { createPool, inTransaction } from '../src/db/pool.ts';
 import { createApp } from '../src/auth/store.ts';
 import { settleAccounts } from '../src/settlement/settleAccounts.ts';
+import { arg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const eq = process.argv.find((a) => a.startsWith(`${name}=`));
-  return eq ? Number(eq.slice(name.length + 1)) : fallback;
-};
 const N = process.argv.includes('--million') ? 1_000_000 : arg('--n', 100_000);
 const CREDIT = arg('--credit', 5);
 const METHOD = process.argv.find((a) => a.startsWith('--method='))?.slice('--method='.length) ?? 'Chronology';
