@@ -23,7 +23,7 @@ const say = (s: string) => process.stdout.write(s + '\n');
 const FIRST = ['Wanjiru', 'Otieno', 'Achieng', 'Kamau', 'Njeri', 'Mwangi', 'Akinyi', 'Kiprono', 'Chebet', 'Omondi', 'Wambui', 'Mutua', 'Nyambura', 'Kiptoo', 'Atieno', 'Odhiambo', 'Wairimu', 'Kibet', 'Muthoni', 'Ochieng'];
 const LAST = ['Kamau', 'Otieno', 'Mwangi', 'Ouma', 'Kariuki', 'Njoroge', 'Kimani', 'Onyango', 'Mutiso', 'Wekesa', 'Barasa', 'Kiplagat', 'Maina', 'Gitau', 'Owino', 'Macharia', 'Langat', 'Korir', 'Wafula', 'Nyaga', 'Juma', 'Hassan', 'Ali', 'Mohamed', 'Rotich', 'Cheruiyot', 'Kosgei', 'Ndungu', 'Kamande', 'Waweru'];
 
-const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-search'), port: 54374, database: 'postgres' });
+const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-search'), port: 25374, database: 'postgres' });
 const admin = new pg.Client({ connectionString: server.url });
 await admin.connect();
 await admin.query('DROP DATABASE IF EXISTS bench_search WITH (FORCE)');

@@ -56,7 +56,7 @@ const env = {
   PORT: String(port),
   HOST: '127.0.0.1',
   BILLRUN_DATA_DIR: dataDir,
-  BILLRUN_EMBEDDED_PG_PORT: '54391',
+  BILLRUN_EMBEDDED_PG_PORT: '25391',
   BILLRUN_ADMIN_EMAIL: email,
   BILLRUN_ADMIN_PASSWORD: password,
   LOG_LEVEL: 'warn',

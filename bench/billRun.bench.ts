@@ -5,7 +5,7 @@
 // the floor: the time to COPY the same bills into the same table, measured here.
 // Also prints the bytes stored per bill (table, TOAST and indexes over the bills; target
 // 700) and each worker's peak RSS against the target of 300 MiB.
-// Flags: --port=P (the embedded PostgreSQL's port, default 54372: another checkout's bench
+// Flags: --port=P (the embedded PostgreSQL's port, default 25372: another checkout's bench
 // may hold it), --million (N = 1,000,000), --n=N (default 100,000), --workers=K (default 1),
 // --concurrency=C (jobs per worker process, default 1), --chunk=S (default 5000),
 // --suspended=P (P% of the subscriptions suspended from 11 to 20 November, through
@@ -70,8 +70,8 @@ const say = (s: string) => process.stdout.write(s + '\n');
 const secs = (ms: number) => (ms / 1000).toFixed(2);
 
 // --port=P: a server of its own (its own data folder), so two benches can run side by side.
-const PORT = arg('--port', 54372);
-const dataDir = path.join(root, PORT === 54372 ? '.data/bench-billrun' : `.data/bench-billrun-${PORT}`);
+const PORT = arg('--port', 25372);
+const dataDir = path.join(root, PORT === 25372 ? '.data/bench-billrun' : `.data/bench-billrun-${PORT}`);
 let server = await startEmbedded({ dataDir, port: PORT, database: 'postgres' });
 const adminUrl = server.url;
 let admin = new pg.Client({ connectionString: adminUrl });

@@ -20,7 +20,7 @@ const say = (s: string) => process.stdout.write(s + '\n');
 const secs = (ms: number) => (ms / 1000).toFixed(2);
 const root = path.resolve(import.meta.dirname, '..');
 
-const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-deposits'), port: 54383, database: 'postgres' });
+const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-deposits'), port: 25383, database: 'postgres' });
 const admin = new pg.Client({ connectionString: server.url });
 await admin.connect();
 await admin.query('DROP DATABASE IF EXISTS billrun_bench_deposits WITH (FORCE)');

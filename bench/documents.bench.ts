@@ -54,7 +54,7 @@ const MAIL = Math.min(N, arg('--mail', 10_000));
 const WORKERS = arg('--workers', 2);
 const CONCURRENCY = arg('--concurrency', 8);
 
-const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-documents'), port: 54373, database: 'postgres' });
+const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-documents'), port: 25373, database: 'postgres' });
 const admin = new pg.Client({ connectionString: server.url });
 await admin.connect();
 await admin.query('DROP DATABASE IF EXISTS billrun_bench10 WITH (FORCE)');

@@ -73,7 +73,7 @@ const customer = (i: number) => {
 const monthly = (i: number, month: 1 | 2) => `${(i % 90000) + 10 * month}.5`;
 
 const dataDir = path.join(root, '.data/bench-import');
-const server = await startEmbedded({ dataDir, port: 54371, database: 'postgres' });
+const server = await startEmbedded({ dataDir, port: 25371, database: 'postgres' });
 const adminUrl = server.url;
 
 async function freshDatabase(name: string): Promise<{ db: pg.Pool; url: string; appCode: number; serviceId: string; batchId: string }> {

@@ -19,7 +19,7 @@ const say = (s: string) => process.stdout.write(s + '\n');
 const secs = (ms: number) => (ms / 1000).toFixed(2);
 const root = path.resolve(import.meta.dirname, '..');
 
-const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-latecharges'), port: Number(process.env.BILLRUN_EMBEDDED_PG_PORT ?? 54381), database: 'postgres' });
+const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-latecharges'), port: Number(process.env.BILLRUN_EMBEDDED_PG_PORT ?? 25381), database: 'postgres' });
 const admin = new pg.Client({ connectionString: server.url });
 await admin.connect();
 await admin.query('DROP DATABASE IF EXISTS billrun_bench_late WITH (FORCE)');

@@ -24,7 +24,7 @@ const server = spawn(process.execPath, [path.join(root, 'src/main.ts'), 'serve']
     PORT: String(port),
     HOST: '127.0.0.1',
     BILLRUN_DATA_DIR: dataDir,
-    BILLRUN_EMBEDDED_PG_PORT: '54381',
+    BILLRUN_EMBEDDED_PG_PORT: '25381',
     BILLRUN_ADMIN_EMAIL: email,
     BILLRUN_ADMIN_PASSWORD: password,
     LOG_LEVEL: 'warn',

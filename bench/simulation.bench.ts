@@ -37,7 +37,7 @@ const root = path.resolve(import.meta.dirname, '..');
 const say = (s: string) => process.stdout.write(s + '\n');
 const secs = (ms: number) => (ms / 1000).toFixed(2);
 
-const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-simulation'), port: 54373, database: 'postgres' });
+const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-simulation'), port: 25373, database: 'postgres' });
 const admin = new pg.Client({ connectionString: server.url });
 await admin.connect();
 await admin.query('DROP DATABASE IF EXISTS billrun_bench_sim WITH (FORCE)');

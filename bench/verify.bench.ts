@@ -27,7 +27,7 @@ const root = path.resolve(import.meta.dirname, '..');
 const say = (s: string) => process.stdout.write(s + '\n');
 const secs = (ms: number) => (ms / 1000).toFixed(2);
 
-const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-verify'), port: 54376, database: 'postgres' });
+const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-verify'), port: 25376, database: 'postgres' });
 const admin = new pg.Client({ connectionString: server.url });
 await admin.connect();
 await admin.query('DROP DATABASE IF EXISTS billrun_bench_verify WITH (FORCE)');

@@ -75,7 +75,7 @@ async function main() {
   const root = path.resolve(import.meta.dirname, '..');
   const secs = (ms: number) => (ms / 1000).toFixed(2);
 
-  const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-webhooks'), port: 54377, database: 'postgres' });
+  const server = await startEmbedded({ dataDir: path.join(root, '.data/bench-webhooks'), port: 25377, database: 'postgres' });
   const admin = new pg.Client({ connectionString: server.url });
   await admin.connect();
   await admin.query('DROP DATABASE IF EXISTS billrun_bench14 WITH (FORCE)');
