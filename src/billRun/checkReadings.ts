@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import { consumptionBetween, Dec, estimateReading, meterConsumption, prepareTariff, RatingError, unusualConsumption as unusual, unusualDemand, UNUSUAL_FACTOR, type MeterHistory } from '../rating/index.ts';
-import { demandCodes, meterReadingsOf, READINGS_SQL, withDemandHighs, withLastPeriodDemand, type FailedEntry, type ReadingsRow, type RunContext } from './rateRoster.ts';
+import { demandCodes, meterReadingsOf, READINGS_SETTLED_SQL, READINGS_SQL, withDemandHighs, withLastPeriodDemand, type FailedEntry, type ReadingsRow, type RunContext } from './rateRoster.ts';
 import type { TermException } from './schemas.ts';
 import { formatDate } from '../calendar/calendar.ts';
 import { effectiveSql, insertReadings } from '../readings/store.ts';
@@ -134,12 +134,14 @@ export async function blockingExceptions(db: pg.Pool, ctx: RunContext, limit = 1
 async function exceptionsIn(db: pg.Pool, ctx: RunContext, fromId: string, toId: string): Promise<TermException[]> {
   // Only the meters in doubt are joined to their subscription (OFFSET 0 keeps the filter
   // inside): joined first, every roster row cost an index probe of subscription, a fifth
-  // of the check (issue 15, docs/bill-run.md).
+  // of the check (issue 15, docs/bill-run.md). The usual meter, a reading before the term
+  // and a higher one in it, is passed over by one lookup of its last two readings
+  // (READINGS_SETTLED_SQL) before READINGS_SQL's two: a fifth less of the check's time.
   const r = await inTransaction(db, async (tx) => {
     await withoutMemoize(tx);
     return tx.query<ReadingsRow & { account_id: string; active_start: string; active_end: string }>(
       `SELECT x.*, s.account_id, greatest($4::date, s.start_date) AS active_start, least($5::date, s.end_date) AS active_end
-         FROM (SELECT * FROM (${READINGS_SQL} WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3) y
+         FROM (SELECT * FROM (${READINGS_SQL} WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3 AND NOT ${READINGS_SETTLED_SQL}) y
                 WHERE y.cur_date IS NULL OR y.prev_date IS NULL OR y.cur_value < y.prev_value OFFSET 0) x
          JOIN subscription s ON s.subscription_id = x.subscription_id
         ORDER BY x.subscription_id, x.code`,

@@ -530,6 +530,25 @@ const READINGS_FROM = `
 export const READINGS_SQL = READINGS_COLUMNS + READINGS_FROM;
 
 /**
+ * True for a roster meter (ts, m of READINGS_SQL, the same parameters) whose READINGS_SQL
+ * row has both readings and a current one not below the previous: its last two effective
+ * readings up to the term's end are one dated in the term and one before it, the first
+ * not below the second. Those two are then READINGS_SQL's current and previous readings
+ * (the previous is the last before the term, the current the last after it up to the end).
+ * False for every other meter, so a filter `NOT` it keeps every row a reading check could
+ * flag, and more. One lookup of two rows in place of READINGS_SQL's two lookups: the run's
+ * own check (checkReadings.ts) skips the usual meter with it (issue 15, docs/bill-run.md).
+ */
+export const READINGS_SETTLED_SQL = `
+  coalesce((SELECT count(*) = 2 AND count(*) FILTER (WHERE two.reading_date >= $4::date) = 1
+                   AND sum(CASE WHEN two.reading_date >= $4::date THEN two.value ELSE -two.value END) >= 0
+              FROM (SELECT r.reading_date, r.value FROM reading r
+                     WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
+                       AND r.reading_date <= $5::date AND r.reading_id <= $6::bigint
+                       AND ${effectiveSql('r', '$6::bigint')}
+                     ORDER BY r.reading_date DESC, r.reading_id DESC LIMIT 2) two), false)`;
+
+/**
  * READINGS_SQL and, per meter, its effective readings dated on a change date (a later
  * version's first day in the term; `dates` places the parameter), up to the watermark, as
  * an object by date (`change`, null when none): they split the consumption between the

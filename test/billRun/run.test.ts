@@ -157,6 +157,11 @@ describe('the bill run: who acted, the words it writes, and its own check', () =
       { name: 'a reading corrected low', readings: [[days.before, 10], [days.end, 25]], correct: [1, 5], expect: 'NEGATIVE_CONSUMPTION' },
       // Read on 30/09, corrected to 28/09: the row of 30/09 no longer counts.
       { name: 'a reading corrected low, to another date', readings: [[days.before, 10], [days.end, 25]], correct: [1, 5, '2018-09-28'], expect: 'NEGATIVE_CONSUMPTION' },
+      // The check passes over a meter whose last two readings are one before the term and a
+      // higher one in it (READINGS_SETTLED_SQL): only effective readings, ties by the later row.
+      { name: 'the previous reading corrected up, to an earlier date', readings: [[days.before, 10], [days.end, 20]], correct: [0, 25, '2018-08-20'], expect: 'NEGATIVE_CONSUMPTION' },
+      { name: 'two before the term, the later higher than the term', readings: [['2018-07-31', 5], [days.before, 30], [days.end, 20]], expect: 'NEGATIVE_CONSUMPTION' },
+      { name: 'a tie before the term, the later row lower', readings: [[days.before, 30], [days.before, 10], [days.end, 20]], expect: null },
       { name: 'a plausible roll-over', readings: [[days.before, 99990], [days.end, 5]], expect: null },
       { name: 'a new connection', start: '2018-09-10', readings: [['2018-09-10', 100], [days.end, 120]], expect: null },
       { name: 'a new connection with its opening reading only', start: '2018-09-10', readings: [['2018-09-10', 100]], expect: 'MISSING_READING' },
