@@ -531,22 +531,26 @@ export const READINGS_SQL = READINGS_COLUMNS + READINGS_FROM;
 
 /**
  * True for a roster meter (ts, m of READINGS_SQL, the same parameters) whose READINGS_SQL
- * row has both readings and a current one not below the previous: its last two effective
- * readings up to the term's end are one dated in the term and one before it, the first
- * not below the second. Those two are then READINGS_SQL's current and previous readings
- * (the previous is the last before the term, the current the last after it up to the end).
- * False for every other meter, so a filter `NOT` it keeps every row a reading check could
- * flag, and more. One lookup of two rows in place of READINGS_SQL's two lookups: the run's
- * own check (checkReadings.ts) skips the usual meter with it (issue 15, docs/bill-run.md).
+ * row has both readings and a current one not below the previous, found from its last
+ * three effective readings up to the term's end: the first dated in the term, and one of
+ * the others before it. The first is then READINGS_SQL's current reading (the last up to
+ * the end) and the first of the others before the term its previous one (the last before
+ * the term). False for every other meter (three in the term, none before, the last before
+ * the term, a current reading below the previous), so a filter `NOT` it keeps every row a
+ * reading check could flag, and more. One lookup of three rows in place of READINGS_SQL's
+ * two: the run's own check (checkReadings.ts) passes over the usual meter with it (issue
+ * 15, docs/bill-run.md). Three, not two: a term spanning a version change often has a
+ * reading on the change date.
  */
+const LAST_FIRST = 'ORDER BY last.reading_date DESC, last.reading_id DESC';
 export const READINGS_SETTLED_SQL = `
-  coalesce((SELECT count(*) = 2 AND count(*) FILTER (WHERE two.reading_date >= $4::date) = 1
-                   AND sum(CASE WHEN two.reading_date >= $4::date THEN two.value ELSE -two.value END) >= 0
-              FROM (SELECT r.reading_date, r.value FROM reading r
+  coalesce((SELECT (array_agg(last.reading_date ${LAST_FIRST}))[1] >= $4::date
+                   AND (array_agg(last.value ${LAST_FIRST}))[1] >= (array_agg(last.value ${LAST_FIRST}) FILTER (WHERE last.reading_date < $4::date))[1]
+              FROM (SELECT r.reading_date, r.reading_id, r.value FROM reading r
                      WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
                        AND r.reading_date <= $5::date AND r.reading_id <= $6::bigint
                        AND ${effectiveSql('r', '$6::bigint')}
-                     ORDER BY r.reading_date DESC, r.reading_id DESC LIMIT 2) two), false)`;
+                     ORDER BY r.reading_date DESC, r.reading_id DESC LIMIT 3) last), false)`;
 
 /**
  * READINGS_SQL and, per meter, its effective readings dated on a change date (a later
@@ -645,3 +649,4 @@ export async function rateEach(ctx: RunContext, inputs: RosterInput[], onRated: 
     onRated({ input, bill });
   }
 }
+
