@@ -20,7 +20,7 @@ const SMOKE: Record<string, Smoke> = {
   accountSearch: { flags: ['--accounts=2000', '--runs=3'], prints: [/no match \(zzyzx\) \| [0-9.]+ \| [0-9.]+x/, /surname, page 20 \(offset 950\) \| [0-9.]+/] },
   apiReads: {
     flags: ['--seconds=1', '--warmup=1', '--connections=2'],
-    prints: [/bare Fastify route +[0-9.]+ +[0-9.]+ +100\.0%/, /get-services \(1 template\) +[0-9.]+ +[0-9.]+ +[0-9.]+%/, /get-bills \(1 bill\) +[0-9.]+ +[0-9.]+ +[0-9.]+%/, /get-terms \(1 term\) +[0-9.]+ +[0-9.]+ +[0-9.]+%/],
+    prints: [/bare Fastify route +[0-9.]+ +[0-9.]+ +100\.0%/, /bare route \+ 1 query \(floor\) +[0-9.]+ +[0-9.]+ +[0-9.]+%/, /of the floor's requests a second: get-services [0-9.]+%/, /get-services \(1 template\) +[0-9.]+ +[0-9.]+ +[0-9.]+%/, /get-bills \(1 bill\) +[0-9.]+ +[0-9.]+ +[0-9.]+%/, /get-terms \(1 term\) +[0-9.]+ +[0-9.]+ +[0-9.]+%/],
     // Its own database on the machine's PostgreSQL when DATABASE_URL is set (the others always start their own).
     followsDatabaseUrl: true,
   },
