@@ -27,7 +27,7 @@ const seconds = arg('--seconds', 10);
 const warmup = arg('--warmup', 3);
 const connections = arg('--connections', 10);
 const cpuProf = process.argv.includes('--cpu-prof');
-// --only=get-bills: the bare route and that read alone (a profile of one read's path).
+// --only=get-bills: the bare route, the floor and that read alone (a profile of one read's path).
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const root = path.resolve(import.meta.dirname, '..');
 const port = 8191;
