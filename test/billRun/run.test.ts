@@ -222,6 +222,27 @@ describe('the bill run: who acted, the words it writes, and its own check', () =
       const found = await blockingExceptions(h.db, ctx, 100000, passOver);
       assert.deepEqual(found.filter(mine).map((e) => [e.subscriptionID, e.code, e.message, e.path]), validated.filter(mine).map((e: any) => [e.subscriptionID, e.code, e.message, e.path]), `passOver ${passOver}`);
     }
+
+    // Readings after the run's watermark are not seen by it, whichever way: the 'normal'
+    // meter's reading of 30/09 corrected down to 5, and the 'only before the term' meter's
+    // reading of 30/09 at last, both after the mark.
+    const idOf = (name: string) => ids[cases.findIndex((c) => c.name === name)]!;
+    const [normal, onlyBefore] = [idOf('normal'), idOf('only before the term')];
+    const mark = (await h.db.query<{ m: string }>('SELECT max(reading_id)::text AS m FROM reading')).rows[0]!.m;
+    await h.db.query(
+      `INSERT INTO reading (app_code, subscription_id, input_code, reading_date, value, corrects_reading_id, created_by)
+       SELECT app_code, subscription_id, input_code, reading_date, 5, reading_id, 'fixture' FROM reading WHERE subscription_id = $1 AND reading_date = $2`,
+      [normal, days.end],
+    );
+    await h.db.query(`INSERT INTO reading (app_code, subscription_id, input_code, reading_date, value, created_by) VALUES ($1, $2, 'METER', $3, 20, 'fixture')`, [h.appCode, onlyBefore, days.end]);
+    const codesOf = async (watermark: string | null, passOver: boolean) => {
+      const found = await blockingExceptions(h.db, await runContext(h.db, (await readTerm(h.db, run))!, watermark), 100000, passOver);
+      return [normal, onlyBefore].map((id) => found.filter((e) => e.subscriptionID === id).map((e) => e.code));
+    };
+    for (const passOver of [true, false]) {
+      assert.deepEqual(await codesOf(mark, passOver), [[], ['MISSING_READING']], `up to the mark, passOver ${passOver}`);
+      assert.deepEqual(await codesOf(null, passOver), [['NEGATIVE_CONSUMPTION'], []], `with the later readings, passOver ${passOver}`);
+    }
   });
 
   // Defect 13: validate-term flagged a third of new connections UNUSUAL_CONSUMPTION on one
