@@ -67,6 +67,22 @@ export async function readDocument(db: Queryable, appCode: number, billId: numbe
   return r.rows[0];
 }
 
+/**
+ * Is the bill's document still to be planned: a bill of the app, not withdrawn, of a term
+ * whose bills have documents (Processed or Posted), with no bill_document row yet? Its plan
+ * job is queued with the term's finish (or the correction that made the bill) and makes the
+ * row within moments.
+ */
+export async function documentToCome(db: Queryable, appCode: number, billId: number): Promise<boolean> {
+  const r = await db.query(
+    `SELECT 1 FROM bill b JOIN term t ON t.term_id = b.term_id
+      WHERE b.app_code = $1 AND b.bill_id = $2 AND b.status <> 'withdrawn' AND t.status IN ('Processed', 'Posted')
+        AND NOT EXISTS (SELECT 1 FROM bill_document d WHERE d.bill_id = b.bill_id)`,
+    [appCode, billId],
+  );
+  return (r.rowCount ?? 0) > 0;
+}
+
 export type DocumentListRow = { bill_id: string; status: 'pending' | 'rendered' | 'failed'; sha256: string | null; bytes: number | null; template_id: string; template_version: number; attempts: number; error: string | null; rendered_at: string | null };
 
 export async function listDocuments(db: Queryable, appCode: number, termId: number, status: string | undefined, after: number, limit: number): Promise<DocumentListRow[]> {

@@ -4,15 +4,17 @@ import crypto from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import { AppError, invalidState, notFound } from '../errors.ts';
 import type { RawAnswer } from '../http/operation.ts';
-import { readDocument } from './documentStore.ts';
+import { documentToCome, readDocument } from './documentStore.ts';
 
 export async function getBillDocument(db: Queryable, appCode: number, billId: number, setHeader: (k: string, v: string) => void): Promise<RawAnswer> {
   const d = await readDocument(db, appCode, billId);
-  if (!d) throw notFound('bill document', 'data.billID');
-  if (d.status !== 'rendered' || !d.pdf) {
-    // Pending: queued with its term's run or correction, rendered by the document jobs within moments.
+  // Pending: queued with its term's run or correction, rendered by the document jobs within
+  // moments. So is a bill whose term's document plan has not run yet: it was NOT_FOUND, as if
+  // it would never have one, to a client asking right after the term was processed.
+  if (!d && !(await documentToCome(db, appCode, billId))) throw notFound('bill document', 'data.billID');
+  if (!d || d.status !== 'rendered' || !d.pdf) {
     throw invalidState(
-      d.status === 'pending'
+      !d || d.status === 'pending'
         ? "The bill's document is being rendered; ask again in a moment (get-bill-documents lists its status)."
         : "The bill's document could not be rendered (get-bill-documents gives the error); render-bill-documents renders it again.",
       'data.billID',

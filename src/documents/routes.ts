@@ -128,7 +128,7 @@ export async function documentRoutes(app: FastifyInstance, services: Services): 
     role: 'viewer',
     tag: TAG,
     summary: "A bill's PDF",
-    description: 'The stored document (application/pdf), its checksum checked; X-Billrun-Document-Sha256 and the template version it was rendered with in headers.',
+    description: 'The stored document (application/pdf), its checksum checked; X-Billrun-Document-Sha256 and the template version it was rendered with in headers. INVALID_STATE (409) while it is being rendered (ask again in a moment) or when its rendering failed; NOT_FOUND for a bill that will have no document.',
     raw: { types: ['application/pdf'] },
     body: requestSchema({ method: 'Retrieve', action: 'Retrieve Bill Document' }, { data: Type.Object({ billID: Id }, { additionalProperties: false }) }),
     data: RawFile,

@@ -128,6 +128,20 @@ describe('bill documents', { skip: needsPoppler() }, () => {
     assert.equal(again.status, 200, JSON.stringify(again.body));
     await waitForDocuments(h, termID, 3);
     assert.equal((await pdfOf(billID)).status, 200);
+    // Before the term's document plan has run (its job is queued with the term's finish), the
+    // bill has no document row yet: being rendered too, not NOT_FOUND (a test asking right
+    // after processing met the 404 on a busy host).
+    await h.db.query(`DELETE FROM bill_document WHERE bill_id = $1`, [billID]);
+    const unplanned = await pdfOf(billID);
+    assert.equal(unplanned.status, 409, unplanned.bytes.toString());
+    assert.match(JSON.parse(unplanned.bytes.toString()).message, /is being rendered; ask again in a moment/);
+    // Another app's bill, and a bill that does not exist, stay NOT_FOUND.
+    assert.equal((await fetchFile(h, '/billing/documents/get-bill-document', docEnv('Retrieve', 'Retrieve Bill Document', { billID }), h.tokens.otherAdmin)).status, 404);
+    assert.equal((await pdfOf(9_000_000_000)).status, 404);
+    // render-bill-documents makes its row again.
+    assert.equal((await call(h, 'render-bill-documents', 'Update', 'Render Bill Documents', { termID, billIDs: [billID] })).status, 200);
+    await waitForDocuments(h, termID, 3);
+    assert.equal((await pdfOf(billID)).status, 200);
   });
 
   test('the print extract: rows equal the bills (JSON lines and CSV), and one PDF of all documents', async () => {
