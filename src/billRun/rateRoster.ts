@@ -649,4 +649,3 @@ export async function rateEach(ctx: RunContext, inputs: RosterInput[], onRated: 
     onRated({ input, bill });
   }
 }
-

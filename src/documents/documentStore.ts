@@ -67,18 +67,19 @@ export async function readDocument(db: Queryable, appCode: number, billId: numbe
   return r.rows[0];
 }
 
+/** The states of a term whose bills have documents: its document plan is queued when it is processed. */
+export const TERM_STATUSES_WITH_DOCUMENTS: readonly string[] = ['Processed', 'Posted'];
+
 /**
- * Is the bill's document still to be planned: a bill of the app, not withdrawn, of a term
- * whose bills have documents (Processed or Posted), with no bill_document row yet? Its plan
- * job is queued with the term's finish (or the correction that made the bill) and makes the
- * row within moments.
+ * Will the bill have a document: a bill of the app, not withdrawn, of a term whose bills have
+ * documents? One with no bill_document row yet is waiting for its plan job, queued with the
+ * term's finish (or the correction that made the bill), which makes the row within moments.
  */
 export async function documentToCome(db: Queryable, appCode: number, billId: number): Promise<boolean> {
   const r = await db.query(
     `SELECT 1 FROM bill b JOIN term t ON t.term_id = b.term_id
-      WHERE b.app_code = $1 AND b.bill_id = $2 AND b.status <> 'withdrawn' AND t.status IN ('Processed', 'Posted')
-        AND NOT EXISTS (SELECT 1 FROM bill_document d WHERE d.bill_id = b.bill_id)`,
-    [appCode, billId],
+      WHERE b.app_code = $1 AND b.bill_id = $2 AND b.status <> 'withdrawn' AND t.status = ANY($3::text[])`,
+    [appCode, billId, TERM_STATUSES_WITH_DOCUMENTS],
   );
   return (r.rowCount ?? 0) > 0;
 }

@@ -8,7 +8,7 @@ import { inTransaction, type Queryable } from '../db/pool.ts';
 import { invalidState, notFound } from '../errors.ts';
 import { loadDocumentData } from './billContext.ts';
 import { addRenderJobs } from './jobs.ts';
-import { markPending, pendingChunks, pendingIn, saveResults, type RenderResult } from './documentStore.ts';
+import { markPending, pendingChunks, pendingIn, saveResults, TERM_STATUSES_WITH_DOCUMENTS, type RenderResult } from './documentStore.ts';
 import { resolveTemplate } from './resolveTemplate.ts';
 import { compileInvoice, renderInvoice } from './render.ts';
 
@@ -30,7 +30,7 @@ export async function planDocuments(tx: Queryable, appCode: number | null, termI
   );
   const term = t.rows[0];
   if (!term) throw notFound('term', 'data.termID');
-  if (term.status !== 'Processed' && term.status !== 'Posted') throw invalidState(`A ${term.status} term has no bills to render; process it first.`);
+  if (!TERM_STATUSES_WITH_DOCUMENTS.includes(term.status)) throw invalidState(`A ${term.status} term has no bills to render; process it first.`);
   if (o.billIds !== undefined) {
     // A bill not of this term was queued as nothing and answered 200 (a fuzzer's unknown id, another app's).
     const found = await tx.query<{ bill_id: string }>(`SELECT bill_id FROM bill WHERE term_id = $1 AND bill_id = ANY($2::bigint[]) AND status <> 'withdrawn'`, [termId, o.billIds]);
