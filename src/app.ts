@@ -98,6 +98,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         .send(errorBody(appErr, request.raw.url));
     },
     clientErrorHandler: (err, socket) => answerClientError(err, socket),
+    // Node answers an HTTP/1.1 request without Host itself, a bare 400 with no body (an
+    // outside check): refused in the onRequest hook below instead, in the envelope.
+    http: { requireHostHeader: false },
   });
   // Tokens checked once, then held until a change of the session is announced (auth/sessionCache.ts).
   const sessions = new SessionCache(opts.db);
@@ -112,6 +115,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
     reply.header('referrer-policy', 'no-referrer');
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      throw new AppError('MALFORMED_REQUEST', 'An HTTP/1.1 request must carry a Host header.', [{ path: 'Host', message: 'is missing' }]);
+    }
   });
   metricsHooks(app);
 

@@ -171,6 +171,12 @@ export function toAppError(err: unknown): AppError {
       { path: 'data', message: 'was written by another request at the same time; send it again' },
     ]);
   }
+  // The client went away while sending its body (Node's 'aborted', which Fastify marks 400):
+  // its ECONNRESET read as the database's, a 503 logged as an error with its stack (an
+  // outside check). Nobody hears this answer; the log says what happened, at info.
+  if (e.code === 'ECONNRESET' && e.statusCode === 400) {
+    return new AppError('MALFORMED_REQUEST', 'The connection closed before the body had arrived.', [{ path: 'body', message: 'ended before Content-Length was reached' }]);
+  }
   if (isDatabaseUnavailable(err)) {
     return new AppError('UNAVAILABLE', 'The database is not reachable; try again shortly.');
   }

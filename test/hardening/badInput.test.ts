@@ -317,6 +317,17 @@ describe('requests as clients and attackers send them', () => {
       ['sandbox: a bad percent-encoding in the path', get('/sandbox/plants/%E0%A4%A', [`Authorization: Bearer ${h.tokens.admin}`])],
     ];
     for (const [what, answer] of sandbox) assertSandboxError(await answer, what);
+    // No Host in HTTP/1.1: Node answered a bare 400 with no body itself (an outside check).
+    const hostless = (path: string, auth: string) =>
+      rawExchange(h.url, raw([`POST ${path} HTTP/1.1`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(listBody)}`, 'Connection: close', auth], listBody));
+    const noHost = await hostless('/billing/services/get-services', `Authorization: ${h.tokens.admin}`);
+    assertEnvelope(noHost, 'no Host header', 400, 'MALFORMED_REQUEST');
+    assert.deepEqual(noHost.body.error.details, [{ path: 'Host', message: 'is missing' }]);
+    assert.match(noHost.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
+    assertSandboxError(await rawExchange(h.url, raw(['GET /sandbox/plants HTTP/1.1', 'Connection: close', `Authorization: Bearer ${h.tokens.admin}`])), 'sandbox: no Host header', 400);
+    // HTTP/1.0 has no Host to require.
+    const old = await rawExchange(h.url, raw(['POST /billing/services/get-services HTTP/1.0', 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(listBody)}`, `Authorization: ${h.tokens.admin}`], listBody));
+    assert.equal(old.status, 200, JSON.stringify(old.body));
     // Refused before routing, still with the request id every answer carries (the OpenAPI document says so; a fuzzer saw none).
     for (const r of [await get('/sandbox/plants/%ud800', []), await post('/billing/services/get-services%E0%A4%A', [`Authorization: ${h.tokens.admin}`])]) {
       assert.match(r.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/, JSON.stringify(r.headers));
@@ -438,5 +449,34 @@ describe('requests as clients and attackers send them', () => {
       const back = await h.db.query<{ name: string }>(`SELECT name FROM account WHERE app_code = $1 AND account_number = $2`, [h.appCode, `NAME-${n}`]);
       assert.equal(back.rows[0]?.name, name);
     }
+  });
+});
+
+// An outside check: a client that closed its connection halfway through its body was logged
+// as a failure of the server (level 50, with a stack): its ECONNRESET read as the database's.
+describe('a client gone before its body has arrived', () => {
+  const log: string[] = [];
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ logLevel: 'info' }, undefined, { logStream: { write: (line) => void log.push(line) } });
+  });
+  after(() => h.close());
+
+  test('is logged at info as a refused request, never as a failure', async () => {
+    const body = JSON.stringify({ method: 'Retrieve', action: 'Retrieve Packages', apiVersion: 'v2' });
+    await new Promise<void>((resolve, reject) => {
+      const socket = net.connect(Number(new URL(h.url).port), '127.0.0.1');
+      socket.on('error', () => resolve());
+      socket.on('close', () => resolve());
+      socket.write(
+        ['POST /billing/services/get-services HTTP/1.1', `Host: 127.0.0.1`, 'Content-Type: application/json', 'Content-Length: 500', `Authorization: ${h.tokens.admin}`].join('\r\n') + '\r\n\r\n' + body,
+        (err) => (err ? reject(err) : setTimeout(() => socket.destroy(), 300)),
+      );
+    });
+    // The server hears the close and answers into nothing: wait for its log line.
+    for (let i = 0; i < 50 && !log.some((l) => l.includes('"request refused"') && l.includes('MALFORMED_REQUEST')); i++) await new Promise((r) => setTimeout(r, 100));
+    const lines = log.map((l) => JSON.parse(l) as { level: number; msg: string; code?: string });
+    assert.ok(lines.some((l) => l.level === 30 && l.msg === 'request refused' && l.code === 'MALFORMED_REQUEST'), log.join('\n'));
+    assert.deepEqual(lines.filter((l) => l.level >= 50), []);
   });
 });
