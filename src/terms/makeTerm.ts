@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/pool.ts';
-import { conflict, notFound, validationFailed, type ErrorDetail } from '../errors.ts';
+import { conflict, invalidState, notFound, validationFailed, type ErrorDetail } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { formatDate, parseDate } from '../calendar/calendar.ts';
 import type { MakeTermData } from './schemas.ts';
@@ -41,7 +41,8 @@ export async function billableTemplate(tx: Queryable, appCode: number, serviceCo
   );
   const svc = found.rows[0];
   if (!svc) throw notFound('pricing template', 'data.serviceCode');
-  if (svc.archive_status === 1) throw validationFailed([{ path: 'data.serviceCode', message: 'the template is archived' }]);
+  // A state of the template, as for a new subscription to it (subscriptions/check.ts): 409, not 400.
+  if (svc.archive_status === 1) throw invalidState(`pricing template ${serviceCode} is archived and takes no new terms`, 'data.serviceCode');
   if (svc.batch_id === null) throw notFound('batch', 'data.batchCode');
   let version = svc.current_version;
   if (onDate !== undefined) {

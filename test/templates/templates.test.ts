@@ -162,6 +162,18 @@ describe('pricing templates', () => {
     assert.equal(arch.status, 200);
     s = (await h.post('/billing/services/get-services', list('VER'))).body.data.services[0];
     assert.equal(s.archiveStatus, 1);
+    // An archived template takes no new term: the same 409 INVALID_STATE as a new subscription
+    // to it (make-term said 400 VALIDATION_FAILED: an outside client met both codes for one state).
+    const term = await h.post('/billing/terms/make-term', {
+      method: 'Create',
+      action: 'Create Bill Term',
+      apiVersion: 'v2',
+      operation: 'schedule',
+      data: { serviceCode: 'VER', batchCode: 'ZONE-A', billingPeriodID: 202611, startDate: '01/11/2026', endDate: '30/11/2026' },
+    });
+    assert.equal(term.status, 409, JSON.stringify(term.body));
+    assert.equal(term.body.error.code, 'INVALID_STATE');
+    assert.deepEqual(term.body.error.details.map((d: any) => d.path), ['data.serviceCode']);
   });
 
   test('get-service-versions lists every version newest first, paged, each with its definition; a viewer may read, another app sees none', async () => {
