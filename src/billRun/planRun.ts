@@ -3,9 +3,9 @@ import { inTransaction, type Queryable } from '../db/pool.ts';
 import { moveTerm, TERM_STATUS } from './termStates.ts';
 import { recordTermEvent } from './termEvents.ts';
 import { lockTerm, markCheckFailed, markRunStarted, readTerm, recordChunksPlanned, recordRoster, recordRunApproval, withAccountNumbers, type TermRow } from './termStore.ts';
-import { loadRoster, readingWatermark, rosterSlices } from './roster.ts';
+import { clearRoster, loadRosterSideBySide, readingWatermark, rosterSlices } from './roster.ts';
 import { runContext } from './rateRoster.ts';
-import { blockingExceptions } from './checkReadings.ts';
+import { runCheckExceptions } from './checkReadings.ts';
 import { addChunkJobs, addFinishJob } from './jobs.ts';
 import { accountSlices, isPostAccount } from './accountRun.ts';
 
@@ -40,11 +40,20 @@ export async function planRun(db: pg.Pool, termId: string, round: number, chunkS
   if (before && !before.approved_at) mark = await inTransaction(db, (tx) => readingWatermark(tx));
 
   // The roster, committed before the check: a Processing term's roster changes only here,
-  // and a plan run again after a crash finds it loaded.
+  // and a plan run again after a crash finds it recorded, or not recorded and clears it.
+  // Cleared, then loaded in halves side by side (loadRosterSideBySide), then recorded.
+  const cleared = await inTransaction(db, async (tx) => {
+    const t = await lockTerm(tx, null, termId);
+    if (!toPlan(t, round)) return undefined;
+    if (!t.roster_loaded_at) await clearRoster(tx, t.term_id);
+    return t;
+  });
+  if (cleared === undefined) return;
+  const count = cleared.roster_loaded_at ? undefined : await loadRosterSideBySide(db, cleared);
   const loaded = await inTransaction(db, async (tx) => {
     const t = await lockTerm(tx, null, termId);
     if (!toPlan(t, round)) return undefined;
-    if (!t.roster_loaded_at) await recordRoster(tx, t.term_id, await loadRoster(tx, t));
+    if (!t.roster_loaded_at && count !== undefined) await recordRoster(tx, t.term_id, count);
     return readTerm(tx, termId);
   });
   if (!toPlan(loaded, round)) return;
@@ -55,7 +64,7 @@ export async function planRun(db: pg.Pool, termId: string, round: number, chunkS
   // Account: slices of accounts, so no account is split across chunks, accountRun.ts).
   const ctx = loaded.approved_at ? undefined : await runContext(db, loaded, mark);
   const [exceptions, slices] = await Promise.all([
-    ctx === undefined || loaded.validated_at ? [] : blockingExceptions(db, ctx),
+    ctx === undefined || loaded.validated_at ? [] : runCheckExceptions(db, ctx),
     isPostAccount(loaded) ? accountSlices(db, loaded.term_id, chunkSize) : rosterSlices(db, loaded.term_id, chunkSize),
   ]);
 
@@ -65,7 +74,10 @@ export async function planRun(db: pg.Pool, termId: string, round: number, chunkS
     if (ctx !== undefined && !t.approved_at) {
       if (exceptions.length > 0 && !t.validated_at) {
         const failed = moveTerm(t.status, 'fail');
-        const lastError = `validation found ${exceptions.length} exception(s) that would make bills wrong; no bill was made`;
+        const unusual = exceptions.some((e) => e.code === 'UNUSUAL_CONSUMPTION');
+        const lastError =
+          `validation found ${exceptions.length} exception(s) that would make bills wrong; no bill was made` +
+          (unusual ? '; consumption far from a subscription\'s history stops a run nobody validated: correct the reading, or validate-term and approve-term to bill it as read' : '');
         await markCheckFailed(tx, t.term_id, failed, by, {
           lastError,
           exceptions: await withAccountNumbers(tx, exceptions.slice(0, STORED_EXCEPTIONS)),

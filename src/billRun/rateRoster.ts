@@ -543,14 +543,22 @@ export const READINGS_SQL = READINGS_COLUMNS + READINGS_FROM;
  * reading on the change date.
  */
 const LAST_FIRST = 'ORDER BY last.reading_date DESC, last.reading_id DESC';
-export const READINGS_SETTLED_SQL = `
-  coalesce((SELECT (array_agg(last.reading_date ${LAST_FIRST}))[1] >= $4::date
-                   AND (array_agg(last.value ${LAST_FIRST}))[1] >= (array_agg(last.value ${LAST_FIRST}) FILTER (WHERE last.reading_date < $4::date))[1]
-              FROM (SELECT r.reading_date, r.reading_id, r.value FROM reading r
+/**
+ * The test of READINGS_SETTLED_SQL over `last` (lastReadingsSql), null when it has no row;
+ * over more than three rows it holds for the same meters and more (three or four readings
+ * in the term and one before), as the previous reading is still the first before the term.
+ */
+export const SETTLED_TEST = `(array_agg(last.reading_date ${LAST_FIRST}))[1] >= $4::date
+                   AND (array_agg(last.value ${LAST_FIRST}))[1] >= (array_agg(last.value ${LAST_FIRST}) FILTER (WHERE last.reading_date < $4::date))[1]`;
+/** A roster meter's (ts, m) last `limit` effective readings up to the term's end, as `last`, newest first. */
+export const lastReadingsSql = (limit: string) => `(SELECT r.reading_date, r.reading_id, r.value FROM reading r
                      WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
                        AND r.reading_date <= $5::date AND r.reading_id <= $6::bigint
                        AND ${effectiveSql('r', '$6::bigint')}
-                     ORDER BY r.reading_date DESC, r.reading_id DESC LIMIT 3) last), false)`;
+                     ORDER BY r.reading_date DESC, r.reading_id DESC LIMIT ${limit}) last`;
+export const READINGS_SETTLED_SQL = `
+  coalesce((SELECT ${SETTLED_TEST}
+              FROM ${lastReadingsSql('3')}), false)`;
 
 /**
  * READINGS_SQL and, per meter, its effective readings dated on a change date (a later

@@ -317,4 +317,39 @@ describe('terms: validation, refusals of the state machine, scheduling, failures
     const none = await bills(h, {});
     assert.equal(none.status, 400);
   });
+
+  // An outside check: with steps 2 to 5 skipped, a meter read 10 m3 a month, then 39,970, was
+  // billed as read without a stop. product.md counts consumption far from the history among
+  // what makes a bill wrong, and a run nobody validated ends Failed on it; an officer who
+  // validated and approved bills it as read.
+  test('unusual consumption stops a run nobody validated; validated and approved, it is billed as read', async () => {
+    const [sub] = await subscriptions(h, {
+      n: 1,
+      batchCode: 'Z4',
+      startDate: '2017-12-01',
+      endDate: '2018-05-31',
+      readings: [['2017-12-31', 0], ['2018-01-31', 10], ['2018-02-28', 20], ['2018-03-31', 30], ['2018-04-30', 40], ['2018-05-31', 40010]],
+    });
+    const subscriptionID = Number(sub!.subscriptionId);
+    const termID = await makeTerm(h, { batchCode: 'Z4', billingPeriodID: 201805, startDate: '01/05/2018', endDate: '31/05/2018' });
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID })).status, 200);
+    let t = await waitForStatus(h, termID, ['Failed', 'Processed']);
+    assert.equal(t.status, 'Failed');
+    assert.deepEqual(t.exceptions.map((e: any) => [e.code, e.subscriptionID]), [['UNUSUAL_CONSUMPTION', subscriptionID]]);
+    assert.match(t.job.lastError, /validate-term and approve-term to bill it as read/);
+    assert.equal((await bills(h, { termID })).body.data.bills.length, 0);
+    // Processed again without validation (process-term moves it to Scheduled first): the same stop.
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID })).status, 200);
+    t = await waitForStatus(h, termID, ['Failed', 'Processed']);
+    assert.equal(t.status, 'Failed');
+
+    const v = await step(h, 'validate-term', 'Validate Term', { termID });
+    assert.deepEqual(v.body.data.exceptions.map((e: any) => [e.code, e.severity]), [['UNUSUAL_CONSUMPTION', 'warning']]);
+    assert.equal((await step(h, 'approve-term', 'Approve Term', { termID })).status, 200);
+    assert.equal((await step(h, 'process-term', 'Process Term', { termID })).status, 200);
+    t = await waitForStatus(h, termID, ['Processed']);
+    const billed = (await bills(h, { termID })).body.data.bills;
+    assert.equal(billed.length, 1);
+    assert.equal(billed[0].subscriptionID, subscriptionID);
+  });
 });

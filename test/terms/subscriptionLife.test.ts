@@ -11,6 +11,8 @@ import type { Runner } from 'graphile-worker';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
 import { makeTemplate, makeTerm, step, termOf, waitForStatus } from './fixtures.ts';
+import { readTerm } from '../../src/billRun/termStore.ts';
+import { clearRoster, loadRosterSideBySide } from '../../src/billRun/roster.ts';
 
 const envelope = (method: string, action: string, data: unknown) => ({ method, action, apiVersion: 'v2', data });
 
@@ -127,6 +129,13 @@ describe('subscriptions through their life, billed by the bill run', () => {
       roster.rows.map((x) => x.id),
       [ids.steady, ids.pause, ids.mover, ids.leaver, ids.newcomer, ids.drifter],
     );
+    // The plan loads a skipped roster in two halves of the batch's ids side by side
+    // (loadRosterSideBySide, from 50,000 ids apart): split here at any size, the same roster.
+    const term = (await readTerm(h.db, String(termID)))!;
+    await clearRoster(h.db, term.term_id);
+    assert.equal(await loadRosterSideBySide(h.db, term, 1), 6);
+    const halves = await h.db.query('SELECT subscription_id::int AS id FROM term_subscription WHERE term_id = $1 ORDER BY 1', [termID]);
+    assert.deepEqual(halves.rows, roster.rows);
 
     // The officer's term readings. A subscription that ended on 10 November cannot take a
     // reading of 30 November (it would bill what the next occupant uses).
