@@ -28,8 +28,8 @@ const MAX_DELAY_MS = 4 * 3600 * 1000;
 /** Characters of the answer (or of the error) kept with an attempt. */
 const EXCERPT = 500;
 
-type Due = { message_id: string; event_id: string; type: string; data: Record<string, unknown>; created_iso: string };
-type Result = { ok: boolean; status: number | null; latencyMs: number; excerpt: string };
+export type Due = { message_id: string; event_id: string; type: string; data: Record<string, unknown>; created_iso: string };
+export type Result = { ok: boolean; status: number | null; latencyMs: number; excerpt: string };
 
 const agents = new Map<string, Agent>();
 function agentFor(s: WebhookSettings): Agent {
@@ -138,8 +138,13 @@ async function dueMessages(db: pg.Pool, endpointId: string): Promise<Due[]> {
 }
 
 /** The attempts of a batch, the messages' new state and the endpoint's, in one transaction. */
-async function recordBatch(db: pg.Pool, endpoint: EndpointRow, batch: Due[], results: Result[], s: WebhookSettings): Promise<void> {
+/** Records a batch's attempts: its messages, the attempts, the endpoint's failing state. Exported for the lock-order test. */
+export async function recordBatch(db: pg.Pool, endpoint: EndpointRow, batch: Due[], results: Result[], s: WebhookSettings): Promise<void> {
   await inTransaction(db, async (tx) => {
+    // The endpoint first, then its messages, as every route does (lockEndpoint): messages
+    // first, a replay-event at the same moment deadlocked with it and was answered
+    // CONFLICT after a second (an outside check).
+    await tx.query('SELECT 1 FROM webhook_endpoint WHERE endpoint_id = $1 FOR UPDATE', [endpoint.endpoint_id]);
     const ids = batch.map((m) => m.message_id);
     const ok = results.map((r) => r.ok);
     await tx.query(

@@ -9,7 +9,8 @@ import type { Runner } from 'graphile-worker';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
 import { closeMailers } from '../../src/delivery/mailer.ts';
-import { closeWebhookAgents, dispatchEndpoint } from '../../src/webhooks/dispatch.ts';
+import { closeWebhookAgents, dispatchEndpoint, recordBatch } from '../../src/webhooks/dispatch.ts';
+import { lockEndpoint, replayMessages } from '../../src/webhooks/store.ts';
 import os from 'node:os';
 import { isForbiddenAddress } from '../../src/webhooks/address.ts';
 import { newSecret } from '../../src/webhooks/signing.ts';
@@ -407,6 +408,32 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
       const events = await h.post('/webhooks/get-events', wh('Retrieve', 'Retrieve Events', { since }));
       assert.equal(events.status, 400, since);
       assert.deepEqual(events.body.error.details.map((d: any) => d.path), ['data.since']);
+    }
+  });
+
+  // An outside check: replay-event answered CONFLICT after a second while the sender recorded a
+  // batch of the same endpoint, the two taking their locks in opposite orders (a deadlock).
+  test('a replay while the sender records a batch of the same endpoint: one waits for the other, neither is refused', async () => {
+    const m = (
+      await h.db.query<{ endpoint_id: string; event_id: string; message_id: string }>(
+        'SELECT endpoint_id, event_id, message_id FROM webhook_message WHERE endpoint_id = $1 ORDER BY message_id LIMIT 1',
+        [all],
+      )
+    ).rows[0]!;
+    const replayer = await h.db.connect();
+    try {
+      await replayer.query('BEGIN');
+      const endpoint = (await lockEndpoint(replayer, h.appCode, all))!;
+      const due = { message_id: m.message_id, event_id: m.event_id, type: 'term.processed', data: {}, created_iso: new Date().toISOString() };
+      const recording = recordBatch(h.db, endpoint, [due], [{ ok: true, status: 200, latencyMs: 1, excerpt: '' }], h.config);
+      recording.catch(() => {});
+      // The sender is waiting for the endpoint now; before the fix it held the message already.
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(await replayMessages(replayer, endpoint, { eventId: Number(m.event_id) }), 1);
+      await replayer.query('COMMIT');
+      await recording;
+    } finally {
+      replayer.release();
     }
   });
 
