@@ -9,6 +9,7 @@ import { demandCodes, lastReadingsSql, meterReadingsOf, READINGS_SETTLED_SQL, RE
 import type { TermException } from './schemas.ts';
 import { formatDate } from '../calendar/calendar.ts';
 import { effectiveSql, insertReadings } from '../readings/store.ts';
+import { idHalves } from './roster.ts';
 import { lockSubscriptions } from '../readings/write.ts';
 
 const NO_MARK = '9223372036854775807';
@@ -149,9 +150,8 @@ async function checkRoster(db: pg.Pool, ctx: RunContext, o: { limit: number; pas
   );
   const { lo, hi } = ends.rows[0]!;
   if (lo === null || hi === null) return [];
-  const mid = (BigInt(lo) + BigInt(hi)) / 2n;
   const skip = passOver ?? (await settledShare(db, ctx, lo, hi)) > 0.5;
-  const parts = await Promise.all([exceptionsIn(db, ctx, lo, String(mid), skip, o.unusual), exceptionsIn(db, ctx, String(mid + 1n), hi, skip, o.unusual)]);
+  const parts = await Promise.all(idHalves(lo, hi).map(([from, to]) => exceptionsIn(db, ctx, from, to, skip, o.unusual)));
   return parts.flat().slice(0, limit);
 }
 
@@ -197,9 +197,13 @@ async function exceptionsIn(db: pg.Pool, ctx: RunContext, fromId: string, toId: 
   // the year before the previous reading, the previous and the current; any other
   // MIN_HISTORY_PERIODS + 2): one lookup of MIN_HISTORY_PERIODS + 2 rows tells both. The rows
   // left are the meters in doubt and those with the history to judge; the rules decide.
-  const enough = `CASE WHEN m.code = ANY($9::text[]) THEN 3 ELSE $10::int + 2 END`;
-  const keep = !passOver ? '' : unusual ? ` AND (SELECT NOT coalesce(${SETTLED_TEST}, false) OR count(*) >= ${enough} FROM ${lastReadingsSql('$10::int + 2')})` : ` AND NOT ${READINGS_SETTLED_SQL}`;
-  const doubt = 'y.cur_date IS NULL OR y.prev_date IS NULL OR y.cur_value < y.prev_value';
+  const periodsNeeded = (code: string) => `CASE WHEN ${code} = ANY($9::text[]) THEN 1 ELSE $10::int END`;
+  const keep = !passOver
+    ? ''
+    : unusual
+      ? ` AND (SELECT NOT coalesce(${SETTLED_TEST}, false) OR count(*) >= ${periodsNeeded('m.code')} + 2 FROM ${lastReadingsSql('$10::int + 2')})`
+      : ` AND NOT ${READINGS_SETTLED_SQL}`;
+  const doubt = (row: string) => `${row}.cur_date IS NULL OR ${row}.prev_date IS NULL OR ${row}.cur_value < ${row}.prev_value`;
   const r = await inTransaction(db, async (tx) => {
     await withoutMemoize(tx);
     return tx.query<HistoryRow & { active_start: string }>(
@@ -209,12 +213,11 @@ async function exceptionsIn(db: pg.Pool, ctx: RunContext, fromId: string, toId: 
              FROM (SELECT * FROM (${READINGS_SQL} WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3${keep}) y OFFSET 0) x
              ${historyLateral('$8')}
              JOIN subscription s ON s.subscription_id = x.subscription_id
-            WHERE x.cur_date IS NULL OR x.prev_date IS NULL OR x.cur_value < x.prev_value
-               OR coalesce(h.periods, 0) >= CASE WHEN x.code = ANY($9::text[]) THEN 1 ELSE $10::int END
+            WHERE ${doubt('x')} OR coalesce(h.periods, 0) >= ${periodsNeeded('x.code')}
             ORDER BY x.subscription_id, x.code`
         : `SELECT x.*, s.account_id, greatest($4::date, s.start_date) AS active_start, least($5::date, s.end_date) AS active_end
              FROM (SELECT * FROM (${READINGS_SQL} WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3${keep}) y
-                    WHERE ${doubt} OFFSET 0) x
+                    WHERE ${doubt('y')} OFFSET 0) x
              JOIN subscription s ON s.subscription_id = x.subscription_id
             ORDER BY x.subscription_id, x.code`,
       [

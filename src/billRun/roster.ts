@@ -63,12 +63,17 @@ export async function loadRosterSideBySide(db: pg.Pool, term: TermRow, splitFrom
   );
   const { lo, hi } = ends.rows[0]!;
   if (lo === null || hi === null) return 0;
-  const ranges: [string, string][] =
-    BigInt(hi) - BigInt(lo) < splitFromIds ? [[lo, hi]] : [[lo, String((BigInt(lo) + BigInt(hi)) / 2n)], [String((BigInt(lo) + BigInt(hi)) / 2n + 1n), hi]];
+  const ranges = BigInt(hi) - BigInt(lo) < splitFromIds ? [[lo, hi] as const] : idHalves(lo, hi);
   const counts = await Promise.all(
     ranges.map(async ([from, to]) => (await db.query(`${ROSTER_SQL} AND s.subscription_id BETWEEN $7 AND $8`, [...rosterParams(term), from, to])).rowCount ?? 0),
   );
   return counts.reduce((a, b) => a + b, 0);
+}
+
+/** The ids [lo, hi] as two halves, [lo, mid] and [mid + 1, hi]: the work of a plan's statement on two connections. */
+export function idHalves(lo: string, hi: string): [[string, string], [string, string]] {
+  const mid = (BigInt(lo) + BigInt(hi)) / 2n;
+  return [[lo, String(mid)], [String(mid + 1n), hi]];
 }
 
 export const rosterParams = (term: TermRow) => [term.term_id, term.app_code, term.service_id, term.batch_id, term.start_date, term.end_date];
