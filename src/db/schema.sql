@@ -1000,6 +1000,7 @@ TABLE webhook_message
   next_attempt_at timestamp with time zone NOT NULL DEFAULT now()
   delivered_at timestamp with time zone
   created_at timestamp with time zone NOT NULL DEFAULT now()
+  replays integer NOT NULL DEFAULT 0
   CONSTRAINT webhook_message_endpoint_id_event_id_key UNIQUE (endpoint_id, event_id)
   CONSTRAINT webhook_message_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES webhook_endpoint(endpoint_id)
   CONSTRAINT webhook_message_event_id_fkey FOREIGN KEY (event_id) REFERENCES event(event_id)

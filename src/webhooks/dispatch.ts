@@ -28,7 +28,7 @@ const MAX_DELAY_MS = 4 * 3600 * 1000;
 /** Characters of the answer (or of the error) kept with an attempt. */
 const EXCERPT = 500;
 
-export type Due = { message_id: string; event_id: string; type: string; data: Record<string, unknown>; created_iso: string };
+export type Due = { message_id: string; replays: number; event_id: string; type: string; data: Record<string, unknown>; created_iso: string };
 export type Result = { ok: boolean; status: number | null; latencyMs: number; excerpt: string };
 
 const agents = new Map<string, Agent>();
@@ -107,8 +107,8 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (t: T) => 
 async function dueMessages(db: pg.Pool, endpointId: string): Promise<Due[]> {
   let after = '0';
   for (;;) {
-    const c = await db.query<{ message_id: string; event_id: string; order_key: string }>(
-      `SELECT message_id, event_id, order_key FROM webhook_message
+    const c = await db.query<{ message_id: string; replays: number; event_id: string; order_key: string }>(
+      `SELECT message_id, replays, event_id, order_key FROM webhook_message
         WHERE endpoint_id = $1 AND status = 'pending' AND next_attempt_at <= now() AND event_id > $2
         ORDER BY event_id LIMIT $3`,
       [endpointId, after, BATCH],
@@ -129,7 +129,7 @@ async function dueMessages(db: pg.Pool, endpointId: string): Promise<Due[]> {
         [heads.map((h) => h.event_id)],
       );
       const byId = new Map(e.rows.map((r) => [r.event_id, r]));
-      return heads.map((h) => ({ message_id: h.message_id, ...byId.get(h.event_id)! }));
+      return heads.map((h) => ({ message_id: h.message_id, replays: h.replays, ...byId.get(h.event_id)! }));
     }
     // Every due message here waits behind an earlier one of its key: look further.
     if (c.rows.length < BATCH) return [];
@@ -147,8 +147,10 @@ export async function recordBatch(db: pg.Pool, endpoint: EndpointRow, batch: Due
     await tx.query('SELECT 1 FROM webhook_endpoint WHERE endpoint_id = $1 FOR UPDATE', [endpoint.endpoint_id]);
     const ids = batch.map((m) => m.message_id);
     const ok = results.map((r) => r.ok);
+    // A message replayed since it was read is owed again: its attempt is logged below, but
+    // it settles nothing (migration 112).
     await tx.query(
-      `WITH r AS (SELECT * FROM unnest($1::bigint[], $2::boolean[]) AS u(message_id, ok)),
+      `WITH r AS (SELECT * FROM unnest($1::bigint[], $2::boolean[], $6::int[]) AS u(message_id, ok, replays)),
        m AS (
          UPDATE webhook_message m
             SET attempts = m.attempts + 1, first_attempt_at = coalesce(m.first_attempt_at, now()),
@@ -159,10 +161,10 @@ export async function recordBatch(db: pg.Pool, endpoint: EndpointRow, batch: Due
                 next_attempt_at = CASE WHEN r.ok THEN m.next_attempt_at
                               ELSE least(now() + make_interval(secs => least($4::float8 * power(2, m.attempts), $5::float8) / 1000),
                                          coalesce(m.first_attempt_at, now()) + make_interval(secs => $3)) END
-           FROM r WHERE m.message_id = r.message_id
+           FROM r WHERE m.message_id = r.message_id AND m.replays = r.replays
          RETURNING m.message_id)
        SELECT count(*) FROM m`,
-      [ids, ok, s.webhookGiveUpSeconds, s.webhookRetryBaseMs, MAX_DELAY_MS],
+      [ids, ok, s.webhookGiveUpSeconds, s.webhookRetryBaseMs, MAX_DELAY_MS, batch.map((m) => m.replays)],
     );
     await tx.query(
       `INSERT INTO webhook_attempt (message_id, endpoint_id, event_id, app_code, outcome, status_code, latency_ms, excerpt)

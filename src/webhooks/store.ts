@@ -91,7 +91,8 @@ export async function hasPending(db: Queryable, endpointId: string): Promise<boo
 /**
  * Owes the endpoint these events again (a replay): a new message, or the old one back to
  * pending, due now, its backoff and its day starting over (its attempts stay in
- * webhook_attempt). Only events of the endpoint's app.
+ * webhook_attempt; an attempt already on its way does not settle it: `replays`). Only
+ * events of the endpoint's app.
  */
 export async function replayMessages(db: Queryable, endpoint: EndpointRow, filter: { eventId?: number; since?: string; types?: string[] | null }): Promise<number> {
   const r = await db.query(
@@ -100,7 +101,8 @@ export async function replayMessages(db: Queryable, endpoint: EndpointRow, filte
       WHERE e.app_code = $2 AND ($3::bigint IS NULL OR e.event_id = $3) AND ($4::timestamp IS NULL OR e.created_at >= $4::timestamp AT TIME ZONE (SELECT time_zone FROM app WHERE app_code = $2))
         AND ($5::text[] IS NULL OR e.type = ANY ($5))
       ORDER BY e.event_id
-     ON CONFLICT (endpoint_id, event_id) DO UPDATE SET status = 'pending', next_attempt_at = now(), first_attempt_at = NULL, delivered_at = NULL, attempts = 0`,
+     ON CONFLICT (endpoint_id, event_id) DO UPDATE SET status = 'pending', next_attempt_at = now(), first_attempt_at = NULL, delivered_at = NULL, attempts = 0,
+                                                      replays = webhook_message.replays + 1`,
     [endpoint.endpoint_id, endpoint.app_code, filter.eventId ?? null, filter.since ?? null, filter.types ?? null],
   );
   return r.rowCount ?? 0;

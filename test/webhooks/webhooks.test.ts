@@ -413,10 +413,12 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
 
   // An outside check: replay-event answered CONFLICT after a second while the sender recorded a
   // batch of the same endpoint, the two taking their locks in opposite orders (a deadlock).
-  test('a replay while the sender records a batch of the same endpoint: one waits for the other, neither is refused', async () => {
+  // The same meeting showed that the replay was then absorbed: the sender set the message
+  // delivered by an attempt it had begun before the replay was asked.
+  test('a replay while the sender records a batch of the same endpoint: one waits for the other, neither is refused, and the replay is still owed', async () => {
     const m = (
-      await h.db.query<{ endpoint_id: string; event_id: string; message_id: string }>(
-        'SELECT endpoint_id, event_id, message_id FROM webhook_message WHERE endpoint_id = $1 ORDER BY message_id LIMIT 1',
+      await h.db.query<{ endpoint_id: string; event_id: string; message_id: string; replays: number }>(
+        'SELECT endpoint_id, event_id, message_id, replays FROM webhook_message WHERE endpoint_id = $1 ORDER BY message_id LIMIT 1',
         [all],
       )
     ).rows[0]!;
@@ -424,7 +426,7 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
     try {
       await replayer.query('BEGIN');
       const endpoint = (await lockEndpoint(replayer, h.appCode, all))!;
-      const due = { message_id: m.message_id, event_id: m.event_id, type: 'term.processed', data: {}, created_iso: new Date().toISOString() };
+      const due = { message_id: m.message_id, replays: m.replays, event_id: m.event_id, type: 'term.processed', data: {}, created_iso: new Date().toISOString() };
       const recording = recordBatch(h.db, endpoint, [due], [{ ok: true, status: 200, latencyMs: 1, excerpt: '' }], h.config);
       recording.catch(() => {});
       // The sender is waiting for the endpoint now; before the fix it held the message already.
@@ -435,6 +437,10 @@ describe('webhooks: every event signed, once, in order; retries; rotation; tenan
     } finally {
       replayer.release();
     }
+    const after = (await h.db.query('SELECT status, attempts, replays FROM webhook_message WHERE message_id = $1', [m.message_id])).rows[0];
+    assert.deepEqual(after, { status: 'pending', attempts: 0, replays: m.replays + 1 });
+    const logged = await h.db.query(`SELECT 1 FROM webhook_attempt WHERE message_id = $1 AND outcome = 'delivered'`, [m.message_id]);
+    assert.ok((logged.rowCount ?? 0) >= 1, 'the attempt itself is still logged');
   });
 
   test("tenancy: another app's admin can neither see nor touch an endpoint, its attempts or events (every /webhooks/ route)", async () => {
