@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import { consumptionBetween, Dec, estimateReading, meterConsumption, prepareTariff, RatingError, unusualConsumption as unusual, unusualDemand, MIN_HISTORY_PERIODS, UNUSUAL_FACTOR, type MeterHistory } from '../rating/index.ts';
-import { demandCodes, lastReadingsSql, meterReadingsOf, READINGS_SETTLED_SQL, READINGS_SQL, SETTLED_TEST, withDemandHighs, withLastPeriodDemand, type FailedEntry, type ReadingsRow, type RunContext } from './rateRoster.ts';
+import { demandCodes, LAST_FIRST, lastReadingsSql, meterReadingsOf, READINGS_SETTLED_SQL, READINGS_SQL, readingsOfMetersSql, withDemandHighs, withLastPeriodDemand, type FailedEntry, type ReadingsRow, type RunContext } from './rateRoster.ts';
 import type { TermException } from './schemas.ts';
 import { formatDate } from '../calendar/calendar.ts';
 import { effectiveSql, insertReadings } from '../readings/store.ts';
@@ -192,44 +192,36 @@ async function exceptionsIn(db: pg.Pool, ctx: RunContext, fromId: string, toId: 
   // passed over) the check took a quarter longer. So it is used when it passes over more than
   // half the meters of a sample of the roster (settledShare; measured: docs/bill-run.md).
   //
-  // Judging unusual consumption too, a settled meter is passed over only when it has too few
-  // readings for the history rules to judge (a demand register 3 up to the term's end: one in
-  // the year before the previous reading, the previous and the current; any other
-  // MIN_HISTORY_PERIODS + 2): one lookup of MIN_HISTORY_PERIODS + 2 rows tells both. The rows
-  // left are the meters in doubt and those with the history to judge; the rules decide.
-  const periodsNeeded = (code: string) => `CASE WHEN ${code} = ANY($9::text[]) THEN 1 ELSE $10::int END`;
-  const keep = !passOver
-    ? ''
-    : unusual
-      ? ` AND (SELECT NOT coalesce(${SETTLED_TEST}, false) OR count(*) >= ${periodsNeeded('m.code')} + 2 FROM ${lastReadingsSql('$10::int + 2')})`
-      : ` AND NOT ${READINGS_SETTLED_SQL}`;
+  // Judging unusual consumption too, the settled meters are read by settledWithHistory: the
+  // rows to judge of the meters its one lookup tells all of, and the other meters, read by
+  // READINGS_SQL and historyLateral as before.
   const doubt = (row: string) => `${row}.cur_date IS NULL OR ${row}.prev_date IS NULL OR ${row}.cur_value < ${row}.prev_value`;
-  const r = await inTransaction(db, async (tx) => {
+  const params = [ctx.termId, fromId, toId, ctx.start, ctx.end, ctx.watermark ?? NO_MARK, ctx.meteredCodes];
+  const rows = await inTransaction(db, async (tx) => {
     await withoutMemoize(tx);
-    return tx.query<HistoryRow & { active_start: string }>(
+    if (unusual && passOver) return settledWithHistory(tx, ctx, fromId, toId);
+    const r = await tx.query<HistoryRow & { active_start: string }>(
       unusual
         ? `SELECT x.*, s.account_id, greatest($4::date, s.start_date) AS active_start, least($5::date, s.end_date) AS active_end,
                   h.h_date, h.h_value, coalesce(h.periods, 0)::int AS h_periods
-             FROM (SELECT * FROM (${READINGS_SQL} WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3${keep}) y OFFSET 0) x
-             ${historyLateral('$8')}
+             FROM (SELECT * FROM (${READINGS_SQL} WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3) y OFFSET 0) x
+             ${historyLateral('$8', '$6')}
              JOIN subscription s ON s.subscription_id = x.subscription_id
-            WHERE ${doubt('x')} OR coalesce(h.periods, 0) >= ${periodsNeeded('x.code')}
+            WHERE ${doubt('x')} OR coalesce(h.periods, 0) >= ${periodsNeeded('x.code', '$9', '$10')}
             ORDER BY x.subscription_id, x.code`
         : `SELECT x.*, s.account_id, greatest($4::date, s.start_date) AS active_start, least($5::date, s.end_date) AS active_end
-             FROM (SELECT * FROM (${READINGS_SQL} WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3${keep}) y
+             FROM (SELECT * FROM (${READINGS_SQL} WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3${passOver ? ` AND NOT ${READINGS_SETTLED_SQL}` : ''}) y
                     WHERE ${doubt('y')} OFFSET 0) x
              JOIN subscription s ON s.subscription_id = x.subscription_id
             ORDER BY x.subscription_id, x.code`,
-      [
-        ctx.termId, fromId, toId, ctx.start, ctx.end, ctx.watermark ?? NO_MARK, ctx.meteredCodes,
-        ...(unusual ? [HISTORY_DAYS, [...demandCodes(ctx)], MIN_HISTORY_PERIODS] : []),
-      ],
+      unusual ? [...params, HISTORY_DAYS, [...demandCodes(ctx)], MIN_HISTORY_PERIODS] : params,
     );
+    return r.rows;
   });
   const byCode = meters(ctx);
   const out: TermException[] = [];
   const judged: HistoryRow[] = [];
-  for (const row of r.rows) {
+  for (const row of rows) {
     const meter = byCode.get(row.code);
     if (meter === undefined) continue;
     try {
@@ -254,16 +246,88 @@ async function exceptionsIn(db: pg.Pool, ctx: RunContext, fromId: string, toId: 
   return [...out, ...warnings].sort((a, b) => a.subscriptionID - b.subscriptionID);
 }
 
-/** The oldest effective reading of the year before the previous one (x.prev_date) and how many dates that year holds (`days`: the parameter of HISTORY_DAYS), as h. */
-const historyLateral = (days: string) => `LEFT JOIN LATERAL (
+/** The history rule's readings needed: a demand register's one in the year before the previous reading, any other meter's MIN_HISTORY_PERIODS (the parameters named). */
+const periodsNeeded = (code: string, demand: string, min: string) => `CASE WHEN ${code} = ANY(${demand}::text[]) THEN 1 ELSE ${min}::int END`;
+
+/** Readings settledWithHistory looks up at once per meter: a meter read monthly has about 14 from its current one back to a year before its previous one. */
+const LAST_READINGS = 16;
+
+/**
+ * The rows to judge (the errors and unusual consumption, exceptionsIn) of the roster
+ * meters with ids in [fromId, toId] when most meters are settled (settledShare), in id order.
+ *
+ * Each meter's last LAST_READINGS effective readings up to the term's end, in one lookup,
+ * tell all of it when the meter is settled (READINGS_SETTLED_SQL's test: the first of them
+ * dated in the term and not below the first before the term) and they reach back past the
+ * year before its previous reading (or are all it has): the first is READINGS_SQL's current
+ * reading, the first before the term its previous one, and those of the year before that
+ * historyLateral's. Such a meter is a row only when it has the history to judge (a settled
+ * meter is in no doubt). Every other meter is read as before, by READINGS_SQL and
+ * historyLateral, given by its pair (subscription, code). With three months of history, the
+ * check read 44 buffers a meter in five lookups (issue 15, docs/bill-run.md).
+ */
+async function settledWithHistory(tx: Queryable, ctx: RunContext, fromId: string, toId: string): Promise<(HistoryRow & { active_start: string })[]> {
+  const demand = [...demandCodes(ctx)];
+  const wm = ctx.watermark ?? NO_MARK;
+  // The rows are sorted by the subscription (the exceptions' order): in memory, not on disk.
+  await tx.query(`SET LOCAL work_mem = '64MB'`);
+  const first = await tx.query<HistoryRow & { active_start: string; whole: boolean }>(
+    `SELECT x.*, s.account_id, greatest($4::date, s.start_date) AS active_start, least($5::date, s.end_date) AS active_end
+       FROM (SELECT * FROM (
+         SELECT ts.subscription_id, m.code, f.whole,
+                a.d[1] AS cur_date, a.v[1] AS cur_value, a.k[1] AS cur_kind, a.i[1] AS cur_id,
+                a.d[pp.p] AS prev_date, a.v[pp.p] AS prev_value, a.k[pp.p] AS prev_kind, a.i[pp.p] AS prev_id,
+                a.d[h.o] AS h_date, a.v[h.o] AS h_value, coalesce(h.periods, 0)::int AS h_periods
+           FROM term_subscription ts
+          CROSS JOIN unnest($7::text[]) AS m(code)
+          CROSS JOIN LATERAL (
+            SELECT array_agg(last.reading_date ${LAST_FIRST}) AS d, array_agg(last.value ${LAST_FIRST}) AS v,
+                   array_agg(last.kind ${LAST_FIRST}) AS k, array_agg(last.reading_id ${LAST_FIRST}) AS i,
+                   count(*) AS n, count(*) FILTER (WHERE last.reading_date >= $4::date) + 1 AS p
+              FROM ${lastReadingsSql('$11::int')}) a
+          CROSS JOIN LATERAL (SELECT CASE WHEN a.p <= a.n THEN a.p END AS p) pp
+          -- The year before the previous reading: the readings after it in the array (dated
+          -- before it) back to the year's first day. Newest first, so the last of them is the
+          -- oldest, and a date is counted once at its last reading (the next one differs).
+          CROSS JOIN LATERAL (
+            SELECT max(u.o) AS o, count(*) FILTER (WHERE u.x IS DISTINCT FROM a.d[u.o + 1]) AS periods FROM unnest(a.d) WITH ORDINALITY AS u(x, o)
+             WHERE u.o > pp.p AND u.x < a.d[pp.p] AND u.x >= a.d[pp.p] - $8::int) h
+          CROSS JOIN LATERAL (
+            SELECT coalesce(a.d[1] >= $4::date AND a.v[1] >= a.v[pp.p]
+                            AND (a.n < $11::int OR a.d[$11::int] < a.d[pp.p] - $8::int), false) AS whole) f
+          WHERE ts.term_id = $1 AND ts.subscription_id BETWEEN $2 AND $3) y
+        WHERE NOT y.whole OR y.h_periods >= ${periodsNeeded('y.code', '$9', '$10')} OFFSET 0) x
+       JOIN subscription s ON s.subscription_id = x.subscription_id
+      ORDER BY x.subscription_id, x.code`,
+    [ctx.termId, fromId, toId, ctx.start, ctx.end, wm, ctx.meteredCodes, HISTORY_DAYS, demand, MIN_HISTORY_PERIODS, LAST_READINGS],
+  );
+  const rest = first.rows.filter((r) => !r.whole);
+  if (rest.length === 0) return first.rows;
+  const doubt = `x.cur_date IS NULL OR x.prev_date IS NULL OR x.cur_value < x.prev_value`;
+  const others = await tx.query<HistoryRow & { active_start: string }>(
+    `SELECT x.*, s.account_id, greatest($4::date, s.start_date) AS active_start, least($5::date, s.end_date) AS active_end,
+            h.h_date, h.h_value, coalesce(h.periods, 0)::int AS h_periods
+       FROM (SELECT * FROM (${readingsOfMetersSql('$1', '$2')}) y OFFSET 0) x
+       ${historyLateral('$3', '$6')}
+       JOIN subscription s ON s.subscription_id = x.subscription_id
+      WHERE ${doubt} OR coalesce(h.periods, 0) >= ${periodsNeeded('x.code', '$7', '$8')}`,
+    [rest.map((r) => r.subscription_id), rest.map((r) => r.code), HISTORY_DAYS, ctx.start, ctx.end, wm, demand, MIN_HISTORY_PERIODS],
+  );
+  const order = (a: { subscription_id: string; code: string }, b: { subscription_id: string; code: string }) =>
+    Number(a.subscription_id) - Number(b.subscription_id) || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
+  return [...first.rows.filter((r) => r.whole), ...others.rows].sort(order);
+}
+
+/** The oldest effective reading of the year before the previous one (x.prev_date) and how many dates that year holds (`days`: the parameter of HISTORY_DAYS; `watermark`: of the readings' watermark), as h. */
+const historyLateral = (days: string, watermark: string) => `LEFT JOIN LATERAL (
          SELECT (array_agg(r.reading_date ORDER BY r.reading_date, r.reading_id))[1] AS h_date,
                 (array_agg(r.value ORDER BY r.reading_date, r.reading_id))[1] AS h_value,
                 count(DISTINCT r.reading_date) AS periods
            FROM reading r
           WHERE r.subscription_id = x.subscription_id AND r.input_code = x.code
             AND r.reading_date >= x.prev_date - ${days}::int AND r.reading_date < x.prev_date
-            AND r.reading_id <= $6::bigint
-            AND ${effectiveSql('r', '$6::bigint')}) h ON true`;
+            AND r.reading_id <= ${watermark}::bigint
+            AND ${effectiveSql('r', `${watermark}::bigint`)}) h ON true`;
 
 type HistoryRow = ReadingsRow & {
   /** A demand register: the period before's demand (withLastPeriodDemand). */
@@ -285,7 +349,7 @@ async function withHistory(db: Queryable, ctx: RunContext, onlyMissing: boolean)
             x.prev_date, x.prev_value, x.prev_kind, s.account_id, h.h_date, h.h_value, coalesce(h.periods, 0)::int AS h_periods
        FROM (${READINGS_SQL} WHERE ts.term_id = $1) x
        JOIN subscription s ON s.subscription_id = x.subscription_id
-       ${historyLateral('$2')}
+       ${historyLateral('$2', '$6')}
       WHERE x.prev_date IS NOT NULL AND ($3::boolean IS NOT TRUE OR x.cur_date IS NULL)`,
     [ctx.termId, HISTORY_DAYS, onlyMissing, ctx.start, ctx.end, ctx.watermark ?? NO_MARK, ctx.meteredCodes],
   );

@@ -504,9 +504,8 @@ const READINGS_COLUMNS = `
          coalesce(before.value, first.value) AS prev_value,
          coalesce(before.kind, first.kind) AS prev_kind,
          coalesce(before.reading_id, first.reading_id) AS prev_id, cur.reading_id AS cur_id`;
-const READINGS_FROM = `
-    FROM term_subscription ts
-   CROSS JOIN unnest($7::text[]) AS m(code)
+const readingsFrom = (meters: string) => `
+    FROM ${meters}
     LEFT JOIN LATERAL (
       SELECT r.reading_id, r.reading_date, r.value, r.kind FROM reading r
        WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
@@ -527,7 +526,14 @@ const READINGS_FROM = `
          AND r.reading_id <= $6::bigint
          AND ${effectiveSql('r', '$6::bigint')}
        ORDER BY r.reading_date DESC, r.reading_id DESC LIMIT 1) cur ON true`;
+const READINGS_FROM = readingsFrom('term_subscription ts\n   CROSS JOIN unnest($7::text[]) AS m(code)');
 export const READINGS_SQL = READINGS_COLUMNS + READINGS_FROM;
+/**
+ * READINGS_SQL of given meters rather than of the roster: the parameters `subs` (bigint[])
+ * and `codes` (text[]) pair a subscription with each code; the caller adds no WHERE on ts.
+ */
+export const readingsOfMetersSql = (subs: string, codes: string) =>
+  READINGS_COLUMNS + readingsFrom(`unnest(${subs}::bigint[], ${codes}::text[]) AS ts(subscription_id, code)\n   CROSS JOIN LATERAL (SELECT ts.code) AS m(code)`);
 
 /**
  * True for a roster meter (ts, m of READINGS_SQL, the same parameters) whose READINGS_SQL
@@ -542,16 +548,16 @@ export const READINGS_SQL = READINGS_COLUMNS + READINGS_FROM;
  * 15, docs/bill-run.md). Three, not two: a term spanning a version change often has a
  * reading on the change date.
  */
-const LAST_FIRST = 'ORDER BY last.reading_date DESC, last.reading_id DESC';
+export const LAST_FIRST = 'ORDER BY last.reading_date DESC, last.reading_id DESC';
 /**
  * The test of READINGS_SETTLED_SQL over `last` (lastReadingsSql), null when it has no row;
  * over more than three rows it holds for the same meters and more (three or four readings
  * in the term and one before), as the previous reading is still the first before the term.
  */
-export const SETTLED_TEST = `(array_agg(last.reading_date ${LAST_FIRST}))[1] >= $4::date
+const SETTLED_TEST = `(array_agg(last.reading_date ${LAST_FIRST}))[1] >= $4::date
                    AND (array_agg(last.value ${LAST_FIRST}))[1] >= (array_agg(last.value ${LAST_FIRST}) FILTER (WHERE last.reading_date < $4::date))[1]`;
 /** A roster meter's (ts, m) last `limit` effective readings up to the term's end, as `last`, newest first. */
-export const lastReadingsSql = (limit: string) => `(SELECT r.reading_date, r.reading_id, r.value FROM reading r
+export const lastReadingsSql = (limit: string) => `(SELECT r.reading_date, r.reading_id, r.value, r.kind FROM reading r
                      WHERE r.subscription_id = ts.subscription_id AND r.input_code = m.code
                        AND r.reading_date <= $5::date AND r.reading_id <= $6::bigint
                        AND ${effectiveSql('r', '$6::bigint')}

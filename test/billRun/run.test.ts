@@ -145,6 +145,9 @@ describe('the bill run: who acted, the words it writes, and its own check', () =
   test("the run's check agrees with validate-term on ties, corrections, roll-overs and new connections", async () => {
     const days = { before: '2018-08-31', mid: '2018-09-15', end: '2018-09-30', after: '2018-10-05' };
     const history: [string, number][] = [['2018-04-30', 0], ['2018-05-31', 10], ['2018-06-30', 20], ['2018-07-31', 30]];
+    // Every 7 days from 01/09/2017 to 24/08/2018 (52 readings, 2 a week), and at each month's end from 30/06/2017 to 31/07/2018 (14, 10 a month).
+    const weekly: [string, number][] = Array.from({ length: 52 }, (_, i) => [new Date(Date.UTC(2017, 8, 1 + 7 * i)).toISOString().slice(0, 10), 2 * i]);
+    const monthly: [string, number][] = Array.from({ length: 14 }, (_, i) => [new Date(Date.UTC(2017, 6 + i, 0)).toISOString().slice(0, 10), 10 * i]);
     const cases: { name: string; start?: string; readings: [string, number][]; correct?: [number, number, string?]; expect: string | null }[] = [
       { name: 'normal', readings: [[days.before, 10], [days.end, 20]], expect: null },
       { name: 'no reading at all', readings: [], expect: 'MISSING_READING' },
@@ -181,9 +184,24 @@ describe('the bill run: who acted, the words it writes, and its own check', () =
       { name: 'a year of history, then as usual', start: '2018-01-01', readings: [...history, [days.before, 40], [days.end, 50]], expect: null },
       { name: 'three dates of history (five readings in all), then far above', start: '2018-01-01', readings: [...history.slice(1), [days.before, 40], [days.end, 4000]], expect: 'UNUSUAL_CONSUMPTION' },
       { name: 'two dates of history, then far above', start: '2018-01-01', readings: [...history.slice(2), [days.before, 40], [days.end, 4000]], expect: null },
+      { name: 'two dates of history, one read twice, then far above', start: '2018-01-01', readings: [['2018-06-30', 20], ['2018-06-30', 22], ['2018-07-31', 30], [days.before, 40], [days.end, 4000]], expect: null },
       { name: 'a year of history, far above, corrected', start: '2018-01-01', readings: [...history, [days.before, 40], [days.end, 4000]], correct: [5, 50], expect: null },
       { name: 'a year of history, then as usual, corrected far above', start: '2018-01-01', readings: [...history, [days.before, 40], [days.end, 50]], correct: [5, 4000], expect: 'UNUSUAL_CONSUMPTION' },
       { name: 'a year of history, a reading mid-term, then far above', start: '2018-01-01', readings: [...history, [days.before, 40], [days.mid, 45], [days.end, 4000]], expect: 'UNUSUAL_CONSUMPTION' },
+      // The check reads a settled meter's last 16 readings at once and takes the previous,
+      // the current and the year before from them when they reach past that year; a meter
+      // read more often is read the long way. Both must judge as validate-term does.
+      { name: 'weekly for a year (more than one lookup holds), then far above', start: '2017-01-01', readings: [...weekly, [days.before, 120], [days.end, 4000]], expect: 'UNUSUAL_CONSUMPTION' },
+      { name: 'weekly for a year, then as usual', start: '2017-01-01', readings: [...weekly, [days.before, 120], [days.end, 128]], expect: null },
+      { name: 'monthly for fourteen months (sixteen readings, the oldest before the year), then far above', start: '2017-01-01', readings: [...monthly, [days.before, 140], [days.end, 4000]], expect: 'UNUSUAL_CONSUMPTION' },
+      { name: 'monthly for fourteen months, then as usual', start: '2017-01-01', readings: [...monthly, [days.before, 140], [days.end, 150]], expect: null },
+      // The year before 31/08/2018 starts on 30/08/2017 (366 days): a reading on that day is
+      // the history's oldest, one the day before is not (here it would make the year's daily
+      // use 1 a day, and 20 this month not unusual).
+      { name: 'the history starting on the year\'s first day', start: '2017-01-01', readings: [['2017-08-29', 0], ['2017-08-30', 360], ['2017-12-31', 363], ['2018-04-30', 366], [days.before, 369], [days.end, 389]], expect: 'UNUSUAL_CONSUMPTION' },
+      { name: 'two readings on the previous date, the later lower, then far above', start: '2018-01-01', readings: [...history, [days.before, 45], [days.before, 40], [days.end, 4000]], expect: 'UNUSUAL_CONSUMPTION' },
+      { name: 'the oldest history reading corrected up, so the month is far above the history', start: '2018-01-01', readings: [...history, [days.before, 40], [days.end, 50]], correct: [0, 39], expect: 'UNUSUAL_CONSUMPTION' },
+      { name: 'the oldest history reading corrected down, so the month is as usual', start: '2018-01-01', readings: [[history[0]![0], 35], ...history.slice(1), [days.before, 40], [days.end, 60]], correct: [0, 0], expect: null },
     ];
     const ids: number[] = [];
     for (const c of cases) {
