@@ -1,3 +1,4 @@
+import { SPLIT_DECIMALS } from '../segments.ts';
 import { Type, type Static, type TProperties } from 'typebox';
 import { Amount, DecimalString } from '../fields.ts';
 import { Dec, roundMoney, type RoundingMode, toDecimal } from '../money.ts';
@@ -144,7 +145,13 @@ export type TierProrationTrace = {
  * bounds they were given (`rounded`); the bound used is the running total's rounding less
  * those (docs/rating.md).
  */
-export type ScaledBound = { upTo: string; scaled: string; carried?: { allowance: string; rounded: string } };
+export type ScaledBound = {
+  upTo: string;
+  scaled: string;
+  carried?: { allowance: string; rounded: string };
+  /** A segment's bound under tier proration: the bill's bound (prorated and rounded by the rule), of which `scaled` is the segment's share by days. */
+  ofBill?: string;
+};
 
 /**
  * Bounds written per term scaled to a segment of a bill (segments.ts): upTo x days / billDays,
@@ -263,12 +270,20 @@ export function tierTrace(i: number, lower: Dec, upper: Dec | null, tier: Prepar
 export function explainBounds(t: { tierProration?: TierProrationTrace; segmentBounds?: SegmentBoundsTrace }): string {
   const list = (bounds: readonly ScaledBound[]) =>
     bounds
-      .map((b) => (b.carried === undefined ? `${b.upTo} to ${b.scaled}` : `${b.upTo} to ${b.scaled} (with the earlier part's ${b.carried.allowance} at its own version's bound, less the ${b.carried.rounded} it was given)`))
+      .map((b) =>
+        b.carried !== undefined
+          ? `${b.upTo} to ${b.scaled} (with the earlier part's ${b.carried.allowance} at its own version's bound, less the ${b.carried.rounded} it was given)`
+          : b.ofBill !== undefined
+            ? `${b.upTo} to ${b.ofBill}, this segment's ${b.scaled}`
+            : `${b.upTo} to ${b.scaled}`,
+      )
       .join(', ');
   const p = t.tierProration;
   if (p !== undefined) {
     const days = p.period === 'readingPeriod' ? `${p.readingDays} day(s) of the reading period` : `${p.billDays ?? p.activeDays} day(s) billed`;
     const share = p.billDays === undefined ? '' : `, this segment's ${p.activeDays} of the bill's ${p.billDays} day(s)`;
+    // Bills made before the bill's bound was shared by days (2026-11-28) rounded each segment's share by the rule.
+    if (p.bounds.some((b) => b.ofBill !== undefined)) return `tier bounds x ${days} / ${p.basisDays}, rounded ${p.rounding} to ${p.decimals} decimal(s)${share}: ${list(p.bounds)}; `;
     return `tier bounds x ${days} / ${p.basisDays}${share}, rounded ${p.rounding} to ${p.decimals} decimal(s): ${list(p.bounds)}; `;
   }
   const g = t.segmentBounds;
@@ -341,7 +356,7 @@ export function tierBounds(component: PreparedTiered<string>, context: ModelCont
   const { bounds, traced } = scaleBounds(tiers, (upTo, j) =>
     seg === undefined
       ? { scaled: shareOfBill(upTo, total, proration.basisDays, measured, proration.decimals, proration.rounding) }
-      : segmentBound(component.code, j, { upTo, measure: total, basis: proration.basisDays }, seg, context, proration.decimals, proration.rounding),
+      : segmentBound(component.code, j, { upTo, measure: total, basis: proration.basisDays }, seg, context, proration.decimals, proration.rounding, true),
   );
   const trace: TierProrationTrace = {
     // A whole basis stays a number, as every bill before fractional bases wrote it.
@@ -369,7 +384,7 @@ export function tierBounds(component: PreparedTiered<string>, context: ModelCont
  */
 function scaleBounds(
   tiers: readonly PreparedTier[],
-  scale: (upTo: Dec, tier: number) => { scaled: Dec; carried?: ScaledBound['carried'] },
+  scale: (upTo: Dec, tier: number) => { scaled: Dec; carried?: ScaledBound['carried']; ofBill?: Dec },
 ): { bounds: (Dec | null)[]; traced: ScaledBound[] } {
   const bounds: (Dec | null)[] = [];
   const traced: ScaledBound[] = [];
@@ -386,6 +401,7 @@ function scaleBounds(
     bounds.push(scaled);
     const bound: ScaledBound = { upTo: t.upTo.toFixed(), scaled: scaled.toFixed() };
     if (made.carried !== undefined) bound.carried = made.carried;
+    if (made.ofBill !== undefined) bound.ofBill = made.ofBill.toFixed();
     traced.push(bound);
   });
   return { bounds, traced };
@@ -455,9 +471,31 @@ export function earlierAllowance(code: string, j: number, own: BoundRule, seg: S
  * version's rule, less the bounds the earlier segments were given: the bounds of the
  * segments then add up to the allowance of the versions in force (a baseline of 12.1 kWh a
  * day for 14 days and 16.4 for 17 is 448.2, 448: 169 + 279, not 169 + 278 from 16.4 x 31).
+ *
+ * `prorated` (tier proration), when every segment has the same rule for the bound (one
+ * allowance, oneAllowance): the bill's bound is prorated and rounded by the rule once, as
+ * one bill's, and each segment takes its share of it by days to the consumption's decimals
+ * (SPLIT_DECIMALS), as the consumption is split. Rounded per segment by the rule
+ * (300 kL a year over 92 days, 44 + 48 of them, to whole kL: 36 + 40 = 76), the bounds no
+ * longer followed the consumption's split (76 kL: 36.347826 + 39.652174), so one segment
+ * went past its bound while the other left allowance unused: a version identical to the one
+ * before billed 178.49 where one bill is 178.22 (an outside check of published tariffs).
  */
-function segmentBound(code: string, j: number, own: BoundRule, seg: SegmentContext, context: ModelContext, decimals: number, rounding: RoundingMode): { scaled: Dec; carried?: ScaledBound['carried'] } {
+function segmentBound(
+  code: string,
+  j: number,
+  own: BoundRule,
+  seg: SegmentContext,
+  context: ModelContext,
+  decimals: number,
+  rounding: RoundingMode,
+  prorated = false,
+): { scaled: Dec; carried?: ScaledBound['carried']; ofBill?: Dec } {
   const earlier = earlierAllowance(code, j, own, seg, context);
+  if (prorated && oneAllowance(code, j, own, seg, context)) {
+    const ofBill = roundMoney(own.upTo.times(own.measure).div(own.basis), decimals, rounding);
+    return { scaled: shareOfBill(ofBill, seg.billDays, seg.billDays, context, SPLIT_DECIMALS, 'halfUp'), ofBill };
+  }
   if (earlier === undefined) return { scaled: shareOfBill(own.upTo, own.measure, own.basis, context, decimals, rounding) };
   const mine = own.upTo.times(own.measure).times(context.activeDays).div(new Dec(own.basis).times(seg.billDays));
   const scaled = roundMoney(earlier.exact.plus(mine), decimals, rounding).minus(earlier.given);
@@ -465,7 +503,17 @@ function segmentBound(code: string, j: number, own: BoundRule, seg: SegmentConte
   return { scaled: scaled.isNegative() ? new Dec(0) : scaled, carried: { allowance: earlier.exact.toFixed(), rounded: earlier.given.toFixed() } };
 }
 
-/** What a segment's bounds read of the earlier segments, for the lines cache's key: '' when nothing. */
+/** Every segment of the bill with billed days has this rule for tier j of the component: the bill has one allowance, shared by days. */
+function oneAllowance(code: string, j: number, own: BoundRule, seg: SegmentContext, context: ModelContext): boolean {
+  for (const s of seg.segments) {
+    if (s.days === 0) continue;
+    const rule = boundRule(s.components.get(code), j, seg, context);
+    if (!rule || !sameRule(rule, own)) return false;
+  }
+  return true;
+}
+
+/** What a segment's bounds read of the earlier segments (and, under tier proration, whether all agree), for the lines cache's key: '' when nothing. */
 export function earlierBoundsKey(component: PreparedTiered<string>, context: ModelContext, seg: SegmentContext): string {
   // As tierBounds asks: a consumption's bounds in a segment, not a level's.
   if (component.tierProration === null ? consumptionPart(component.input, context) === undefined : component.input?.kind !== 'metered') return '';
@@ -474,6 +522,7 @@ export function earlierBoundsKey(component: PreparedTiered<string>, context: Mod
     const own = boundRule(component, j, seg, context);
     const earlier = own ? earlierAllowance(component.code, j, own, seg, context) : undefined;
     if (earlier !== undefined) key += `${j}:${earlier.exact.toString()}:${earlier.given.toString()};`;
+    if (own && component.tierProration !== null && oneAllowance(component.code, j, own, seg, context)) key += `${j}=;`;
   });
   return key;
 }
