@@ -8,6 +8,18 @@ import { ROUNDING_MODES } from '../rating/money.ts';
 import { documentAs, named } from '../http/openapi.ts';
 
 const Text = Type.String({ description: 'a decimal, as text' });
+/** A tier bound as written and as used (rating/models/tiers.ts, ScaledBound). */
+const ScaledBound = Type.Object({
+  upTo: Text,
+  scaled: Text,
+  carried: Type.Optional(
+    Type.Object(
+      { allowance: Text, rounded: Text },
+      { description: "after a version that wrote the bound otherwise: the earlier segments' exact allowance and the bounds they were given; scaled is the running total rounded by this version's rule, less `rounded`" },
+    ),
+  ),
+  ofBill: Type.Optional(Type.String({ description: "under tier proration with one rule in every segment: the bill's bound, prorated and rounded by the rule once; scaled is this segment's share of it by days" })),
+});
 const Day = Type.String({ description: 'YYYY-MM-DD' });
 
 const TierTrace = named(
@@ -50,7 +62,7 @@ const TierProrationTrace = named(
     suspendedDays: Type.Optional(Type.Integer()),
     decimals: Type.Integer(),
     rounding: Type.Union([Type.Literal('down'), Type.Literal('up'), Type.Literal('halfUp')]),
-    bounds: Type.Array(Type.Object({ upTo: Text, scaled: Text }), { description: 'each written bound and the bound used: upTo x activeDays / basisDays, rounded' }),
+    bounds: Type.Array(ScaledBound, { description: 'each written bound and the bound used: upTo x activeDays / basisDays, rounded' }),
   }),
 );
 
@@ -256,7 +268,7 @@ const SegmentBoundsTrace = Type.Optional(
   named(
     'SegmentBoundsTrace',
     Type.Object(
-      { days: Type.Integer(), billDays: Type.Integer(), daysBefore: Type.Optional(Type.Integer()), bounds: Type.Array(Type.Object({ upTo: Text, scaled: Text })) },
+      { days: Type.Integer(), billDays: Type.Integer(), daysBefore: Type.Optional(Type.Integer()), bounds: Type.Array(ScaledBound) },
       { description: 'tier bounds scaled to the segment of a bill spanning a version change: upTo x days / billDays, rounded on the running total of days (daysBefore: billed days of the earlier segments)' },
     ),
   ),
