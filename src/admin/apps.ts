@@ -176,6 +176,27 @@ export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: A
     if (moneyFixed.length > 0 && row.money_recorded) {
       throw new AppError('INVALID_STATE', "The app has bills or ledger entries in its currency: its currency and minor units are fixed.", moneyFixed);
     }
+    // A term approved on its preview is billed by the rounding and currency the preview was
+    // made with: changed after, its bills no longer match what was approved (an outside check:
+    // approved at -0.002 under floor, billed 0.000 under ceil; 12.49 approved, 12 billed as JPY).
+    const rated: ErrorDetail[] = [];
+    if (c.rounding !== undefined && c.rounding !== row.rounding_mode) rated.push({ path: 'data.rounding', message: 'cannot change while a term is approved and not yet billed' });
+    for (const d of moneyFixed) rated.push({ path: d.path, message: 'cannot change while a term is approved and not yet billed' });
+    if (rated.length > 0) {
+      const held = await tx.query<{ term_id: string; status: string; label: string }>(
+        `SELECT term_id, status, label FROM term WHERE app_code = $1 AND status IN ('Approved', 'Scheduled', 'Processing', 'Processed', 'Failed') ORDER BY term_id LIMIT 1`,
+        [appCode],
+      );
+      const t = held.rows[0];
+      if (t !== undefined) {
+        throw new AppError(
+          'CONFLICT',
+          `Term ${t.term_id} (${t.label}) is ${t.status}: its bills are made by the rounding, currency and minor units its preview was approved with. ` +
+            'Change them when no term is between approval and posting: cancel an Approved, Scheduled or Failed term, post or reverse a Processed one.',
+          rated,
+        );
+      }
+    }
     if (c.minorUnits !== undefined && c.minorUnits < row.minor_units && c.lateCharge === undefined) {
       // The stored late-charge amounts must still fit the new minor units.
       const kept = checkSettings({ lateCharge: before.lateCharge }, c.minorUnits);

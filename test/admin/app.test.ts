@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { ROUNDING_MODES } from '../../src/rating/money.ts';
 import { waterService } from '../fixtures/tariffs.ts';
+import { makeTerm, startRun, step, subscriptions, tariff } from '../terms/fixtures.ts';
 
 const body = (method: string, action: string, data?: unknown) => ({ method, action, apiVersion: 'v2', ...(data === undefined ? {} : { data }) });
 
@@ -205,5 +206,46 @@ describe("an app's settings through the admin API", () => {
     assert.equal(entries.length, 1);
     assert.deepEqual([entries[0].before.name, entries[0].after.name], ['App B', 'B renamed']);
     assert.ok(!JSON.stringify(entries).includes('Water Co'));
+  });
+});
+
+// An outside check: update-app changed the rounding (and, with no money yet, the currency)
+// while a term was approved on its preview, and the run billed by the new settings: approved
+// at -0.002 under floor, billed 0.000 under ceil; approved at 12.49, billed 12 as JPY.
+describe('the settings a preview was approved with hold until the term is billed', () => {
+  let h: Harness;
+  let close: () => Promise<void>;
+  before(async () => {
+    ({ h, close } = await startRun({}, [tariff()]));
+  });
+  after(() => close());
+  const update = (data: Record<string, unknown>) => h.post('/admin/update-app', body('Update', 'Update App', data));
+  const appRow = async () => (await h.db.query('SELECT rounding_mode, currency, minor_units FROM app WHERE app_code = $1', [h.appCode])).rows[0];
+
+  test('rounding, currency and minor units are refused (409, each field named) while a term is approved; cancelled, they change', async () => {
+    const subs = await subscriptions(h, { n: 2, readings: [['2026-10-31', 100]] });
+    const termID = await makeTerm(h);
+    assert.equal((await step(h, 'load-subscriptions', 'Load Term Subscriptions', { termID })).status, 200);
+    const readings = subs.map((s) => ({ subscriptionID: Number(s.subscriptionId), inputCode: 'METER', readingDate: '30/11/2026', value: 125 }));
+    assert.equal((await step(h, 'capture-readings', 'Capture Term Readings', { termID, readings })).status, 200);
+    assert.equal((await step(h, 'validate-term', 'Validate Term', { termID })).status, 200);
+    // Before approval a change is free (validate again to see it).
+    assert.equal((await update({ rounding: 'halfEven' })).status, 200);
+    assert.equal((await step(h, 'validate-term', 'Validate Term', { termID })).status, 200);
+    assert.equal((await step(h, 'approve-term', 'Approve Term', { termID })).status, 200);
+
+    const before = await appRow();
+    const refused = await update({ name: 'Water Co', rounding: 'ceil', currency: 'JPY', minorUnits: 0 });
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.code, 'CONFLICT');
+    assert.match(refused.body.message, new RegExp(`Term ${termID} .* is Approved`));
+    assert.deepEqual(refused.body.error.details.map((d: { path: string }) => d.path), ['data.rounding', 'data.currency', 'data.minorUnits']);
+    assert.deepEqual(await appRow(), before);
+    // The same values again, and other settings, go through.
+    assert.equal((await update({ name: 'Water Co', rounding: 'halfEven', currency: before.currency })).status, 200);
+
+    assert.equal((await step(h, 'cancel-term', 'Cancel Term', { termID })).status, 200);
+    assert.equal((await update({ rounding: 'ceil' })).status, 200);
+    assert.equal((await appRow()).rounding_mode, 'ceil');
   });
 });
