@@ -119,6 +119,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       throw new AppError('MALFORMED_REQUEST', 'An HTTP/1.1 request must carry a Host header.', [{ path: 'Host', message: 'is missing' }]);
     }
   });
+  // An answer sent before the request's body was read to its end (an upload refused half-way:
+  // a CSV record past its limit) closes the connection. Left open, the rest of the body sat
+  // unread, the client's next request on that connection waited 73 s for nothing, and a stop
+  // waited for it (an outside check). Node drains a body nobody began to read by itself.
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) reply.header('connection', 'close');
+  });
   metricsHooks(app);
 
   jsonBodies(app);

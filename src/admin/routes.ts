@@ -95,7 +95,7 @@ export async function adminRoutes(app: FastifyInstance, services: Services): Pro
     tag: TAG,
     summary: "Change the app's settings",
     description:
-      "Changes the fields given. currency and minorUnits are refused (INVALID_STATE) once the app has a bill or a ledger entry. lateCharge replaces the defaults whole. testApp false is refused while the clock is ahead of real time. Written to the audit log with the settings before and after.",
+      "Changes the fields given. currency and minorUnits are refused (INVALID_STATE) once the app has a bill or a ledger entry; rounding, currency and minorUnits are refused (CONFLICT) while a term is between approval and posting. lateCharge replaces the defaults whole. testApp false is refused while the clock is ahead of real time. Written to the audit log with the settings before and after.",
     body: requestSchema({ method: 'Update', action: 'Update App' }, {
       data: Type.Object(
         {

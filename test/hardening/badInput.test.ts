@@ -480,3 +480,52 @@ describe('a client gone before its body has arrived', () => {
     assert.deepEqual(lines.filter((l) => l.level >= 50), []);
   });
 });
+
+// An outside check: a CSV upload refused half-way (a record past its 1 MiB limit) was answered
+// on a connection kept alive with the rest of the body unread: the client's next request on it
+// waited 73 s and failed, and a stop of the server waited for it.
+describe('an upload refused before its body has all arrived', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  test('is answered in the envelope and its connection closed at once', async () => {
+    const body = Buffer.from('accountNumber,name\nRZ-1,' + 'a'.repeat(2_000_000) + '\n');
+    const started = Date.now();
+    const answer = await new Promise<string>((resolve, reject) => {
+      let received = '';
+      const socket = net.connect(Number(new URL(h.url).port), '127.0.0.1');
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`the connection was still open after 10 s; received: ${received.slice(0, 300)}`));
+      }, 10_000);
+      socket.on('data', (d) => (received += d.toString('latin1')));
+      // The server closing mid-upload breaks the client's writes: what counts is what it answered.
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(received);
+      });
+      socket.write(
+        ['POST /billing/imports/upload-import?kind=accounts HTTP/1.1', 'Host: 127.0.0.1', 'Content-Type: text/csv', `Content-Length: ${body.length}`, `Authorization: ${h.tokens.admin}`].join('\r\n') + '\r\n\r\n',
+      );
+      let at = 0;
+      const more = () => {
+        while (at < body.length && !socket.destroyed) {
+          const chunk = body.subarray(at, at + 65536);
+          at += chunk.length;
+          if (!socket.write(chunk)) return void socket.once('drain', more);
+        }
+      };
+      more();
+    });
+    assert.ok(Date.now() - started < 10_000);
+    assert.match(answer, /^HTTP\/1\.1 400 /);
+    assert.match(answer, /\r\nconnection: close\r\n/i);
+    const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    assert.equal(json.error.code, 'VALIDATION_FAILED');
+    assert.match(json.error.details[0].message, /Max Record Size/);
+  });
+});
