@@ -33,5 +33,8 @@ export const PASSWORD_MIN_LENGTH = 8;
 
 /** What is wrong with a new password, or null. */
 export function passwordProblem(password: string): string | null {
-  return password.length < PASSWORD_MIN_LENGTH ? `must be at least ${PASSWORD_MIN_LENGTH} characters` : null;
+  if (password.length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters`;
+  // Eight spaces passed as a password (an outside check): long enough, and nothing to guess.
+  if (password.trim() === '') return 'must not be only spaces';
+  return null;
 }

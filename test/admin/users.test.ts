@@ -75,6 +75,11 @@ describe('users through the admin API', () => {
     const weak = await makeUser({ email: 'new@a.test', password: 'short', role: 'viewer' });
     assert.equal(weak.status, 400);
     assert.deepEqual(weak.body.error.details, [{ path: 'data.password', message: 'must be at least 8 characters' }]);
+    for (const blank of ['        ', ' \t\n  \u00a0\u3000  ']) {
+      const spaces = await makeUser({ email: 'new@a.test', password: blank, role: 'viewer' });
+      assert.equal(spaces.status, 400, JSON.stringify(blank));
+      assert.deepEqual(spaces.body.error.details, [{ path: 'data.password', message: 'must not be only spaces' }]);
+    }
     const badRole = await makeUser({ email: 'new@a.test', password: 'long enough pw', role: 'owner' });
     assert.equal(badRole.status, 400);
     assert.ok(badRole.body.error.details.some((d: { path: string }) => d.path === 'data.role'));
