@@ -125,7 +125,7 @@ const ROUNDING_WORDS: Record<RoundingMode, string> = {
   ceil: 'up',
   floor: 'down',
 };
-const shortFractions = (words: string): string => words.replace(LONG_FRACTION, '$1…');
+export const shortFractions = (words: string): string => words.replace(LONG_FRACTION, '$1…');
 
 /** The decimals an amount is written with ("12.30": 2). */
 const decimalsOf = (amount: string): number => amount.split('.')[1]?.length ?? 0;

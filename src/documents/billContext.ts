@@ -8,7 +8,7 @@ import type { RatedLine } from '../rating/index.ts';
 import type { ReadingTrace } from '../rating/trace.ts';
 import { moneyText } from '../rating/money.ts';
 import { formatDate as dmyFromIso } from '../calendar/calendar.ts';
-import { explainLine, proratedWords } from '../bills/explain.ts';
+import { explainLine, proratedWords, shortFractions } from '../bills/explain.ts';
 import { decodeStored, loadPrototypes } from '../billLines/storedLines.ts';
 import { Dec } from '../rating/money.ts';
 import type { BillColumns } from '../bills/getBills.ts';
@@ -230,14 +230,16 @@ export function payableOf(totalDue: string): { payable: boolean; credit: string 
 /**
  * A line's rate as printed: a percentage line's is its percentage ("16%", not "16"); a rate
  * per unit per day says the days it is times, so the quantity x the rate printed is the
- * amount ("0.4512 x 31 days" beside 52.4 kVA).
+ * amount ("0.4512 x 31 days" beside 52.4 kVA). An exact rate of many digits (a commitment
+ * over a version change: 150 x 15/31 + 180 x 16/31) is cut to six decimals and "…", as the
+ * explanation writes it; it wrapped over two lines of the Rate column (an outside check).
  */
-function rateText(l: RatedLine): string {
+export function rateText(l: RatedLine): string {
   if (l.rate === undefined) return '';
   const t = l.trace as { model: string; days?: number };
-  if (t.model === 'percentage') return `${l.rate}%`;
-  if (t.model === 'perUnitPerDay') return `${l.rate} x ${t.days} day${t.days === 1 ? '' : 's'}`;
-  return l.rate;
+  if (t.model === 'percentage') return shortFractions(`${l.rate}%`);
+  if (t.model === 'perUnitPerDay') return shortFractions(`${l.rate} x ${t.days} day${t.days === 1 ? '' : 's'}`);
+  return shortFractions(l.rate);
 }
 
 const lineData = (l: RatedLine) => ({
