@@ -5,6 +5,8 @@ import { Type } from 'typebox';
 
 /** Free text a client may send (a name, a note, a reason): PostgreSQL refuses a NUL byte in text. */
 export const NO_NUL = '^[^\\x00]*$';
+/** Something besides white space (a reason printed on a credit note). */
+export const NOT_BLANK = '\\S';
 
 // Characters that show as nothing or reorder the text around them: C0 and C1 controls,
 // the soft hyphen, zero-width spaces and joiners (U+200B-U+200F), line and paragraph

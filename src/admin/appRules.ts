@@ -22,6 +22,8 @@ export const TIME_ZONE_MESSAGE = 'must be an IANA time zone such as Africa/Nairo
 
 /** A three-letter ISO 4217 code. */
 export const CURRENCY_PATTERN = '^[A-Z]{3}$';
+/** A user's e-mail (login name): something, an @, something; no spaces. */
+export const USER_EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
 export const isCurrency = (code: string): boolean => new RegExp(CURRENCY_PATTERN).test(code);
 export const CURRENCY_MESSAGE = 'must be a three-letter ISO 4217 code such as KES';
 

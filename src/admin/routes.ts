@@ -12,13 +12,13 @@ import { readAppRecord, updateApp, LATE_CHARGE_KINDS } from './apps.ts';
 import { setClock } from './clock.ts';
 import { listUsers, makeUser, resetPassword, updateUser } from './users.ts';
 import { AUDIT_ACTIONS, listAudit } from './audit.ts';
-import { CURRENCY_PATTERN, MINOR_UNITS } from './appRules.ts';
+import { CURRENCY_PATTERN, MINOR_UNITS, USER_EMAIL_PATTERN } from './appRules.ts';
 
 const TAG = 'administration';
 const Empty = Type.Object({});
 const LocalTime = Type.String({ pattern: LOCAL_TIME_PATTERN, description: "yyyy-mm-ddThh:mm:ss in the app's time zone" });
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL });
-const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' });
+const Email = Type.String({ minLength: 3, maxLength: 254, pattern: USER_EMAIL_PATTERN });
 const Password = Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: 1024, description: `at least ${PASSWORD_MIN_LENGTH} characters` });
 const DecimalText = Type.String({ maxLength: 24, pattern: DECIMAL_PATTERN });
 

@@ -3,6 +3,7 @@
 // auth/password.ts's, the roles auth/roles.ts's; here, that no one raises their own role,
 // that the app keeps at least one active admin, and that a disabled user's tokens end at
 // once. Each change is one transaction with its audit entry (never a password or hash).
+import { USER_EMAIL_PATTERN } from './appRules.ts';
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import { AppError, conflict, notFound, validationFailed } from '../errors.ts';
@@ -49,7 +50,7 @@ async function lockUser(tx: Queryable, appCode: number, userId: number): Promise
   return r.rows[0];
 }
 
-const E_MAIL = /^[^\s@]+@[^\s@]+$/;
+const E_MAIL = new RegExp(USER_EMAIL_PATTERN);
 
 /** make-user (and the command line's user add): a new user of the app. Answers its id. */
 export async function makeUser(db: pg.Pool, appCode: number, actor: Actor, u: { email: string; password: string; role: string }, at = (f: string) => `data.${f}`): Promise<string> {

@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
-import { Id, Money } from '../primitives.ts';
+import { Id, Money, NOT_BLANK } from '../primitives.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-const Reason = Type.String({ minLength: 1, maxLength: 500, pattern: '\\S', description: 'why, printed on the credit note' });
+const Reason = Type.String({ minLength: 1, maxLength: 500, pattern: NOT_BLANK, description: 'why, printed on the credit note' });
 const Rebill = Type.Optional(Type.Boolean({ description: 'bill again with the data as it is now (default true); false: only cancel' }));
 
 export const CancelBillData = Type.Object(

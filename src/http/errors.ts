@@ -5,17 +5,21 @@
 // answer of a business route is the envelope and every sandbox answer is { code, message }.
 import { AppError, fromRatingError, isDatabaseUnavailable, type ErrorCode, type ErrorDetail } from '../errors.ts';
 import { RatingError } from '../rating/errors.ts';
-import { AMOUNT_PATTERN, CODE_PATTERN, DECIMAL_PATTERN, IDENTIFIER_MESSAGE, IDENTIFIER_PATTERN, LOCAL_TIME_PATTERN, LOCAL_TIME_SPACE_PATTERN, NO_NUL, SANDBOX_LIMIT_PATTERN, VISIBLE_LINE, VISIBLE_LINE_MESSAGE, VISIBLE_TEXT, VISIBLE_TEXT_MESSAGE } from '../primitives.ts';
+import { AMOUNT_PATTERN, CODE_PATTERN, DECIMAL_PATTERN, IDENTIFIER_MESSAGE, IDENTIFIER_PATTERN, LOCAL_TIME_PATTERN, LOCAL_TIME_SPACE_PATTERN, NO_NUL, NOT_BLANK, SANDBOX_LIMIT_PATTERN, VISIBLE_LINE, VISIBLE_LINE_MESSAGE, VISIBLE_TEXT, VISIBLE_TEXT_MESSAGE } from '../primitives.ts';
 import { CHARGE_MODELS } from '../rating/models/registry.ts';
 import { DMY_PATTERN, RECORD_DATE_MESSAGE, RECORD_DATE_PATTERN } from '../calendar/calendar.ts';
-import { NAME, NAME_MESSAGE, PHONE, PHONE_MESSAGE } from '../accounts/rules.ts';
+import { EMAIL, NAME, NAME_MESSAGE, PHONE, PHONE_MESSAGE } from '../accounts/rules.ts';
+import { DECIMAL_STRING_PATTERN } from '../rating/fields.ts';
+import { CURRENCY_PATTERN, USER_EMAIL_PATTERN } from '../admin/appRules.ts';
+import { SOURCE } from '../readings/rules.ts';
 
 // A pattern in words: the identifier rule spelled out as a regex holds invisible
 // characters, and "must match pattern ..." showed them to a person as a blank.
 // The values a discriminated union's tag may take, for the error that names them.
 const DISCRIMINATOR_VALUES: Record<string, readonly string[]> = { model: CHARGE_MODELS };
 
-const PATTERN_WORDS: Record<string, string> = {
+/** Each pattern of a request's fields in words (a test holds that every pattern of the OpenAPI document's requests has them). */
+export const PATTERN_WORDS: Record<string, string> = {
   [IDENTIFIER_PATTERN]: IDENTIFIER_MESSAGE,
   [CODE_PATTERN]: 'must be letters, digits, _ . - (starting with a letter or digit)',
   [DMY_PATTERN]: 'must be a date, dd/mm/yyyy',
@@ -32,6 +36,12 @@ const PATTERN_WORDS: Record<string, string> = {
   [SANDBOX_LIMIT_PATTERN]: 'must be a whole number from 1 to 100',
   [PHONE.pattern]: PHONE_MESSAGE,
   [NAME.pattern]: NAME_MESSAGE,
+  [DECIMAL_STRING_PATTERN]: 'must be a number written with digits, an optional minus sign and decimal point, such as 1234.5 (no spaces or thousands separators)',
+  [EMAIL.pattern]: 'must be an e-mail address, such as name@example.com',
+  [USER_EMAIL_PATTERN]: 'must be an e-mail address, such as name@example.com',
+  [SOURCE.pattern]: 'must start with a letter or digit, then letters, digits, spaces and _ . : / -',
+  [CURRENCY_PATTERN]: 'must be three capital letters, an ISO 4217 code such as USD',
+  [NOT_BLANK]: 'must hold something besides spaces',
 };
 
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({

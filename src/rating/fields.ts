@@ -20,8 +20,9 @@ export { Code };
 export const Label = Type.String({ minLength: 1, maxLength: 200, pattern: VISIBLE_TEXT });
 
 /** Plain decimal text as a JSON string: "12.50", "-3", "0.000001". No exponent, no spaces. */
+export const DECIMAL_STRING_PATTERN = '^-?[0-9]+(\\.[0-9]+)?$';
 export const DecimalString = Type.String({
-  pattern: '^-?[0-9]+(\\.[0-9]+)?$',
+  pattern: DECIMAL_STRING_PATTERN,
   maxLength: 40,
   description: 'Decimal as text, e.g. "12.50"',
 });

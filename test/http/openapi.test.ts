@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { startHarness, PASSWORD, type Harness } from '../support/harness.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
 import { CHARGE_MODELS } from '../../src/rating/tariff.ts';
+import { PATTERN_WORDS } from '../../src/http/errors.ts';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -35,6 +36,27 @@ describe('the OpenAPI document', () => {
     await h.close();
   });
   const operations = () => Object.entries(doc.paths).flatMap(([p, item]) => Object.entries(item).map(([m, op]) => ({ path: p, method: m, op })));
+
+  // An officer typed 1,234 as a reading in the console and read `must match pattern
+  // "^-?[0-9]+(\.[0-9]+)?$"`: every pattern a request may fail is said in words.
+  test('every pattern of a request (bodies and query) has its words, never "must match pattern"', () => {
+    const found = new Map<string, string>();
+    const seen = new Set<unknown>();
+    const walk = (node: unknown, where: string): void => {
+      if (node === null || typeof node !== 'object' || seen.has(node)) return;
+      seen.add(node);
+      const o = node as Record<string, unknown>;
+      if (typeof o.$ref === 'string') return walk(doc.components.schemas[o.$ref.split('/').pop()!], where);
+      if (typeof o.pattern === 'string' && !found.has(o.pattern)) found.set(o.pattern, where);
+      for (const [k, v] of Object.entries(o)) walk(v, `${where}.${k}`);
+    };
+    for (const { path: p, op } of operations()) {
+      walk(op.requestBody, p);
+      walk(op.parameters, p);
+    }
+    const missing = [...found].filter(([pattern]) => PATTERN_WORDS[pattern] === undefined).map(([pattern, where]) => `${pattern} (${where})`);
+    assert.deepEqual(missing, []);
+  });
 
   test('redocly lint (recommended rules) finds no error and no warning', async () => {
     const file = path.join(os.tmpdir(), `billrun-openapi-${process.pid}.json`);
