@@ -22,8 +22,10 @@ export const defaultDelivery = (email: string | null): DeliveryPreference => (em
  * no bill at all, neither e-mailed nor in the print extract (an officer's walk). `both` still
  * prints, so it may wait for an address. Asked by make-account, the import and update-account.
  */
-export const lacksEmail = (preference: string | null | undefined, email: string | null): boolean => preference === 'email' && email === null;
-export const EMAIL_NEEDED = "bills by e-mail need an e-mail address: give email, or choose 'print' or 'both'";
+// 'both' is e-mail too: taken without an address, the console's header read "Bills by both"
+// with no e-mail to send them to (an officer's walk).
+export const lacksEmail = (preference: string | null | undefined, email: string | null): boolean => (preference === 'email' || preference === 'both') && email === null;
+export const EMAIL_NEEDED = "bills by e-mail ('email' or 'both') need an e-mail address: give one, or choose 'print' (on paper)";
 export const NAME = { pattern: LINE, maxLength: 200 };
 export const NAME_MESSAGE = 'must be on one line, without leading or trailing spaces, control or zero-width characters';
 export const EMAIL = { pattern: '^[^\\s@\\x00-\\x1f]+@[^\\s@\\x00-\\x1f]+\\.[^\\s@\\x00-\\x1f]+$', maxLength: 254 };

@@ -308,7 +308,7 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('main').getByRole('button', { name: 'Change', exact: true }).click();
     await choose(page, 'Bills reach it by', 'e-mail');
     await page.getByRole('button', { name: 'Save the account', exact: true }).click();
-    await page.getByText('Bills by email').waitFor();
+    await page.getByText('Bills by e-mail', { exact: true }).waitFor();
     assert.equal((await h.db.query("SELECT delivery_preference FROM account WHERE account_number = 'C-042'")).rows[0].delivery_preference, 'email');
     await page.getByRole('tab', { name: 'Statement' }).click();
     await page.getByRole('cell', { name: 'bill', exact: true }).waitFor();

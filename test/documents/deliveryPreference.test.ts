@@ -24,7 +24,7 @@ describe("an account's delivery preference", () => {
     // Made with an address and no preference: by e-mail, as the console's form chooses.
     assert.equal((await h.post('/billing/accounts/make-account', docEnv('Create', 'Create Account', { accountNumber: 'D-4', name: 'Dee', email: 'dee@example.test' }))).status, 200);
     assert.equal((await account('D-4')).deliveryPreference, 'email');
-    const upd = await h.post('/billing/accounts/update-account', docEnv('Update', 'Update Account', { accountNumber: 'D-2', deliveryPreference: 'both' }));
+    const upd = await h.post('/billing/accounts/update-account', docEnv('Update', 'Update Account', { accountNumber: 'D-2', email: 'bob@example.test', deliveryPreference: 'both' }));
     assert.equal(upd.status, 200, JSON.stringify(upd.body));
     assert.equal((await account('D-2')).deliveryPreference, 'both');
     const bad = await h.post('/billing/accounts/make-account', docEnv('Create', 'Create Account', { accountNumber: 'D-3', name: 'C', deliveryPreference: 'fax' }));
@@ -66,6 +66,14 @@ describe("an account's delivery preference", () => {
     const toEmail = await h.post('/billing/accounts/update-account', docEnv('Update', 'Update Account', { accountNumber: 'E-2', deliveryPreference: 'email' }));
     assert.equal(toEmail.status, 400);
     assert.deepEqual(toEmail.body.error.details.map((d: any) => d.path), ['data.deliveryPreference']);
+    // 'both' is by e-mail too (an officer's walk: taken without an address, and the message suggested it).
+    const toBoth = await h.post('/billing/accounts/update-account', docEnv('Update', 'Update Account', { accountNumber: 'E-2', deliveryPreference: 'both' }));
+    assert.equal(toBoth.status, 400);
+    assert.deepEqual(toBoth.body.error.details.map((d: any) => [d.path, d.message]), [['data.deliveryPreference', "bills by e-mail ('email' or 'both') need an e-mail address: give one, or choose 'print' (on paper)"]]);
+    const madeBoth = await h.post('/billing/accounts/make-account', docEnv('Create', 'Create Account', { accountNumber: 'E-5', name: 'Hal', deliveryPreference: 'both' }));
+    assert.equal(madeBoth.status, 400);
+    assert.deepEqual(madeBoth.body.error.details.map((d: any) => d.path), ['data.deliveryPreference']);
+    assert.equal((await account('E-2')).deliveryPreference, 'print', 'nothing changed');
 
     const imported = await h.request('POST', '/billing/imports/upload-import?kind=accounts&apiVersion=v2', {
       token: h.tokens.biller,
@@ -73,6 +81,6 @@ describe("an account's delivery preference", () => {
       headers: { 'content-type': 'text/csv' },
     });
     assert.equal(imported.status, 400, JSON.stringify(imported.body));
-    assert.match(JSON.stringify(imported.body.error.details), /deliveryPreference.*bills by e-mail need an e-mail address/);
+    assert.match(JSON.stringify(imported.body.error.details), /deliveryPreference.*bills by e-mail \('email' or 'both'\) need an e-mail address/);
   });
 });

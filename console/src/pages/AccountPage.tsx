@@ -12,7 +12,7 @@ import { Amount, StatusBadge } from '../components/feedback.tsx';
 import { BillsTable } from './Bills.tsx';
 import { PaymentsTable } from './Payments.tsx';
 import { AddReading, CorrectReading } from './account/ReadingForms.tsx';
-import { EditAccount } from './account/EditAccount.tsx';
+import { DELIVERY_WORDS, EditAccount, type Delivery } from './account/EditAccount.tsx';
 import { ChangeSubscription, MoveSubscription, NewSubscription, RecordDocument, SubscriptionHistory, changesOf, type Change } from './account/SubscriptionForms.tsx';
 import { useSession } from '../session.tsx';
 import { useTemplates } from '../api/queries.ts';
@@ -335,7 +335,7 @@ export function AccountPage() {
             <Text size="sm">E-mail {a.email ?? '—'}</Text>
             <Text size="sm">Phone {a.phone ?? '—'}</Text>
             <Text size="sm">Address {a.address ?? '—'}</Text>
-            <Text size="sm">Bills by {a.deliveryPreference}</Text>
+            <Text size="sm">{DELIVERY_WORDS[a.deliveryPreference as Delivery] ?? `Bills by ${a.deliveryPreference}`}</Text>
             <Text size="sm">Since {atText(a.createdAt)}</Text>
           </SimpleGrid>
         </Card>

@@ -14,9 +14,17 @@ export type Delivery = 'email' | 'print' | 'both' | 'none';
 const DELIVERY: { value: Delivery; label: string }[] = [
   { value: 'print', label: 'print: on paper' },
   { value: 'email', label: 'e-mail' },
-  { value: 'both', label: 'both' },
+  { value: 'both', label: 'both: e-mail and paper' },
   { value: 'none', label: 'none: not sent' },
 ];
+
+/** How an account's bills reach it, in words ("Bills by both" said nothing, an officer's walk). */
+export const DELIVERY_WORDS: Record<Delivery, string> = {
+  print: 'Bills on paper',
+  email: 'Bills by e-mail',
+  both: 'Bills by e-mail and on paper',
+  none: 'Bills not sent',
+};
 
 export type Contact = { name: string; email: string; phone: string; address: string; deliveryPreference: Delivery };
 
