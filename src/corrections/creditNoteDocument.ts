@@ -16,7 +16,7 @@ import { loadDocumentData } from '../documents/billContext.ts';
 import type { BillLineData, DocumentData } from '../documents/context.ts';
 import { DEFAULT_CREDIT_NOTE_BODY } from '../documents/defaults.ts';
 import { compileInvoice, invoiceBlocks } from '../documents/render.ts';
-import { renderPdf } from '../documents/pdf.ts';
+import { renderPdf, type PdfMeta } from '../documents/pdf.ts';
 
 export type CreditNoteDocumentData = DocumentData & {
   creditNote: {
@@ -72,12 +72,18 @@ export async function creditNoteBlocks(data: CreditNoteDocumentData) {
 
 /** The credit note's PDF from its data, dated with the note's date (the same bytes every time). */
 export async function renderCreditNote(data: CreditNoteDocumentData): Promise<Buffer> {
+  return renderPdf(await creditNoteBlocks(data), creditNoteMeta(data));
+}
+
+/** A credit note's PDF's title, author, date (the note's: the same bytes every time) and page footer. */
+export function creditNoteMeta(data: CreditNoteDocumentData): PdfMeta {
   const [d, mo, y] = data.creditNote.date.split('/');
-  return renderPdf(await creditNoteBlocks(data), {
+  return {
     title: `Credit note ${data.creditNote.number}`,
     author: data.app.name,
+    footer: `Credit note ${data.creditNote.number}, account ${data.account.number}`,
     creationDate: new Date(`${y}-${mo}-${d}T00:00:00Z`),
-  });
+  };
 }
 
 type Stored = { pdf: Buffer; sha256: string };

@@ -46,7 +46,8 @@ function cells(row: string): string[] {
   return inner.split('|').map((c) => c.trim());
 }
 
-export type PdfMeta = { title: string; author: string; creationDate: Date };
+/** `footer`: what names the document at the foot of each of its pages when it runs past one ("Bill 10, account ACC-0004"). */
+export type PdfMeta = { title: string; author: string; creationDate: Date; footer?: string };
 
 const MARGIN = 48;
 const PAGE = { width: 595.28, height: 841.89 };
@@ -67,7 +68,7 @@ export function renderPdf(blocks: Block[], meta: PdfMeta, maxPages = BILL_LIMITS
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
-  drawBlocks(doc, blocks, maxPages);
+  drawBlocks(doc, blocks, maxPages, meta.footer);
   doc.end();
   return done;
 }
@@ -76,14 +77,16 @@ export function renderPdf(blocks: Block[], meta: PdfMeta, maxPages = BILL_LIMITS
  * Many documents as one PDF, each from a new page, written to `out` as pages end (a
  * print house's file of a whole term never sits in memory).
  */
-export async function renderPdfStream(documents: AsyncIterable<Block[]>, meta: PdfMeta, out: NodeJS.WritableStream): Promise<void> {
+export async function renderPdfStream(documents: AsyncIterable<{ blocks: Block[]; footer?: string }>, meta: PdfMeta, out: NodeJS.WritableStream): Promise<void> {
   const doc = newDocument(meta);
   doc.pipe(out);
   let first = true;
-  for await (const blocks of documents) {
+  for await (const { blocks, footer } of documents) {
     if (!first) doc.addPage();
     first = false;
-    drawBlocks(doc, blocks, BILL_LIMITS.pages);
+    drawBlocks(doc, blocks, BILL_LIMITS.pages, footer);
+    // Its pages are final once its footers are drawn: written now, not held to the end.
+    doc.flushPages();
   }
   doc.end();
 }
@@ -94,6 +97,8 @@ function newDocument(meta: PdfMeta): Doc {
     margin: MARGIN,
     compress: true,
     autoFirstPage: true,
+    // Held until the document's footers are drawn ("page 1 of 2" is known at its end).
+    bufferPages: true,
     // No Helvetica: loading its metrics cost every document time, and it is never drawn.
     font: null as unknown as string,
     info: { Title: meta.title, Author: meta.author, Producer: 'billrun', Creator: 'billrun', CreationDate: meta.creationDate },
@@ -102,8 +107,9 @@ function newDocument(meta: PdfMeta): Doc {
   return doc;
 }
 
-function drawBlocks(doc: Doc, blocks: Block[], maxPages: number): void {
+function drawBlocks(doc: Doc, blocks: Block[], maxPages: number, footer?: string): void {
   if (++documents % CACHE_DOCUMENTS === 0) layouts.clear();
+  const firstPage = lastPage(doc);
   doc.x = MARGIN;
   doc.y = MARGIN;
   useFont(doc, 'regular');
@@ -120,6 +126,34 @@ function drawBlocks(doc: Doc, blocks: Block[], maxPages: number): void {
   } finally {
     doc.off('pageAdded', counted);
   }
+  if (footer !== undefined) drawFooters(doc, firstPage, footer);
+}
+
+const lastPage = (doc: Doc) => {
+  const r = doc.bufferedPageRange();
+  return r.start + r.count - 1;
+};
+
+/**
+ * "Bill 10, account ACC-0004 · page 2 of 2" at the foot of each page of a document that runs
+ * past one: its second page held "Your last bills" and "How to pay" with the payment
+ * reference, and nothing said whose bill it was (an officer's walk). One page: nothing.
+ */
+function drawFooters(doc: Doc, firstPage: number, footer: string): void {
+  const last = lastPage(doc);
+  const count = last - firstPage + 1;
+  if (count < 2) return;
+  for (let i = 0; i < count; i++) {
+    doc.switchToPage(firstPage + i);
+    // In the bottom margin: with the margin in force, pdfkit would start a new page for it.
+    const bottom = doc.page.margins.bottom;
+    doc.page.margins.bottom = 0;
+    doc.fillColor('#555555');
+    drawText(doc, `${footer} · page ${i + 1} of ${count}`, MARGIN, PAGE.height - MARGIN + 14, WIDTH, 'right', 'regular', SIZE.note);
+    doc.fillColor('#000000');
+    doc.page.margins.bottom = bottom;
+  }
+  doc.switchToPage(last);
 }
 
 type Doc = InstanceType<typeof PDFDocument>;

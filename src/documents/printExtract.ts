@@ -11,7 +11,7 @@ import { resolveTemplate } from './resolveTemplate.ts';
 import { compileInvoice, invoiceBlocks, pdfMeta } from './render.ts';
 import { renderPdfStream, type Block } from './pdf.ts';
 import { csvLine } from '../csv.ts';
-import { creditNoteBlocks, creditNoteData, type CreditNoteDocumentData } from '../corrections/creditNoteDocument.ts';
+import { creditNoteBlocks, creditNoteData, creditNoteMeta, type CreditNoteDocumentData } from '../corrections/creditNoteDocument.ts';
 
 const PAGE = 1000;
 
@@ -81,7 +81,7 @@ export async function printExtract(db: pg.Pool, appCode: number, o: ExtractOptio
   if (o.format === 'pdf') {
     const template = await resolveTemplate(db, appCode, 'invoice', term.rows[0].template_id);
     const compiled = compileInvoice({ body: template.body });
-    return extractPdf(pages(db, appCode, o.termID, o, true), (s) => invoiceBlocks(compiled, s.data), `Term ${o.termID}`);
+    return extractPdf(pages(db, appCode, o.termID, o, true), (s) => invoiceBlocks(compiled, s.data), (s) => pdfMeta(s.data).footer, `Term ${o.termID}`);
   }
   return extractText(o.format, EXTRACT_COLUMNS, pages(db, appCode, o.termID, o, false), printRecord, (s) => ({
     lines: s.data.bill.lines.map(({ explanation: _, ...l }) => l),
@@ -90,10 +90,10 @@ export async function printExtract(db: pg.Pool, appCode: number, o: ExtractOptio
 }
 
 /** One PDF of every document of the pages, each from a new page, written as pages end. */
-function extractPdf<T>(pagesOf: AsyncGenerator<T[]>, blocksOf: (item: T) => Promise<Block[]>, title: string): RawAnswer {
+function extractPdf<T>(pagesOf: AsyncGenerator<T[]>, blocksOf: (item: T) => Promise<Block[]>, footerOf: (item: T) => string | undefined, title: string): RawAnswer {
   const out = new PassThrough();
   async function* documents() {
-    for await (const page of pagesOf) for (const item of page) yield await blocksOf(item);
+    for await (const page of pagesOf) for (const item of page) yield { blocks: await blocksOf(item), footer: footerOf(item) };
   }
   renderPdfStream(documents(), { ...pdfMeta(emptyMeta), title }, out).catch((err) => out.destroy(err));
   return { type: 'application/pdf', payload: out };
@@ -182,7 +182,7 @@ function creditNoteRecord(n: { id: string; data: CreditNoteDocumentData; deliver
 
 /** get-credit-note-extract: the credit notes of a span of days for a print house, as the term's extract gives its bills. */
 export function creditNoteExtract(db: pg.Pool, appCode: number, o: CreditNoteExtractOptions): RawAnswer {
-  if (o.format === 'pdf') return extractPdf(creditNotePages(db, appCode, o), (n) => creditNoteBlocks(n.data), `Credit notes ${o.from} to ${o.to}`);
+  if (o.format === 'pdf') return extractPdf(creditNotePages(db, appCode, o), (n) => creditNoteBlocks(n.data), (n) => creditNoteMeta(n.data).footer, `Credit notes ${o.from} to ${o.to}`);
   return extractText(o.format, CREDIT_NOTE_COLUMNS, creditNotePages(db, appCode, o), creditNoteRecord, (n) => ({
     lines: n.data.creditNote.lines.map(({ explanation: _, ...l }) => l),
   }));

@@ -38,6 +38,7 @@ export function compileInvoice(source: InvoiceSource): Compiled {
 export const pdfMeta = (data: DocumentData) => ({
   title: `Bill ${data.bill.number}`,
   author: data.app.name,
+  footer: `Bill ${data.bill.number}, account ${data.account.number}`,
   // The bill's own date, never the clock: the same bill gives the same bytes.
   creationDate: isoDate(data.bill.date),
 });

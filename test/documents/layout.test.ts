@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { SAMPLE, type DocumentData } from '../../src/documents/context.ts';
 import { DEFAULT_EMAIL_BODY, DEFAULT_EMAIL_SUBJECT, DEFAULT_INVOICE_BODY } from '../../src/documents/defaults.ts';
 import { renderEmail, renderInvoice } from '../../src/documents/render.ts';
-import { parseLayout, renderPdf } from '../../src/documents/pdf.ts';
+import { parseLayout, renderPdf, renderPdfStream } from '../../src/documents/pdf.ts';
+import { PassThrough } from 'node:stream';
 import { payableOf } from '../../src/documents/billContext.ts';
 import { proratedWords } from '../../src/bills/explain.ts';
 import { needsPoppler, pdfText } from './support.ts';
@@ -86,6 +87,49 @@ describe('the standard bill and e-mail', { skip: needsPoppler() }, () => {
   test('a rebill e-mail says which bill it replaces', async () => {
     assert.match((await email(SAMPLE)).text, /It replaces bill 998 of 30\/11\/2026, which credit note 12 cancelled/);
     assert.doesNotMatch((await email(withBill({ replaces: null }))).text, /replaces/);
+  });
+});
+
+// An officer's walk: page 2 of a two-page bill held "Your last bills" and "How to pay" with
+// the payment reference, and nothing said whose bill it was.
+describe('a document of more than one page names itself on each', { skip: needsPoppler() }, () => {
+  const rendered = async (markdown: string, footer?: string) =>
+    pdfText(await renderPdf(parseLayout(markdown), { title: 't', author: 'a', creationDate: new Date('2026-11-30T00:00:00Z'), ...(footer === undefined ? {} : { footer }) })).split('\f').filter((p) => p.trim() !== '');
+
+  test('"Bill 10, account ACC-0004 · page 2 of 2" at the foot of every page; one page: nothing added', async () => {
+    const long = `# Bill\n${Array.from({ length: 90 }, (_, i) => `Line ${i + 1} of the bill.`).join('\n')}`;
+    const two = await rendered(long, 'Bill 10, account ACC-0004');
+    assert.ok(two.length >= 2, `${two.length} page(s)`);
+    two.forEach((p, i) => assert.match(p.replace(/\s+/g, ' '), new RegExp(`Bill 10, account ACC-0004 · page ${i + 1} of ${two.length}`), `page ${i + 1}`));
+    // The footer sits in the margin: it adds no page.
+    assert.equal(two.length, (await rendered(long)).length);
+    const one = await rendered('# Bill\nOne line.', 'Bill 11, account ACC-0005');
+    assert.equal(one.length, 1);
+    assert.doesNotMatch(one[0]!, /page 1 of/);
+  });
+
+  test("a print house's file of many documents counts each one's pages on its own", async () => {
+    const long = (n: number) => `# Bill ${n}\n${Array.from({ length: 90 }, (_, i) => `Line ${i + 1} of bill ${n}.`).join('\n')}`;
+    async function* documents() {
+      for (const n of [1, 2]) yield { blocks: parseLayout(long(n)), footer: `Bill ${n}, account A-${n}` };
+    }
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (c: Buffer) => chunks.push(c));
+    const ended = new Promise((r) => out.on('end', r));
+    await renderPdfStream(documents(), { title: 't', author: 'a', creationDate: new Date('2026-11-30T00:00:00Z') }, out);
+    await ended;
+    const text = pdfText(Buffer.concat(chunks)).split('\f').filter((p) => p.trim() !== '').map((p) => p.replace(/\s+/g, ' '));
+    const footers = text.map((p) => /(Bill \d, account A-\d · page \d of \d)/.exec(p)?.[1]);
+    assert.deepEqual(footers, ['Bill 1, account A-1 · page 1 of 2', 'Bill 1, account A-1 · page 2 of 2', 'Bill 2, account A-2 · page 1 of 2', 'Bill 2, account A-2 · page 2 of 2']);
+  });
+
+  test("the standard bill's PDF names the bill and the account", async () => {
+    const history = Array.from({ length: 40 }, (_, i) => ({ ...SAMPLE.bill.history[0]!, number: String(100 + i) }));
+    const data = withBill({ number: '10', history });
+    const text = pdfText(await renderInvoice({ body: DEFAULT_INVOICE_BODY }, data)).split('\f').filter((p) => p.trim() !== '');
+    assert.ok(text.length >= 2, `${text.length} page(s)`);
+    for (const [i, p] of text.entries()) assert.match(p.replace(/\s+/g, ' '), new RegExp(`Bill 10, account ${SAMPLE.account.number} · page ${i + 1} of ${text.length}`));
   });
 });
 

@@ -1,6 +1,6 @@
 // The reads several pages share, each under one query key so that a write can refresh it.
 import { useQuery } from '@tanstack/react-query';
-import { read } from './client.ts';
+import { ApiError, read } from './client.ts';
 import { apiToIso } from './dates.ts';
 
 export function useTemplates() {
@@ -23,7 +23,8 @@ export function useTerm(termID: number, refetchInterval: (status: string | undef
     queryFn: async () => {
       const d = await read('/billing/terms/get-terms', { method: 'Retrieve', action: 'Retrieve Terms', apiVersion: 'v2', operation: 'schedule', data: { termID } });
       const t = d.terms[0];
-      if (!t) throw new Error(`No term ${termID}.`);
+      // A refusal, not a failure: asked again (three times, 3.4 s of spinner) it stays missing (an officer's walk).
+      if (!t) throw new ApiError(404, 'NOT_FOUND', `No term ${termID}.`, []);
       return t;
     },
     refetchInterval: (q) => refetchInterval(q.state.data?.status),

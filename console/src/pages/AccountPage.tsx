@@ -6,7 +6,7 @@ import { Link, useParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { Alert, Anchor, Button, Card, Group, Loader, Select, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
 import { BarChart } from '@mantine/charts';
-import { read, type Data } from '../api/client.ts';
+import { ApiError, read, type Data } from '../api/client.ts';
 import { DataTable, Pager, type Column } from '../components/DataTable.tsx';
 import { Amount, StatusBadge } from '../components/feedback.tsx';
 import { BillsTable } from './Bills.tsx';
@@ -296,15 +296,19 @@ function Deposits({ accountID }: { accountID: number }) {
 }
 
 export function AccountPage() {
-  const accountID = Number(useParams().accountID);
+  const given = useParams().accountID ?? '';
+  const accountID = /^[1-9][0-9]{0,15}$/.test(given) ? Number(given) : null;
   const { can } = useSession();
   const [editing, setEditing] = useState(false);
   const q = useQuery({
     queryKey: ['account', accountID],
-    queryFn: () => read('/billing/accounts/get-account', { method: 'Retrieve', action: 'Retrieve Account', apiVersion: 'v2', data: { accountID } }),
+    enabled: accountID !== null,
+    queryFn: () => read('/billing/accounts/get-account', { method: 'Retrieve', action: 'Retrieve Account', apiVersion: 'v2', data: { accountID: accountID! } }),
   });
+  // An address that names no account id ("#/accounts/abc") said only "The request is not valid." (an officer's walk).
+  if (accountID === null) return <Alert color="red">No account "{given}": an account's page is #/accounts/ and its accountID, a number (find it with Accounts' search).</Alert>;
   if (q.isLoading) return <Loader />;
-  if (!q.data) return <Alert color="red">{q.error instanceof Error ? q.error.message : 'No such account.'}</Alert>;
+  if (!q.data) return <Alert color="red">{q.error instanceof ApiError && q.error.status === 404 ? `No account ${accountID}.` : q.error instanceof Error ? q.error.message : 'No such account.'}</Alert>;
   const { account: a, subscriptions } = q.data;
   const canEdit = can('biller');
   return (

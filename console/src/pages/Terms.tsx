@@ -22,7 +22,22 @@ const columns: Column<Term>[] = [
   { header: 'Subscriptions', accessorFn: (t) => t.counts.subscriptions, meta: { align: 'right' } },
   { header: 'Bills', accessorFn: (t) => t.counts.bills, meta: { align: 'right' } },
   { header: 'Failures', accessorFn: (t) => t.counts.failures, meta: { align: 'right' } },
-  { header: 'Total', cell: ({ row }) => <Amount value={row.original.totals.total} />, meta: { align: 'right' } },
+  // After corrections the bills in force, as the term's page says it (the list showed the run's first total: an officer's walk).
+  {
+    header: 'Total',
+    cell: ({ row }) => {
+      const t = row.original;
+      const corrected = t.corrections.cancelled + t.corrections.rebills > 0;
+      return corrected ? (
+        <span title={`in force after corrections; the run billed ${t.totals.total}`}>
+          <Amount value={t.corrections.totals.total} /> (corrected)
+        </span>
+      ) : (
+        <Amount value={t.totals.total} />
+      );
+    },
+    meta: { align: 'right' },
+  },
 ];
 
 /** The form, once the app's today is known: its default month is the one before the app's today, not the browser's. */
