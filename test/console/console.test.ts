@@ -131,8 +131,8 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     await page.getByRole('textbox', { name: 'Due after (days)' }).fill('21');
     // Where customers pay, printed on the bills: the form had no way to give it (an officer's walk).
     await page.getByRole('button', { name: 'Add a bank account', exact: true }).click();
-    await page.getByRole('textbox', { name: 'Bank account 1 bankName' }).fill('Equity Bank');
-    await page.getByRole('textbox', { name: 'Bank account 1 accountNumber' }).fill('0170299');
+    await page.getByRole('textbox', { name: 'Bank account 1: bank' }).fill('Equity Bank');
+    await page.getByRole('textbox', { name: 'Bank account 1: account number' }).fill('0170299');
     await page.getByRole('button', { name: 'Save a new version', exact: true }).click();
     const versions = page.getByTestId('versions-table');
     await versions.getByRole('row', { name: 'Show version 2' }).waitFor();
@@ -646,7 +646,7 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     const added = page.getByTestId(`component-${base.components!.length}`);
     await added.getByRole('textbox', { name: 'Code', exact: true }).fill('DEMANDDAY');
     await added.getByRole('textbox', { name: 'Name', exact: true }).fill('Demand charge');
-    await choose(added, 'Model', 'perUnitPerDay');
+    await choose(added, 'Model', 'perUnitPerDay: a rate per unit per day (demand, capacity)');
     // Only levels are offered: the demand register and the unmetered input, not the water meter.
     await added.getByRole('combobox', { name: 'Demand or level', exact: true }).click();
     const offered = await page.getByRole('option').allInnerTexts();
@@ -963,6 +963,12 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
       const width = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
       assert.ok(width <= 390, `the page is ${width} px wide`);
       await snap('phone-terms');
+      // A template's page: its details grid ran 429 px wide, an e-mail address cut off (an officer's walk).
+      await page.goto(`${h.url}/console/#/templates/WATER`);
+      await page.getByText('Invoice template').waitFor();
+      const templateWidth = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+      assert.ok(templateWidth <= 390, `the template page is ${templateWidth} px wide`);
+      await snap('phone-template');
     } finally {
       await page.setViewportSize({ width: 1366, height: 768 });
     }

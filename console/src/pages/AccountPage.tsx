@@ -64,7 +64,7 @@ const entryColumns: Column<Entry>[] = [
   // In words: "bill_reversal" is the ledger's code, not what an officer reads.
   { header: 'Kind', cell: ({ row }) => row.original.kind.replaceAll('_', ' ') },
   { header: 'Description', accessorKey: 'description' },
-  { header: 'Bill', cell: ({ row }) => (row.original.billID ? <Anchor component={Link} to={`/bills/${row.original.billID}`}>{row.original.billNumber}</Anchor> : '') },
+  { header: 'Bill', cell: ({ row }) => (row.original.billID ? <Anchor inherit component={Link} to={`/bills/${row.original.billID}`}>{row.original.billNumber}</Anchor> : '') },
   { header: 'Reference', cell: ({ row }) => row.original.reference ?? '' },
   { header: 'Amount', cell: ({ row }) => <Amount value={row.original.amount} />, meta: { align: 'right' } },
   { header: 'Balance', cell: ({ row }) => <Amount value={row.original.balance} />, meta: { align: 'right' } },

@@ -73,7 +73,7 @@ export function BillPage() {
           </Group>
           <Text size="sm">
             Account{' '}
-            <Anchor component={Link} to={`/accounts/${b.accountID}`}>
+            <Anchor inherit component={Link} to={`/accounts/${b.accountID}`}>
               {b.accountNumber}
             </Anchor>{' '}
             {b.accountName} · subscription {b.subscriptionID} · billed {b.billDate} · due {b.dueDate} · period {b.periodStart} to {b.periodEnd}

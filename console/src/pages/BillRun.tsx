@@ -86,7 +86,7 @@ function Header({ term, canWrite }: { term: Term; canWrite: boolean }) {
 function BillsLink({ term }: { term: Term }) {
   const n = term.counts.bills + term.corrections.rebills;
   return (
-    <Anchor component={Link} to={`/bills?termID=${term.termID}`}>
+    <Anchor inherit component={Link} to={`/bills?termID=${term.termID}`}>
       See the {n.toLocaleString()} {n === 1 ? 'bill' : 'bills'} of this term
     </Anchor>
   );

@@ -14,7 +14,7 @@ type Aged = Data<'/billing/ledger/get-ageing'>['accounts'][number];
 
 const paymentColumns: Column<Payment>[] = [
   { header: 'Date', accessorKey: 'paymentDate' },
-  { header: 'Account', cell: ({ row }) => <Anchor component={Link} to={`/accounts/${row.original.accountID}`}>{row.original.accountNumber}</Anchor> },
+  { header: 'Account', cell: ({ row }) => <Anchor inherit component={Link} to={`/accounts/${row.original.accountID}`}>{row.original.accountNumber}</Anchor> },
   { header: 'Reference', accessorKey: 'reference' },
   { header: 'Channel', accessorKey: 'channel' },
   { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
@@ -82,15 +82,27 @@ function Reversal({ payment }: { payment: Payment }) {
 }
 
 const agedColumns: Column<Aged>[] = [
-  { header: 'Account', cell: ({ row }) => <Anchor component={Link} to={`/accounts/${row.original.accountID}`}>{row.original.accountNumber}</Anchor> },
+  { header: 'Account', cell: ({ row }) => <Anchor inherit component={Link} to={`/accounts/${row.original.accountID}`}>{row.original.accountNumber}</Anchor> },
   { header: 'Name', accessorKey: 'name' },
   ...(['current', 'days30', 'days60', 'days90', 'over90', 'credit', 'balance'] as const).map(
     (k): Column<Aged> => ({ header: { current: 'Current', days30: '1–30', days60: '31–60', days90: '61–90', over90: 'Over 90', credit: 'Credit', balance: 'Balance' }[k], cell: ({ row }) => <Amount value={row.original[k]} />, meta: { align: 'right' } }),
   ),
 ];
 
+/**
+ * An amount the API took, as the app writes amounts: "2000" is "2000.00 KES" (the notice read
+ * "of 2000", an officer's walk). Text only: the API checked it, nothing is computed.
+ */
+function asAmount(typed: string, app: { currency: string; minorUnits: number } | null): string {
+  if (app === null) return typed;
+  const [whole, fraction = ''] = typed.split('.');
+  const digits = app.minorUnits > fraction.length ? fraction.padEnd(app.minorUnits, '0') : fraction;
+  return `${whole}${digits ? `.${digits}` : ''} ${app.currency}`;
+}
+
 function RecordPayment() {
   const queryClient = useQueryClient();
+  const { app } = useSession();
   // The day the money was received: a bank file is keyed days later, and every payment was dated today (an officer's walk).
   const [f, setF] = useState({ accountNumber: '', amount: '', reference: '', channel: 'bank', paymentDate: '' });
   const { errors, busy, run } = useSave((p) => p in f);
@@ -99,7 +111,7 @@ function RecordPayment() {
     e.preventDefault();
     void run(async () => {
       await call('/billing/payments/make-payment', { method: 'Create', action: 'Create Payment', apiVersion: 'v2', data: { accountNumber: f.accountNumber.trim(), amount: f.amount.trim(), reference: f.reference.trim(), channel: f.channel.trim(), ...(f.paymentDate.trim() ? { paymentDate: f.paymentDate.trim() } : {}) } });
-      notifyDone(`Payment ${f.reference.trim()} of ${f.amount.trim()} from ${f.accountNumber.trim()} by ${f.channel.trim()}${f.paymentDate.trim() ? ` paid on ${f.paymentDate.trim()}` : ' paid today'} recorded and settled against the oldest debts.`);
+      notifyDone(`Payment ${f.reference.trim()} of ${asAmount(f.amount.trim(), app)} from ${f.accountNumber.trim()} by ${f.channel.trim()}${f.paymentDate.trim() ? ` paid on ${f.paymentDate.trim()}` : ' paid today'} recorded and settled against the oldest debts.`);
       // Every field afresh: a channel and a date kept from the payment before went onto the next one unseen (an officer's walk).
       setF({ accountNumber: '', amount: '', reference: '', channel: 'bank', paymentDate: '' });
       // A payment settles bills: the ageing, statements and bills all moved, not only this list.

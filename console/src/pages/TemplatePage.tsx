@@ -16,12 +16,16 @@ import { CONNECTION_TYPES, conversionText, CYCLES, fromRecord, recordOfVersion, 
 import { MeterHead } from './templates/MeterHead.tsx';
 
 function Field({ label, value }: { label: string; value: React.ReactNode }) {
+  // A grid cell may shrink below its longest word, and a long one (an e-mail address) breaks:
+  // on a phone the page ran 429 px wide for 390 and the address was cut off (an officer's walk).
   return (
-    <div>
+    <div style={{ minWidth: 0 }}>
       <Text size="xs" c="dimmed">
         {label}
       </Text>
-      <Text size="sm">{value}</Text>
+      <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+        {value}
+      </Text>
     </div>
   );
 }
@@ -130,7 +134,7 @@ export function TemplatePage() {
         )}
       </Group>
       <Card withBorder>
-        <SimpleGrid cols={{ base: 3, lg: 6 }}>
+        <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }}>
           <Field label="Type" value={r.serviceType} />
           <Field label="Charging" value={r.chargingType} />
           <Field label="Bills" value={r.postType === 'Post Account' ? 'one per account' : 'one per subscription'} />

@@ -229,13 +229,13 @@ function GettingStarted() {
       <List size="sm" type="ordered">
         {/* The app's name, address, time zone and currency are on every bill: left at the sample's, the first bills went out under it (an officer's walk). */}
         <List.Item>
-          Give the app its name, address, time zone and currency, as the bills will show them (<Anchor component={Link} to="/settings">Settings</Anchor>; an admin does this).
+          Give the app its name, address, time zone and currency, as the bills will show them (<Anchor inherit component={Link} to="/settings">Settings</Anchor>; an admin does this).
         </List.Item>
         <List.Item>
-          Make a pricing template with its batches (<Anchor component={Link} to="/templates/new">New template</Anchor>; an admin does this).
+          Make a pricing template with its batches (<Anchor inherit component={Link} to="/templates/new">New template</Anchor>; an admin does this).
         </List.Item>
         <List.Item>
-          Bring in the accounts with their subscriptions and opening readings (<Anchor component={Link} to="/imports">Imports</Anchor>: a CSV file).
+          Bring in the accounts with their subscriptions and opening readings (<Anchor inherit component={Link} to="/imports">Imports</Anchor>: a CSV file).
         </List.Item>
         <List.Item>Come back here and start a bill run for last month.</List.Item>
       </List>

@@ -33,7 +33,7 @@ function BillLink({ billID, before }: { billID: number; before: string }) {
     queryFn: async () => (await read('/billing/bills/get-bills', { method: 'Retrieve', action: 'Retrieve Bills', apiVersion: 'v2', data: { billID } })).bills[0] ?? null,
   });
   return (
-    <Anchor component={Link} to={`/bills/${billID}`}>
+    <Anchor inherit component={Link} to={`/bills/${billID}`}>
       {before} {q.data ? q.data.billNumber : '…'}
     </Anchor>
   );

@@ -8,6 +8,23 @@ type ApiComponent = NonNullable<ServiceBody['components']>[number];
 type Dec = string | number | { value: string } | undefined;
 
 export const MODELS = ['flat', 'perUnit', 'perDay', 'perUnitPerDay', 'graduated', 'volume', 'package', 'percentage', 'commitment', 'totalRounding'] as const;
+
+/**
+ * Each model in a line a billing officer reads (the choices showed the API's names alone:
+ * "perUnitPerDay", "totalRounding", an officer's walk). The value stays the API's name.
+ */
+export const MODEL_CHOICES: { value: (typeof MODELS)[number]; label: string }[] = [
+  { value: 'flat', label: 'flat: a fixed amount' },
+  { value: 'perUnit', label: 'perUnit: a rate times a quantity' },
+  { value: 'perDay', label: 'perDay: a rate for each day billed' },
+  { value: 'perUnitPerDay', label: 'perUnitPerDay: a rate per unit per day (demand, capacity)' },
+  { value: 'graduated', label: 'graduated: tiers, each priced at its own rate' },
+  { value: 'volume', label: 'volume: the tier reached prices all of it' },
+  { value: 'package', label: 'package: a price per block of units' },
+  { value: 'percentage', label: 'percentage: of other lines (a tax, a levy)' },
+  { value: 'commitment', label: 'commitment: a minimum per bill, topped up' },
+  { value: 'totalRounding', label: 'totalRounding: rounds the bill to a step' },
+];
 export type TierV = { upTo: string; rate: string; flat: string };
 export type ComponentV = {
   code: string;
