@@ -967,7 +967,12 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
       await page.goto(`${h.url}/console/#/templates/WATER`);
       await page.getByText('Invoice template').waitFor();
       const templateWidth = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
-      assert.ok(templateWidth <= 390, `the template page is ${templateWidth} px wide`);
+      const wide = await page.evaluate(() => {
+        const d = (globalThis as any).document;
+        const clipped = (e: any): boolean => { for (let p = e.parentElement; p; p = p.parentElement) { const o = (globalThis as any).getComputedStyle(p).overflowX; if (o !== 'visible') return true; } return false; };
+        return [...d.querySelectorAll('body *')].filter((e: any) => e.getBoundingClientRect().right > 392 && !clipped(e)).slice(0, 12).map((e: any) => `${e.tagName}.${String(e.className).slice(0, 60)} ${Math.round(e.getBoundingClientRect().right)} ${String(e.textContent).slice(0, 40)}`);
+      });
+      assert.ok(templateWidth <= 390, `the template page is ${templateWidth} px wide: ${wide.join('\n')}`);
       await snap('phone-template');
     } finally {
       await page.setViewportSize({ width: 1366, height: 768 });

@@ -5,7 +5,7 @@ import { atText } from '../api/dates.ts';
 import { Link, useParams } from 'react-router';
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Anchor, Badge, Button, Card, Group, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Group, Loader, ScrollArea, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { call, read, type Data } from '../api/client.ts';
 import { DataTable, type Column } from '../components/DataTable.tsx';
 import { useDocumentTemplates, useTemplates } from '../api/queries.ts';
@@ -188,6 +188,8 @@ export function TemplatePage() {
         </Group>
       )}
       <Title order={4}>Meters{old ? ` of version ${old.version}` : ''}</Title>
+      {/* Wide tables scroll sideways, not the page (docs/console.md; on a phone this one ran 429 px wide: an officer's walk). */}
+      <ScrollArea type="auto">
       <Table withTableBorder>
         <MeterHead />
         <Table.Tbody>
@@ -203,6 +205,7 @@ export function TemplatePage() {
           ))}
         </Table.Tbody>
       </Table>
+      </ScrollArea>
       <Title order={4}>Components{old ? ` of version ${old.version}` : ''}</Title>
       <Stack>
         {v.components.map((c) => (
@@ -242,7 +245,8 @@ export function TemplatePage() {
               {c.maximum && ` · maximum ${c.maximum}`}
             </Text>
             {(c.model === 'graduated' || c.model === 'volume') && (
-              <Table withTableBorder mt="xs" maw={520}>
+              <ScrollArea type="auto" mt="xs" maw={520}>
+              <Table withTableBorder>
                 <Table.Thead>
                   <Table.Tr>
                     <Table.Th>From</Table.Th>
@@ -262,6 +266,7 @@ export function TemplatePage() {
                   ))}
                 </Table.Tbody>
               </Table>
+              </ScrollArea>
             )}
           </Card>
         ))}
