@@ -18,12 +18,11 @@ const LINE = `^(?=.*[^\\s${INVISIBLE_IN_IDENTIFIER}])[^\\s${INVISIBLE}](?:[^\\x0
 export const defaultDelivery = (email: string | null): DeliveryPreference => (email === null ? 'print' : 'email');
 
 /**
- * Bills by e-mail only need an address: an account taking its bills by e-mail with none got
- * no bill at all, neither e-mailed nor in the print extract (an officer's walk). `both` still
- * prints, so it may wait for an address. Asked by make-account, the import and update-account.
+ * Bills by e-mail need an address: an account taking its bills by e-mail with none got no bill
+ * at all, neither e-mailed nor in the print extract (an officer's walk). `both` is e-mail too:
+ * taken without an address, the console's header read "Bills by both" with no e-mail to send
+ * them to (another walk). Asked by make-account, the import and update-account.
  */
-// 'both' is e-mail too: taken without an address, the console's header read "Bills by both"
-// with no e-mail to send them to (an officer's walk).
 export const lacksEmail = (preference: string | null | undefined, email: string | null): boolean => (preference === 'email' || preference === 'both') && email === null;
 export const EMAIL_NEEDED = "bills by e-mail ('email' or 'both') need an e-mail address: give one, or choose 'print' (on paper)";
 export const NAME = { pattern: LINE, maxLength: 200 };

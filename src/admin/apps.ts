@@ -9,6 +9,8 @@ import { incrementIssues } from '../rating/models/totalRounding.ts';
 import { AppError, notFound, validationFailed, type ErrorDetail } from '../errors.ts';
 import { writeAudit, type Actor } from './audit.ts';
 import { CURRENCY_MESSAGE, isCurrency, isRounding, isTimeZone, MINOR_UNITS, ROUNDING_MESSAGE, TIME_ZONE_MESSAGE } from './appRules.ts';
+import { markTariffDated } from '../billRun/termStore.ts';
+import { moveTerm } from '../billRun/termStates.ts';
 
 export const LATE_CHARGE_KINDS = ['none', 'flat', 'percentage'] as const;
 export type LateChargeKind = (typeof LATE_CHARGE_KINDS)[number];
@@ -162,6 +164,15 @@ export async function timeZoneUnknownToDatabase(db: Queryable, timeZone: string,
 }
 
 /** update-app: changes what is given; currency and minor units only while no money is recorded. */
+/**
+ * Holds the app's settings (rounding, currency, minor units) while a step reads them into a
+ * term's preview or approves it: update-app locks the app row to change them and then looks
+ * at the terms, so a validation or approval committed in between was not seen (a reviewer).
+ */
+export async function holdAppSettings(tx: Queryable, appCode: number): Promise<void> {
+  await tx.query('SELECT 1 FROM app WHERE app_code = $1 FOR SHARE', [appCode]);
+}
+
 export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: AppChange): Promise<void> {
   await inTransaction(db, async (tx) => {
     const row = await readRow(tx, appCode, true);
@@ -188,6 +199,12 @@ export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: A
         [appCode],
       );
       const t = held.rows[0];
+      // A Validated term's preview was made with the settings before: it is to be validated
+      // again (back to Loaded), as a tariff version dated inside it does (templates.md).
+      if (t === undefined) {
+        const validated = await tx.query<{ term_id: string }>(`SELECT term_id FROM term WHERE app_code = $1 AND status = 'Validated' ORDER BY term_id FOR UPDATE`, [appCode]);
+        for (const v of validated.rows) await markTariffDated(tx, v.term_id, moveTerm('Validated', 'invalidate'), actor.email);
+      }
       if (t !== undefined) {
         throw new AppError(
           'CONFLICT',

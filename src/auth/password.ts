@@ -2,6 +2,7 @@
 // not give the passwords back by brute force.
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
+import { VISIBLE_TEXT } from '../primitives.ts';
 
 const scrypt = promisify(crypto.scrypt) as (pw: string, salt: Buffer, len: number, opts: crypto.ScryptOptions) => Promise<Buffer>;
 const N = 16384;
@@ -30,11 +31,13 @@ export async function verifyPassword(password: string, stored: string | undefine
 
 /** The one password rule, for the command line, the first admin and the admin API alike. */
 export const PASSWORD_MIN_LENGTH = 8;
+const VISIBLE = new RegExp(VISIBLE_TEXT, 'u');
 
 /** What is wrong with a new password, or null. */
 export function passwordProblem(password: string): string | null {
   if (password.length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters`;
   // Eight spaces passed as a password (an outside check): long enough, and nothing to guess.
-  if (password.trim() === '') return 'must not be only spaces';
+  // Zero-width characters are as blank (VISIBLE_TEXT, the rule for names).
+  if (!VISIBLE.test(password)) return 'must not be only spaces';
   return null;
 }

@@ -1,6 +1,7 @@
 import { isPostAccount } from '../billRun/accountRun.ts';
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.ts';
+import { holdAppSettings } from '../admin/apps.ts';
 import { notFound } from '../errors.ts';
 import type { Caller } from '../auth/roles.ts';
 import { moveTerm } from '../billRun/termStates.ts';
@@ -57,6 +58,8 @@ export async function validateTerm(
     const term = await lockTerm(tx, caller.appCode, termId);
     if (!term) throw notFound('term', 'data.termID');
     const status = moveTerm(term.status, 'validate');
+    // The preview is made with the app's rounding and minor units: held until it is stored.
+    await holdAppSettings(tx, caller.appCode);
     const ctx = await runContext(tx, term, null);
     // Every statement below reads the whole roster meter by meter.
     await withoutMemoize(tx);

@@ -8,6 +8,7 @@ import { startHarness, type Harness } from '../support/harness.ts';
 import { ROUNDING_MODES } from '../../src/rating/money.ts';
 import { waterService } from '../fixtures/tariffs.ts';
 import { makeTerm, startRun, step, subscriptions, tariff } from '../terms/fixtures.ts';
+import { holdAppSettings } from '../../src/admin/apps.ts';
 
 const body = (method: string, action: string, data?: unknown) => ({ method, action, apiVersion: 'v2', ...(data === undefined ? {} : { data }) });
 
@@ -229,9 +230,28 @@ describe('the settings a preview was approved with hold until the term is billed
     const readings = subs.map((s) => ({ subscriptionID: Number(s.subscriptionId), inputCode: 'METER', readingDate: '30/11/2026', value: 125 }));
     assert.equal((await step(h, 'capture-readings', 'Capture Term Readings', { termID, readings })).status, 200);
     assert.equal((await step(h, 'validate-term', 'Validate Term', { termID })).status, 200);
-    // Before approval a change is free (validate again to see it).
+    // Before approval a change is taken, and a Validated term is to be validated again: its
+    // preview was made with the rounding before (a reviewer: validated under floor, changed to
+    // ceil, approved as it was).
     assert.equal((await update({ rounding: 'halfEven' })).status, 200);
+    const status = async () => (await h.db.query('SELECT status, validated_at FROM term WHERE term_id = $1', [termID])).rows[0];
+    assert.deepEqual(await status(), { status: 'Loaded', validated_at: null });
+    assert.equal((await step(h, 'approve-term', 'Approve Term', { termID })).status, 409);
     assert.equal((await step(h, 'validate-term', 'Validate Term', { termID })).status, 200);
+    // A validation or approval holds the settings it reads until it commits: update-app waits for it.
+    const holder = await h.db.connect();
+    try {
+      await holder.query('BEGIN');
+      await holdAppSettings(holder, h.appCode);
+      let done = false;
+      const waiting = update({ rounding: 'halfEven' }).then((r) => ((done = true), r));
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(done, false, 'update-app waits for the step holding the settings');
+      await holder.query('COMMIT');
+      assert.equal((await waiting).status, 200);
+    } finally {
+      holder.release();
+    }
     assert.equal((await step(h, 'approve-term', 'Approve Term', { termID })).status, 200);
 
     const before = await appRow();

@@ -75,7 +75,7 @@ describe('users through the admin API', () => {
     const weak = await makeUser({ email: 'new@a.test', password: 'short', role: 'viewer' });
     assert.equal(weak.status, 400);
     assert.deepEqual(weak.body.error.details, [{ path: 'data.password', message: 'must be at least 8 characters' }]);
-    for (const blank of ['        ', ' \t\n  \u00a0\u3000  ']) {
+    for (const blank of ['        ', ' \t\n  \u00a0\u3000  ', '\u200b'.repeat(8), '\u2060\ufeff\u200b\u200c\u200d\u2060\u2060\u2060']) {
       const spaces = await makeUser({ email: 'new@a.test', password: blank, role: 'viewer' });
       assert.equal(spaces.status, 400, JSON.stringify(blank));
       assert.deepEqual(spaces.body.error.details, [{ path: 'data.password', message: 'must not be only spaces' }]);

@@ -730,6 +730,20 @@ describe('once-per-bill rules across a version change', () => {
     const tp = (b.lines[1]!.trace as GraduatedTrace).tierProration!;
     assert.deepEqual([tp.activeDays, tp.daysBefore, tp.bounds], [17, 14, [{ upTo: '10', scaled: '5.483871', ofBill: '10' }]]);
   });
+
+  test('a later version that rounds its bound otherwise is not one allowance: each segment by its own rule on the running total', () => {
+    // A reviewer: down then up, each segment shared a bound of its own (10, then 11): 4.516129 +
+    // 6.032258, neither bill's bound, 609.45. By the running total: down(10 x 14/30) = 4, then
+    // up(10 x 31/30) - up(10 x 14/30) = 11 - 5 = 6: 4 + 136 x 2 = 276.00 and 6 + 164 x 2 = 334.00.
+    const rounded = (rounding: 'down' | 'up', decimals = 0) =>
+      of({ code: 'water', name: 'Water', model: 'graduated', input: 'water', tiers: [{ upTo: 10, rate: '1' }, { upTo: null, rate: '2' }], tierProration: { basisDays: 30, decimals, rounding } });
+    const b = bill(changeOn('2025-01-15', rounded('down'), rounded('up')));
+    assert.deepEqual(amounts(b), ['1 water 276.00', '2 water 334.00']);
+    assert.deepEqual(b.lines.map((l) => (l.trace as GraduatedTrace).tierProration!.bounds[0]!.ofBill), [undefined, undefined]);
+    // Other decimals alike.
+    const d = bill(changeOn('2025-01-15', rounded('down'), rounded('down', 2)));
+    assert.deepEqual(d.lines.map((l) => (l.trace as GraduatedTrace).tierProration!.bounds[0]!.ofBill), [undefined, undefined]);
+  });
 });
 
 // A peer check (OpenMeter's and Kill Bill's tier cases) saved a version identical to the one

@@ -492,7 +492,7 @@ function segmentBound(
   prorated = false,
 ): { scaled: Dec; carried?: ScaledBound['carried']; ofBill?: Dec } {
   const earlier = earlierAllowance(code, j, own, seg, context);
-  if (prorated && oneAllowance(code, j, own, seg, context)) {
+  if (prorated && oneAllowance(code, j, own, seg, context, { decimals, rounding })) {
     const ofBill = roundMoney(own.upTo.times(own.measure).div(own.basis), decimals, rounding);
     return { scaled: shareOfBill(ofBill, seg.billDays, seg.billDays, context, SPLIT_DECIMALS, 'halfUp'), ofBill };
   }
@@ -503,12 +503,20 @@ function segmentBound(
   return { scaled: scaled.isNegative() ? new Dec(0) : scaled, carried: { allowance: earlier.exact.toFixed(), rounded: earlier.given.toFixed() } };
 }
 
-/** Every segment of the bill with billed days has this rule for tier j of the component: the bill has one allowance, shared by days. */
-function oneAllowance(code: string, j: number, own: BoundRule, seg: SegmentContext, context: ModelContext): boolean {
+/**
+ * Every segment of the bill with billed days has this rule for tier j of the component, its
+ * proration's decimals and rounding included: the bill has one allowance, shared by days.
+ * (With another rounding in a later version, each segment took its share of a bound of its
+ * own, 10 and 11, and the segments' bounds were neither bill's: a reviewer.)
+ */
+function oneAllowance(code: string, j: number, own: BoundRule, seg: SegmentContext, context: ModelContext, rounded: { decimals: number; rounding: RoundingMode }): boolean {
   for (const s of seg.segments) {
     if (s.days === 0) continue;
-    const rule = boundRule(s.components.get(code), j, seg, context);
+    const c = s.components.get(code);
+    const rule = boundRule(c, j, seg, context);
     if (!rule || !sameRule(rule, own)) return false;
+    const p = (c as PreparedTiered<string>).tierProration;
+    if (p === null || p.decimals !== rounded.decimals || p.rounding !== rounded.rounding) return false;
   }
   return true;
 }
@@ -522,7 +530,8 @@ export function earlierBoundsKey(component: PreparedTiered<string>, context: Mod
     const own = boundRule(component, j, seg, context);
     const earlier = own ? earlierAllowance(component.code, j, own, seg, context) : undefined;
     if (earlier !== undefined) key += `${j}:${earlier.exact.toString()}:${earlier.given.toString()};`;
-    if (own && component.tierProration !== null && oneAllowance(component.code, j, own, seg, context)) key += `${j}=;`;
+    const p = component.tierProration;
+    if (own && p !== null && oneAllowance(component.code, j, own, seg, context, p)) key += `${j}=;`;
   });
   return key;
 }
