@@ -702,6 +702,15 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     const stored = (await h.db.query("SELECT v.definition AS d FROM service_version v JOIN service s USING (service_id) WHERE s.service_code = 'EXPLICIT' AND s.app_code = $1 AND v.version = 2", [h.appCode])).rows[0].d;
     assert.deepEqual(stored.meteredInputs.map((m: { register?: string }) => m.register), ['cumulative']);
     assert.deepEqual(stored.connectionInputs, [{ code: 'METER_NO', label: 'Meter number', type: 'string', required: false }]);
+
+    // A subscription's connection details are shown by their labels (an officer's walk read "METER_NO: MTR-1001").
+    const env = (method: string, action: string, data: object) => ({ method, action, apiVersion: 'v2', data });
+    assert.equal((await h.post('/billing/accounts/make-account', env('Create', 'Create Account', { accountNumber: 'EX-1', name: 'Connected Customer' }), h.tokens.biller)).status, 200);
+    const sub = await h.post('/billing/subscriptions/make-subscription', env('Create', 'Create Subscription', { accountNumber: 'EX-1', serviceCode: 'EXPLICIT', batchCode: 'ZONE-EX', startDate: '01/01/2026', connectionInputs: { METER_NO: 'MTR-1001' }, openingReadings: { METER: '10' } }), h.tokens.biller);
+    assert.equal(sub.status, 200, JSON.stringify(sub.body));
+    const account = (await h.db.query("SELECT account_id FROM account WHERE account_number = 'EX-1'")).rows[0].account_id;
+    await page.goto(`${h.url}/console/#/accounts/${account}`);
+    await page.getByTestId('subscriptions-table').getByRole('cell', { name: 'Meter number: MTR-1001' }).waitFor();
   });
 
   // A customer moving to another tariff took the API (move-subscription): now a row's "Move".

@@ -21,14 +21,15 @@ type Subscription = Data<'/billing/accounts/get-account'>['subscriptions'][numbe
 type Reading = Data<'/billing/readings/get-readings'>['readings'][number];
 type Entry = Data<'/billing/ledger/get-statement'>['statement']['entries'][number];
 
-const subColumns: Column<Subscription>[] = [
+/** `labelOf`: a connection input's label in its template ("Meter number", not METER_NO: an officer's walk), or its code. */
+const subColumns = (labelOf: (serviceCode: string, code: string) => string): Column<Subscription>[] => [
   { header: 'Subscription', accessorKey: 'subscriptionID' },
   { header: 'Template', accessorKey: 'serviceCode' },
   { header: 'Batch', accessorKey: 'batchCode' },
   { header: 'From', accessorKey: 'startDate' },
   { header: 'To', cell: ({ row }) => row.original.endDate ?? '—' },
   { header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-  { header: 'Connection', cell: ({ row }) => Object.entries(row.original.connectionInputs).map(([k, v]) => `${k}: ${String(v)}`).join(', ') },
+  { header: 'Connection', cell: ({ row }) => Object.entries(row.original.connectionInputs).map(([k, v]) => `${labelOf(row.original.serviceCode, k)}: ${String(v)}`).join(', ') },
   { header: 'Documents', cell: ({ row }) => row.original.documents.map((d) => `${d.name}: ${d.reference} (${d.date})`).join(', ') || '—' },
 ];
 
@@ -183,6 +184,9 @@ function Subscriptions({ accountID, account, subscriptions, canEdit }: { account
   const [changing, setChanging] = useState<{ id: number; change: Change } | null>(null);
   const [history, setHistory] = useState<number | null>(null);
   const target = changing && subscriptions.find((s) => s.subscriptionID === changing.id);
+  const templates = useTemplates();
+  const labelOf = (serviceCode: string, code: string) =>
+    templates.data?.services.find((t) => t.serviceCode === serviceCode)?.connectionInputs?.find((c) => c.code === code)?.label ?? code;
   const historyColumn: Column<Subscription> = {
     header: '',
     id: 'history',
@@ -194,7 +198,7 @@ function Subscriptions({ accountID, account, subscriptions, canEdit }: { account
   };
   const columns: Column<Subscription>[] = canEdit
     ? [
-        ...subColumns,
+        ...subColumns(labelOf),
         historyColumn,
         {
           header: '',
@@ -220,7 +224,7 @@ function Subscriptions({ accountID, account, subscriptions, canEdit }: { account
           ),
         },
       ]
-    : [...subColumns, historyColumn];
+    : [...subColumns(labelOf), historyColumn];
   return (
     <Stack>
       {canEdit && !adding && account.status === 'active' && (
