@@ -489,7 +489,12 @@ describe('the console in a browser', { skip: haveChromium ? false : `no ${CHROMI
     );
     const [paid, unpaid] = [bills.rows.find((b) => b.account_number === 'C-050')!, bills.rows.find((b) => b.account_number === 'C-051')!];
     await page.goto(`${h.url}/console/#/payments`);
+    // Whose account, and what it owes, before the payment is recorded (an officer's walk).
+    await page.getByRole('textbox', { name: 'Account number' }).fill('C-05');
+    await page.getByText('no account with this number').waitFor();
     await page.getByRole('textbox', { name: 'Account number' }).fill('C-050');
+    const owner = (await h.db.query("SELECT name, balance::text FROM account WHERE account_number = 'C-050'")).rows[0];
+    await page.getByText(new RegExp(`^${owner.name}: owes ${owner.balance.replace(/(\.\d\d)0*$/, '$1').replace('.', '\\.')}`)).waitFor();
     await page.getByRole('textbox', { name: 'Amount' }).fill(paid.total_due.replace(/(\.\d\d)0*$/, '$1'));
     await page.getByRole('textbox', { name: 'Reference' }).fill('CONSOLE-PAID');
     await page.getByRole('textbox', { name: 'Channel' }).fill('mpesa');

@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useDebouncedValue } from '@mantine/hooks';
 import { Anchor, Button, Card, Group, Popover, SimpleGrid, Stack, Tabs, Text, TextInput, Title } from '@mantine/core';
 import { call, read, type Data } from '../api/client.ts';
 import { DataTable, Pager, type Column } from '../components/DataTable.tsx';
@@ -107,6 +108,21 @@ function RecordPayment() {
   const [f, setF] = useState({ accountNumber: '', amount: '', reference: '', channel: 'bank', paymentDate: '' });
   const { errors, busy, run } = useSave((p) => p in f);
   const set = (k: keyof typeof f) => (e: React.ChangeEvent<HTMLInputElement>) => setF({ ...f, [k]: e.currentTarget.value });
+  // Whose account the money goes to, and what it owes, before it is recorded: a mistyped
+  // number showed nothing until the payment had settled someone else's bills (an officer's walk).
+  const [typed] = useDebouncedValue(f.accountNumber.trim(), 300);
+  const payer = useQuery({
+    queryKey: ['payer', typed],
+    enabled: typed !== '',
+    queryFn: () => read('/billing/accounts/get-accounts', { method: 'Retrieve', action: 'Retrieve Accounts', apiVersion: 'v2', data: { accountNumber: typed, limit: 1 } }),
+  });
+  const found = typed === '' || typed !== f.accountNumber.trim() ? undefined : payer.data?.accounts[0];
+  const payerText =
+    typed === '' || typed !== f.accountNumber.trim() || payer.isLoading || payer.isError
+      ? undefined
+      : found === undefined
+        ? 'no account with this number'
+        : `${found.name}: ${found.balance.startsWith('-') ? `in credit ${found.balance.slice(1)}` : `owes ${found.balance}`}`;
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     void run(async () => {
@@ -122,7 +138,7 @@ function RecordPayment() {
     <Card withBorder>
       <form onSubmit={submit}>
         <Group align="flex-start">
-          <TextInput label="Account number" required value={f.accountNumber} onChange={set('accountNumber')} error={errors.accountNumber} />
+          <TextInput label="Account number" required value={f.accountNumber} onChange={set('accountNumber')} error={errors.accountNumber} description={payerText} inputWrapperOrder={['label', 'input', 'description', 'error']} />
           <TextInput label="Amount" required value={f.amount} onChange={set('amount')} error={errors.amount} w={140} />
           <TextInput label="Reference" required value={f.reference} onChange={set('reference')} error={errors.reference} />
           <TextInput label="Channel" required value={f.channel} onChange={set('channel')} error={errors.channel} w={120} />
