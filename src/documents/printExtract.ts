@@ -95,7 +95,7 @@ function extractPdf<T>(pagesOf: AsyncGenerator<T[]>, blocksOf: (item: T) => Prom
   async function* documents() {
     for await (const page of pagesOf) for (const item of page) yield { blocks: await blocksOf(item), footer: footerOf(item) };
   }
-  renderPdfStream(documents(), { ...pdfMeta(emptyMeta), title }, out).catch((err) => out.destroy(err));
+  renderPdfStream(documents(), { ...EXTRACT_META, title }, out).catch((err) => out.destroy(err));
   return { type: 'application/pdf', payload: out };
 }
 
@@ -123,7 +123,7 @@ function extractText<T, C extends string>(
 }
 
 // The extract's own creation date is fixed like a bill's: the same term gives the same file.
-const emptyMeta = { app: { name: 'billrun', address: '', currency: '' }, bill: { number: '', date: '01/01/2000' } } as Parameters<typeof pdfMeta>[0];
+const EXTRACT_META = { author: 'billrun', creationDate: new Date('2000-01-01T00:00:00Z') };
 
 export const CREDIT_NOTE_COLUMNS = [
   'creditNoteID', 'creditNoteNumber', 'creditNoteDate', 'billNumber', 'rebillNumber', 'accountNumber', 'accountName', 'address', 'email',
