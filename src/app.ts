@@ -124,7 +124,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // unread, the client's next request on that connection waited 73 s for nothing, and a stop
   // waited for it (an outside check). Node drains a body nobody began to read by itself.
   app.addHook('onSend', async (request, reply) => {
-    if (!request.raw.complete) reply.header('connection', 'close');
+    if (request.raw.complete === false) reply.header('connection', 'close');
   });
   metricsHooks(app);
 
