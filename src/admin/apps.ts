@@ -173,8 +173,10 @@ export async function holdAppSettings(tx: Queryable, appCode: number): Promise<v
   await tx.query('SELECT 1 FROM app WHERE app_code = $1 FOR SHARE', [appCode]);
 }
 
-export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: AppChange): Promise<void> {
-  await inTransaction(db, async (tx) => {
+/** Answers the ids of the Validated terms the change sent back to Loaded (to be validated again), in id order. */
+export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: AppChange): Promise<string[]> {
+  return inTransaction(db, async (tx) => {
+    const revalidate: string[] = [];
     const row = await readRow(tx, appCode, true);
     const before = { ...settingsOf(row), clockAheadSeconds: Number(row.ahead_seconds) };
     const issues = checkSettings(c, c.minorUnits ?? row.minor_units);
@@ -191,8 +193,10 @@ export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: A
     // made with: changed after, its bills no longer match what was approved (an outside check:
     // approved at -0.002 under floor, billed 0.000 under ceil; 12.49 approved, 12 billed as JPY).
     const rated: ErrorDetail[] = [];
-    if (c.rounding !== undefined && c.rounding !== row.rounding_mode) rated.push({ path: 'data.rounding', message: 'cannot change while a term is approved and not yet billed' });
-    for (const d of moneyFixed) rated.push({ path: d.path, message: 'cannot change while a term is approved and not yet billed' });
+    // Processed counts too: retry-failures bills its failures by the settings of the approval (an outside check read "not yet billed" beside a Processed term).
+    const holdsThem = 'cannot change while a term is between approval and posting';
+    if (c.rounding !== undefined && c.rounding !== row.rounding_mode) rated.push({ path: 'data.rounding', message: holdsThem });
+    for (const d of moneyFixed) rated.push({ path: d.path, message: holdsThem });
     if (rated.length > 0) {
       const held = await tx.query<{ term_id: string; status: string; label: string }>(
         `SELECT term_id, status, label FROM term WHERE app_code = $1 AND status IN ('Approved', 'Scheduled', 'Processing', 'Processed', 'Failed') ORDER BY term_id LIMIT 1`,
@@ -203,7 +207,10 @@ export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: A
       // again (back to Loaded), as a tariff version dated inside it does (templates.md).
       if (t === undefined) {
         const validated = await tx.query<{ term_id: string }>(`SELECT term_id FROM term WHERE app_code = $1 AND status = 'Validated' ORDER BY term_id FOR UPDATE`, [appCode]);
-        for (const v of validated.rows) await markTariffDated(tx, v.term_id, moveTerm('Validated', 'invalidate'), actor.email);
+        for (const v of validated.rows) {
+          await markTariffDated(tx, v.term_id, moveTerm('Validated', 'invalidate'), actor.email);
+          revalidate.push(v.term_id);
+        }
       }
       if (t !== undefined) {
         throw new AppError(
@@ -274,7 +281,8 @@ export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: A
     );
     const after = await auditPicture(tx, appCode);
     // A request that changes nothing (the same values again) leaves no entry.
-    if (JSON.stringify(after) !== JSON.stringify(before)) await writeAudit(tx, appCode, actor, 'app.update', 'app', before, after);
+    if (JSON.stringify(after) !== JSON.stringify(before)) await writeAudit(tx, appCode, actor, 'app.update', 'app', before, revalidate.length > 0 ? { ...after, termsToValidateAgain: revalidate.map(Number) } : after);
+    return revalidate;
   });
 }
 

@@ -113,8 +113,11 @@ export async function adminRoutes(app: FastifyInstance, services: Services): Pro
       ),
     }),
     data: Empty,
+    headers: { 'X-Billrun-Terms-Revalidate': 'the termIDs (comma-separated) of the Validated terms a change of rounding, currency or minor units sent back to Loaded: validate them again; absent when none' },
     handler: async (body, ctx) => {
-      await updateApp(ctx.db, ctx.caller.appCode, ctx.caller, body.data);
+      // Said, not silent: the next approve-term of such a term was refused with no word of why (an outside check).
+      const revalidate = await updateApp(ctx.db, ctx.caller.appCode, ctx.caller, body.data);
+      if (revalidate.length > 0) ctx.reply.header('x-billrun-terms-revalidate', revalidate.join(','));
       return {};
     },
   });

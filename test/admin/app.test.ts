@@ -233,7 +233,12 @@ describe('the settings a preview was approved with hold until the term is billed
     // Before approval a change is taken, and a Validated term is to be validated again: its
     // preview was made with the rounding before (a reviewer: validated under floor, changed to
     // ceil, approved as it was).
-    assert.equal((await update({ rounding: 'halfEven' })).status, 200);
+    const changed = await update({ rounding: 'halfEven' });
+    assert.equal(changed.status, 200);
+    // Said in the answer and the audit log, not silent (an outside check: the next approve-term was refused with no word of why).
+    assert.equal(changed.headers.get('x-billrun-terms-revalidate'), String(termID));
+    const logged = (await h.db.query(`SELECT after FROM audit_log WHERE app_code = $1 AND action = 'app.update' ORDER BY 1 DESC LIMIT 1`, [h.appCode])).rows[0];
+    assert.deepEqual(logged?.after.termsToValidateAgain, [termID]);
     const status = async () => (await h.db.query('SELECT status, validated_at FROM term WHERE term_id = $1', [termID])).rows[0];
     assert.deepEqual(await status(), { status: 'Loaded', validated_at: null });
     assert.equal((await step(h, 'approve-term', 'Approve Term', { termID })).status, 409);
@@ -260,6 +265,7 @@ describe('the settings a preview was approved with hold until the term is billed
     assert.equal(refused.body.error.code, 'CONFLICT');
     assert.match(refused.body.message, new RegExp(`Term ${termID} .* is Approved`));
     assert.deepEqual(refused.body.error.details.map((d: { path: string }) => d.path), ['data.rounding', 'data.currency', 'data.minorUnits']);
+    assert.equal(refused.body.error.details[0].message, 'cannot change while a term is between approval and posting');
     assert.deepEqual(await appRow(), before);
     // The same values again, and other settings, go through.
     assert.equal((await update({ name: 'Water Co', rounding: 'halfEven', currency: before.currency })).status, 200);
