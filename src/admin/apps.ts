@@ -163,7 +163,6 @@ export async function timeZoneUnknownToDatabase(db: Queryable, timeZone: string,
   return r.rowCount === 0 ? { path, message: `${TIME_ZONE_MESSAGE}: the database does not know "${timeZone}"` } : null;
 }
 
-/** update-app: changes what is given; currency and minor units only while no money is recorded. */
 /**
  * Holds the app's settings (rounding, currency, minor units) while a step reads them into a
  * term's preview or approves it: update-app locks the app row to change them and then looks
@@ -173,7 +172,10 @@ export async function holdAppSettings(tx: Queryable, appCode: number): Promise<v
   await tx.query('SELECT 1 FROM app WHERE app_code = $1 FOR SHARE', [appCode]);
 }
 
-/** Answers the ids of the Validated terms the change sent back to Loaded (to be validated again), in id order. */
+/**
+ * update-app: changes what is given; currency and minor units only while no money is recorded.
+ * Answers the ids of the Validated terms the change sent back to Loaded (to be validated again), in id order.
+ */
 export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: AppChange): Promise<string[]> {
   return inTransaction(db, async (tx) => {
     const revalidate: string[] = [];
@@ -203,15 +205,6 @@ export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: A
         [appCode],
       );
       const t = held.rows[0];
-      // A Validated term's preview was made with the settings before: it is to be validated
-      // again (back to Loaded), as a tariff version dated inside it does (templates.md).
-      if (t === undefined) {
-        const validated = await tx.query<{ term_id: string }>(`SELECT term_id FROM term WHERE app_code = $1 AND status = 'Validated' ORDER BY term_id FOR UPDATE`, [appCode]);
-        for (const v of validated.rows) {
-          await markTariffDated(tx, v.term_id, moveTerm('Validated', 'invalidate'), actor.email);
-          revalidate.push(v.term_id);
-        }
-      }
       if (t !== undefined) {
         throw new AppError(
           'CONFLICT',
@@ -219,6 +212,13 @@ export async function updateApp(db: pg.Pool, appCode: number, actor: Actor, c: A
             'Change them when no term is between approval and posting: cancel an Approved, Scheduled or Failed term, post or reverse a Processed one.',
           rated,
         );
+      }
+      // A Validated term's preview was made with the settings before: it is to be validated
+      // again (back to Loaded), as a tariff version dated inside it does (templates.md).
+      const validated = await tx.query<{ term_id: string }>(`SELECT term_id FROM term WHERE app_code = $1 AND status = 'Validated' ORDER BY term_id FOR UPDATE`, [appCode]);
+      for (const v of validated.rows) {
+        await markTariffDated(tx, v.term_id, moveTerm('Validated', 'invalidate'), actor.email);
+        revalidate.push(v.term_id);
       }
     }
     if (c.minorUnits !== undefined && c.minorUnits < row.minor_units && c.lateCharge === undefined) {

@@ -195,7 +195,6 @@ async function exceptionsIn(db: pg.Pool, ctx: RunContext, fromId: string, toId: 
   // Judging unusual consumption too, the settled meters are read by settledWithHistory: the
   // rows to judge of the meters its one lookup tells all of, and the other meters, read by
   // READINGS_SQL and historyLateral as before.
-  const doubt = (row: string) => `${row}.cur_date IS NULL OR ${row}.prev_date IS NULL OR ${row}.cur_value < ${row}.prev_value`;
   const params = [ctx.termId, fromId, toId, ctx.start, ctx.end, ctx.watermark ?? NO_MARK, ctx.meteredCodes];
   const rows = await inTransaction(db, async (tx) => {
     await withoutMemoize(tx);
@@ -245,6 +244,9 @@ async function exceptionsIn(db: pg.Pool, ctx: RunContext, fromId: string, toId: 
   const warnings = await historyWarnings(db, ctx, judged, { rollover: false });
   return [...out, ...warnings].sort((a, b) => a.subscriptionID - b.subscriptionID);
 }
+
+/** SQL: a READINGS_SQL row (`row`) a reading check could flag: a reading missing, or the current below the previous. */
+const doubt = (row: string) => `${row}.cur_date IS NULL OR ${row}.prev_date IS NULL OR ${row}.cur_value < ${row}.prev_value`;
 
 /** The history rule's readings needed: a demand register's one in the year before the previous reading, any other meter's MIN_HISTORY_PERIODS (the parameters named). */
 const periodsNeeded = (code: string, demand: string, min: string) => `CASE WHEN ${code} = ANY(${demand}::text[]) THEN 1 ELSE ${min}::int END`;
@@ -304,19 +306,18 @@ async function settledWithHistory(tx: Queryable, ctx: RunContext, fromId: string
     [ctx.termId, fromId, toId, ctx.start, ctx.end, wm, ctx.meteredCodes, HISTORY_DAYS, demand, MIN_HISTORY_PERIODS, LAST_READINGS],
   );
   const rest = first.rows.filter((r) => !r.whole);
-  // Codes in byte order (COLLATE "C" above, and the sort below alike): under a database's
-  // language collation SQL and JavaScript ordered 'gas' and 'Water' apart (a reviewer).
   if (rest.length === 0) return first.rows;
-  const doubt = `x.cur_date IS NULL OR x.prev_date IS NULL OR x.cur_value < x.prev_value`;
   const others = await tx.query<HistoryRow & { active_start: string }>(
     `SELECT x.*, s.account_id, greatest($4::date, s.start_date) AS active_start, least($5::date, s.end_date) AS active_end,
             h.h_date, h.h_value, coalesce(h.periods, 0)::int AS h_periods
        FROM (SELECT * FROM (${readingsOfMetersSql('$1', '$2')}) y OFFSET 0) x
        ${historyLateral('$3', '$6')}
        JOIN subscription s ON s.subscription_id = x.subscription_id
-      WHERE ${doubt} OR coalesce(h.periods, 0) >= ${periodsNeeded('x.code', '$7', '$8')}`,
+      WHERE ${doubt('x')} OR coalesce(h.periods, 0) >= ${periodsNeeded('x.code', '$7', '$8')}`,
     [rest.map((r) => r.subscription_id), rest.map((r) => r.code), HISTORY_DAYS, ctx.start, ctx.end, wm, demand, MIN_HISTORY_PERIODS],
   );
+  // Codes in byte order, as COLLATE "C" above: under a database's language collation SQL and
+  // JavaScript ordered 'gas' and 'Water' apart (a reviewer).
   const order = (a: { subscription_id: string; code: string }, b: { subscription_id: string; code: string }) =>
     Number(a.subscription_id) - Number(b.subscription_id) || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
   return [...first.rows.filter((r) => r.whole), ...others.rows].sort(order);
